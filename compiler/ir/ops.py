@@ -1,0 +1,438 @@
+"""The IR's operations: one small final dataclass each.
+
+Arithmetic follows Python semantics on the typed subset gradc compiles; where Python
+raises, the operation is marked ``MAY_RAISE`` and lowering emits the check. Operand types
+are made equal by inference (it inserts :class:`Cast`), so ``add %a, %b : f64`` has two
+``f64`` operands. Ints are 64-bit two's complement and wrap (docs/abi.md).
+
+Printed form (see :mod:`gradc.compiler.ir.printer`)::
+
+    %2 = add %0, %1 : f64
+    %3 = cmp lt %2, %c : i1
+    condbr %3, ^then, ^else
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from gradc.compiler.ir.core import Block, Instruction, Value
+
+# ---------------------------------------------------------------------------------
+# constants and data movement
+
+
+@dataclass(eq=False)
+class Const(Instruction):
+    """A scalar constant (``int``, ``float`` or ``bool``; its type is the result type)."""
+
+    OPNAME: ClassVar[str] = "const"
+    ATTRS: ClassVar[tuple[str, ...]] = ("value",)
+    value: int | float | bool
+
+
+@dataclass(eq=False)
+class Cast(Instruction):
+    """Convert a scalar to the result type with Python's meaning.
+
+    int→int sign-extends or truncates (bool zero-extends); int→float rounds to nearest;
+    float→float extends or rounds; float→int truncates toward zero and raises
+    ValueError on NaN and OverflowError on ±inf or out-of-range values (as ``int()``);
+    any→bool is ``!= 0``.
+    """
+
+    OPNAME: ClassVar[str] = "cast"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("value",)
+    MAY_RAISE: ClassVar[bool] = True
+    value: Value
+
+
+@dataclass(eq=False)
+class Select(Instruction):
+    """``if_true if cond else if_false`` without control flow (both already computed)."""
+
+    OPNAME: ClassVar[str] = "select"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("cond", "if_true", "if_false")
+    cond: Value
+    if_true: Value
+    if_false: Value
+
+
+@dataclass(eq=False)
+class Phi(Instruction):
+    """SSA phi: the value from the predecessor control came from.
+
+    ``incoming`` holds one ``(predecessor block, value)`` pair per CFG edge.
+    """
+
+    OPNAME: ClassVar[str] = "phi"
+    incoming: list[tuple[Block, Value]] = field(default_factory=list)
+
+    def operands(self) -> list[Value]:
+        return [v for _, v in self.incoming]
+
+    def replace_operand(self, old: Value, new: Value) -> None:
+        self.incoming = [(b, new if v is old else v) for b, v in self.incoming]
+
+    def replace_block(self, old: Block, new: Block) -> None:
+        """Rename the incoming edge from ``old`` to come from ``new``."""
+        self.incoming = [(new if b is old else b, v) for b, v in self.incoming]
+
+    def value_for(self, pred: Block) -> Value:
+        """The incoming value on the edge from ``pred``.
+
+        Raises:
+            KeyError: ``pred`` is not an incoming block.
+        """
+        for b, v in self.incoming:
+            if b is pred:
+                return v
+        raise KeyError(pred.label)
+
+
+@dataclass(eq=False)
+class MakeTuple(Instruction):
+    """Build a tuple value from its elements."""
+
+    OPNAME: ClassVar[str] = "tuple"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("elements",)
+    elements: tuple[Value, ...]
+
+
+@dataclass(eq=False)
+class TupleGet(Instruction):
+    """Element ``index`` of a tuple value."""
+
+    OPNAME: ClassVar[str] = "extract"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("tuple",)
+    ATTRS: ClassVar[tuple[str, ...]] = ("index",)
+    tuple: Value
+    index: int
+
+
+# ---------------------------------------------------------------------------------
+# arithmetic
+
+
+@dataclass(eq=False)
+class BinaryOp(Instruction):
+    """Base of two-operand arithmetic; both operands have the result type."""
+
+    OPERANDS: ClassVar[tuple[str, ...]] = ("lhs", "rhs")
+    lhs: Value
+    rhs: Value
+
+
+@dataclass(eq=False)
+class Add(BinaryOp):
+    """``lhs + rhs``."""
+
+    OPNAME: ClassVar[str] = "add"
+
+
+@dataclass(eq=False)
+class Sub(BinaryOp):
+    """``lhs - rhs``."""
+
+    OPNAME: ClassVar[str] = "sub"
+
+
+@dataclass(eq=False)
+class Mul(BinaryOp):
+    """``lhs * rhs``."""
+
+    OPNAME: ClassVar[str] = "mul"
+
+
+@dataclass(eq=False)
+class Div(BinaryOp):
+    """True division of floats; raises ZeroDivisionError("float division by zero")."""
+
+    OPNAME: ClassVar[str] = "div"
+    MAY_RAISE: ClassVar[bool] = True
+
+
+@dataclass(eq=False)
+class FloorDiv(BinaryOp):
+    """Python ``//`` (rounds toward -inf; floats use CPython's fmod-based algorithm).
+
+    Raises ZeroDivisionError ("integer division or modulo by zero" for ints,
+    "float floor division by zero" for floats).
+    """
+
+    OPNAME: ClassVar[str] = "floordiv"
+    MAY_RAISE: ClassVar[bool] = True
+
+
+@dataclass(eq=False)
+class Mod(BinaryOp):
+    """Python ``%`` (the result has the sign of ``rhs``).
+
+    Raises ZeroDivisionError ("integer modulo by zero" / "float modulo").
+    """
+
+    OPNAME: ClassVar[str] = "mod"
+    MAY_RAISE: ClassVar[bool] = True
+
+
+@dataclass(eq=False)
+class Pow(BinaryOp):
+    """Python ``**``.
+
+    Ints: exact by repeated squaring (wrapping); a negative exponent raises ValueError
+    (CPython would return a float; a static type cannot). Floats: C ``pow`` with CPython's
+    checks — ``0.0 ** negative`` raises ZeroDivisionError, a negative base with a
+    non-integer exponent raises ValueError (CPython returns a complex), overflow raises
+    OverflowError.
+    """
+
+    OPNAME: ClassVar[str] = "pow"
+    MAY_RAISE: ClassVar[bool] = True
+
+
+@dataclass(eq=False)
+class Min(BinaryOp):
+    """Python ``min(lhs, rhs)``: ``rhs if rhs < lhs else lhs`` (NaN handling as CPython)."""
+
+    OPNAME: ClassVar[str] = "min"
+
+
+@dataclass(eq=False)
+class Max(BinaryOp):
+    """Python ``max(lhs, rhs)``: ``rhs if rhs > lhs else lhs``."""
+
+    OPNAME: ClassVar[str] = "max"
+
+
+@dataclass(eq=False)
+class UnaryOp(Instruction):
+    """Base of one-operand arithmetic; the operand has the result type."""
+
+    OPERANDS: ClassVar[tuple[str, ...]] = ("operand",)
+    operand: Value
+
+
+@dataclass(eq=False)
+class Neg(UnaryOp):
+    """``-operand``."""
+
+    OPNAME: ClassVar[str] = "neg"
+
+
+@dataclass(eq=False)
+class Abs(UnaryOp):
+    """``abs(operand)`` (ints wrap at the minimum value)."""
+
+    OPNAME: ClassVar[str] = "abs"
+
+
+@dataclass(eq=False)
+class Not(UnaryOp):
+    """Logical ``not`` of an ``i1``."""
+
+    OPNAME: ClassVar[str] = "not"
+
+
+#: Comparison predicates, Python's operators. Float comparisons are ordered: any
+#: comparison with NaN is False except ``ne``, which is True (as in Python).
+CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+@dataclass(eq=False)
+class Cmp(Instruction):
+    """Compare two operands of one scalar type; the result is ``i1``."""
+
+    OPNAME: ClassVar[str] = "cmp"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("lhs", "rhs")
+    ATTRS: ClassVar[tuple[str, ...]] = ("pred",)
+    pred: str
+    lhs: Value
+    rhs: Value
+
+
+@dataclass(frozen=True)
+class MathFn:
+    """A ``math`` module function as the IR knows it.
+
+    Attributes:
+        name: the Python name (``"sin"``), also the IR attribute.
+        arity: number of float arguments.
+        check: how lowering reports errors, after CPython's ``mathmodule.c``:
+            ``"none"`` (never raises); ``"domain"`` (NaN from non-NaN input → ValueError
+            "math domain error"; ±inf from finite input → ValueError too); ``"overflow"``
+            (as domain, but ±inf from finite input → OverflowError "math range error");
+            ``"pow"`` (``math.pow``'s own rules).
+        returns_bool: the result is ``i1`` (``isnan``), else ``f64``.
+    """
+
+    name: str
+    arity: int
+    check: str
+    returns_bool: bool = False
+
+
+MATH_FUNCTIONS: dict[str, MathFn] = {
+    f.name: f
+    for f in (
+        MathFn("sin", 1, "domain"),
+        MathFn("cos", 1, "domain"),
+        MathFn("tan", 1, "domain"),
+        MathFn("asin", 1, "domain"),
+        MathFn("acos", 1, "domain"),
+        MathFn("atan", 1, "domain"),
+        MathFn("sinh", 1, "overflow"),
+        MathFn("cosh", 1, "overflow"),
+        MathFn("tanh", 1, "domain"),
+        MathFn("exp", 1, "overflow"),
+        MathFn("expm1", 1, "overflow"),
+        MathFn("log", 1, "domain"),
+        MathFn("log1p", 1, "domain"),
+        MathFn("log2", 1, "domain"),
+        MathFn("log10", 1, "domain"),
+        MathFn("sqrt", 1, "domain"),
+        MathFn("fabs", 1, "none"),
+        MathFn("floor", 1, "none"),
+        MathFn("ceil", 1, "none"),
+        MathFn("trunc", 1, "none"),
+        MathFn("erf", 1, "domain"),
+        MathFn("erfc", 1, "domain"),
+        MathFn("gamma", 1, "overflow"),
+        MathFn("lgamma", 1, "overflow"),
+        MathFn("atan2", 2, "none"),
+        MathFn("hypot", 2, "none"),
+        MathFn("copysign", 2, "none"),
+        MathFn("pow", 2, "pow"),
+        MathFn("isnan", 1, "none", returns_bool=True),
+        MathFn("isinf", 1, "none", returns_bool=True),
+        MathFn("isfinite", 1, "none", returns_bool=True),
+    )
+}
+
+
+@dataclass(eq=False)
+class MathCall(Instruction):
+    """A call of a ``math`` function (:data:`MATH_FUNCTIONS`) on ``f64`` arguments.
+
+    ``math.floor/ceil/trunc`` compute the ``f64`` value here; the front end converts it to
+    ``int`` with a :class:`Cast` as Python does.
+    """
+
+    OPNAME: ClassVar[str] = "math"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("args",)
+    ATTRS: ClassVar[tuple[str, ...]] = ("fn",)
+    MAY_RAISE: ClassVar[bool] = True
+    fn: str
+    args: tuple[Value, ...]
+
+
+# ---------------------------------------------------------------------------------
+# calls
+
+
+@dataclass(eq=False)
+class Call(Instruction):
+    """A call of another function of the module, by symbol name."""
+
+    OPNAME: ClassVar[str] = "call"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("args",)
+    ATTRS: ClassVar[tuple[str, ...]] = ("callee",)
+    MAY_RAISE: ClassVar[bool] = True
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    callee: str
+    args: tuple[Value, ...]
+
+
+# ---------------------------------------------------------------------------------
+# terminators
+
+
+@dataclass(eq=False)
+class Jump(Instruction):
+    """Unconditional branch."""
+
+    OPNAME: ClassVar[str] = "br"
+    SUCCESSORS: ClassVar[tuple[str, ...]] = ("target",)
+    IS_TERMINATOR: ClassVar[bool] = True
+    target: Block
+
+
+@dataclass(eq=False)
+class Branch(Instruction):
+    """Two-way branch on an ``i1``."""
+
+    OPNAME: ClassVar[str] = "condbr"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("cond",)
+    SUCCESSORS: ClassVar[tuple[str, ...]] = ("if_true", "if_false")
+    IS_TERMINATOR: ClassVar[bool] = True
+    cond: Value
+    if_true: Block
+    if_false: Block
+
+
+@dataclass(eq=False)
+class Return(Instruction):
+    """Return ``value`` (None for a function returning ``none``)."""
+
+    OPNAME: ClassVar[str] = "ret"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("value",)
+    IS_TERMINATOR: ClassVar[bool] = True
+    value: Value | None = None
+
+
+#: Exception kinds of :class:`Raise`, with their error-record codes (docs/abi.md).
+EXCEPTION_KINDS: dict[str, int] = {
+    "ValueError": 1,
+    "ZeroDivisionError": 2,
+    "AssertionError": 3,
+    "OverflowError": 4,
+    "IndexError": 5,
+    "TypeError": 6,
+    "MemoryError": 7,
+    "RuntimeError": 8,
+}
+
+
+@dataclass(eq=False)
+class Raise(Instruction):
+    """Raise ``exception(message)``: leave the function with an error status."""
+
+    OPNAME: ClassVar[str] = "raise"
+    ATTRS: ClassVar[tuple[str, ...]] = ("exception", "message")
+    IS_TERMINATOR: ClassVar[bool] = True
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    exception: str
+    message: str
+
+
+#: Every concrete operation class by its printed name (used by the parser).
+OPERATIONS: dict[str, type[Instruction]] = {
+    cls.OPNAME: cls
+    for cls in (
+        Const,
+        Cast,
+        Select,
+        Phi,
+        MakeTuple,
+        TupleGet,
+        Add,
+        Sub,
+        Mul,
+        Div,
+        FloorDiv,
+        Mod,
+        Pow,
+        Min,
+        Max,
+        Neg,
+        Abs,
+        Not,
+        Cmp,
+        MathCall,
+        Call,
+        Jump,
+        Branch,
+        Return,
+        Raise,
+    )
+}
