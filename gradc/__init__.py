@@ -1,3 +1,249 @@
-"""gradc: ahead-of-time compiler for numeric Python with automatic differentiation."""
+"""gradc: ahead-of-time compiler for numeric Python with automatic differentiation.
+
+This module is the public façade, and importing it is cheap: it imports no numpy, no
+llvmlite, no click and no compiler code (``tests/test_layering.py`` checks this).
+
+In a module compiled with ``gradc build``, the static front end reads this façade's names
+from the *source* (it never imports or runs the module)::
+
+    import gradc
+    from gradc import f64, i64
+
+    @gradc.export
+    def poly(x: f64, n: i64) -> f64: ...
+
+    @gradc.export("f64(f64, f64)")
+    def hypot_clamped(a, b): ...
+
+Run as plain Python, the same module works unchanged: :func:`export` returns the function
+as it is and the type markers are inert annotations. Compiled exports are loaded with
+:func:`load`.
+
+TODO(ad): :func:`grad`, :func:`value_and_grad`, :func:`jvp` and :func:`vjp` are
+declarations the front end recognises in source; from plain Python they return a
+:class:`DerivativePlaceholder` whose call raises :class:`NotImplementedError` (a derivative
+exists only in a module built with ``gradc build``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+if TYPE_CHECKING:
+    from gradc.artifacts.loader.cpu import Library
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "ArrayTypeMarker",
+    "DerivativePlaceholder",
+    "ScalarTypeMarker",
+    "bool_",
+    "boolean",
+    "export",
+    "f32",
+    "f64",
+    "grad",
+    "i32",
+    "i64",
+    "jvp",
+    "load",
+    "value_and_grad",
+    "vjp",
+]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+# ---------------------------------------------------------------------------- type markers
+
+
+class ArrayTypeMarker:
+    """An array annotation such as ``f64[:]`` or ``f64[:, ::1]``.
+
+    Attributes:
+        dtype: the element type marker (``f64`` ...).
+        ndim: number of dimensions (>= 1).
+        layout: ``"C"`` when the last slice is ``::1`` (C-contiguous, Numba's spelling),
+            else ``"A"`` (any strides).
+    """
+
+    __slots__ = ("dtype", "layout", "ndim")
+
+    def __init__(self, dtype: ScalarTypeMarker, ndim: int, layout: str = "A") -> None:
+        if ndim < 1:
+            raise ValueError(f"array annotations need at least one dimension, got {ndim}")
+        if layout not in ("A", "C"):
+            raise ValueError(f"layout must be 'A' or 'C', got {layout!r}")
+        self.dtype = dtype
+        self.ndim = ndim
+        self.layout = layout
+
+    def __repr__(self) -> str:
+        dims = [":"] * self.ndim
+        if self.layout == "C":
+            dims[-1] = "::1"
+        return f"{self.dtype.name}[{', '.join(dims)}]"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ArrayTypeMarker):
+            return NotImplemented
+        return (self.dtype, self.ndim, self.layout) == (other.dtype, other.ndim, other.layout)
+
+    def __hash__(self) -> int:
+        return hash((self.dtype, self.ndim, self.layout))
+
+
+class ScalarTypeMarker:
+    """A scalar annotation (``f64``, ``f32``, ``i64``, ``i32``, ``bool``).
+
+    Subscripting with slices makes an array annotation: ``f64[:]`` has ndim 1,
+    ``f64[:, :]`` ndim 2, ``f64[:, ::1]`` is C-contiguous.
+
+    Attributes:
+        name: the gradc type name used in signatures and the manifest (``"f64"``).
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ScalarTypeMarker):
+            return NotImplemented
+        return self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash(("gradc.ScalarTypeMarker", self.name))
+
+    def __getitem__(self, dims: slice | tuple[slice, ...]) -> ArrayTypeMarker:
+        items = dims if isinstance(dims, tuple) else (dims,)
+        if not items or not all(isinstance(d, slice) for d in items):
+            raise TypeError(f"array annotations are written {self.name}[:] or {self.name}[:, :]")
+        for d in items:
+            if d.start is not None or d.stop is not None or d.step not in (None, 1):
+                raise TypeError(f"array annotations take only ':' or '::1', got {d!r}")
+        layout = "C" if items[-1].step == 1 else "A"
+        if any(d.step == 1 for d in items[:-1]):
+            raise TypeError("'::1' (contiguous) is allowed on the last dimension only")
+        return ArrayTypeMarker(self, len(items), layout)
+
+
+f64 = ScalarTypeMarker("f64")
+f32 = ScalarTypeMarker("f32")
+i64 = ScalarTypeMarker("i64")
+i32 = ScalarTypeMarker("i32")
+boolean = ScalarTypeMarker("bool")
+bool_ = boolean
+
+
+# ---------------------------------------------------------------------------- export
+
+
+@overload
+def export(fn: _F, /) -> _F: ...
+@overload
+def export(signature: str | None = None, /) -> Callable[[_F], _F]: ...
+
+
+def export(fn_or_signature: Any = None, /) -> Any:
+    """Mark a function for ``gradc build``; returns it unchanged when run as Python.
+
+    Usable bare (``@gradc.export``, types from annotations) or with a Numba-style
+    signature string (``@gradc.export("f64(f64, f64)")``), which ``gradc build`` reads
+    from the source.
+
+    Raises:
+        TypeError: the argument is neither a function nor a signature string.
+    """
+    if fn_or_signature is None or isinstance(fn_or_signature, str):
+        return _identity
+    if callable(fn_or_signature):
+        return fn_or_signature
+    raise TypeError(
+        "gradc.export takes a function or a signature string such as 'f64(f64, f64)', "
+        f"got {type(fn_or_signature).__name__}"
+    )
+
+
+def _identity(fn: _F) -> _F:
+    if not callable(fn):
+        raise TypeError(f"@gradc.export(...) decorates a function, got {type(fn).__name__}")
+    return fn
+
+
+# ---------------------------------------------------------------------------- derivatives
+
+
+class DerivativePlaceholder:
+    """What :func:`grad` and friends return in plain Python: a declaration, not a function.
+
+    Calling it raises :class:`NotImplementedError`: derivatives are produced only by
+    ``gradc build``; load the built artifact with :func:`load` to call them.
+
+    Attributes:
+        kind: ``"grad"``, ``"value_and_grad"``, ``"jvp"`` or ``"vjp"``.
+        fn: the differentiated function.
+        args, kwargs: the other arguments of the declaration (e.g. ``argnums``).
+    """
+
+    __slots__ = ("args", "fn", "kind", "kwargs")
+
+    def __init__(self, kind: str, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]):
+        self.kind = kind
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+
+    def __repr__(self) -> str:
+        name = getattr(self.fn, "__qualname__", repr(self.fn))
+        return f"<gradc.{self.kind}({name}) declaration>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        name = getattr(self.fn, "__qualname__", repr(self.fn))
+        raise NotImplementedError(
+            f"gradc.{self.kind}({name}) has no plain-Python implementation: build the module "
+            "with `gradc build` and call the derivative from the artifact (gradc.load)"
+        )
+
+
+def grad(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the gradient of scalar-valued ``fn`` (reverse mode); built by ``gradc build``."""
+    return DerivativePlaceholder("grad", fn, args, kwargs)
+
+
+def value_and_grad(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare ``fn``'s value together with its gradient; built by ``gradc build``."""
+    return DerivativePlaceholder("value_and_grad", fn, args, kwargs)
+
+
+def jvp(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the Jacobian-vector product of ``fn`` (forward mode); built by ``gradc build``."""
+    return DerivativePlaceholder("jvp", fn, args, kwargs)
+
+
+def vjp(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the vector-Jacobian product of ``fn`` (reverse mode); built by ``gradc build``."""
+    return DerivativePlaceholder("vjp", fn, args, kwargs)
+
+
+# ---------------------------------------------------------------------------- loading
+
+
+def load(path: str | Any) -> Library:
+    """Load a built artifact directory (``build/NAME.gradc``) into this process.
+
+    Returns a :class:`~gradc.artifacts.loader.cpu.Library` with one callable per export.
+    Imports the loader (and ``llvmlite.binding``) on first use only.
+
+    Raises:
+        ArtifactError: the artifact is missing, corrupt, or of a newer format version.
+    """
+    from gradc.artifacts.loader.cpu import load as _load
+
+    return _load(path)
