@@ -83,7 +83,8 @@ def test_derivatives_are_declarations_that_refuse_to_run(decl) -> None:  # type:
 
 def test_markers_evaluate_as_eager_annotations() -> None:
     ns: dict[str, object] = {"f64": f64, "i64": i64}
-    exec("def f(x: f64[:, :], n: i64) -> f64:\n    return 0.0\n", ns)
+    src = "def f(x: f64[:, :], n: i64) -> f64:\n    return 0.0\n"
+    exec(compile(src, "<test>", "exec", dont_inherit=True), ns)
     ann = ns["f"].__annotations__  # type: ignore[attr-defined]
     assert ann["x"] == f64[:, :]
     assert ann["n"] is i64
