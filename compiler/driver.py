@@ -5,9 +5,16 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gradc.artifacts.keys import sha256_key
+from gradc.compiler.ir.core import Module
+from gradc.compiler.ir.ops import Call
+from gradc.compiler.ir.types import python_name
 from gradc.compiler.options import CompilerOptions
 
 
@@ -81,11 +88,111 @@ class BuildOutput:
     timings: dict[str, float] = field(default_factory=dict)
 
 
+ABI_VERSION = 1
+
+
+class _Timer:
+    """Accumulates the wall time of each build phase, in seconds."""
+
+    def __init__(self) -> None:
+        self.phases: dict[str, float] = {}
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.phases[name] = self.phases.get(name, 0.0) + time.perf_counter() - start
+
+
 def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
     """Compile every export of the module at ``source_path``.
 
+    Phases (each timed into ``BuildOutput.timings``): parse, infer, passes, lower,
+    emit (LLVM optimisation and object emission).
+
     Raises:
-        CompileError: the program is ill-typed or uses an unsupported construct.
+        CompileError: the program is ill-typed or uses an unsupported construct; nothing
+            has been written anywhere.
         OSError: the file cannot be read.
     """
-    raise NotImplementedError("driver is being written")
+    # Imported here so that ``import gradc.compiler.driver`` stays cheap for tools that
+    # only need the data classes above.
+    from gradc.compiler.codegen.emit import emit_object, llvm_version, target_info
+    from gradc.compiler.codegen.lower import lower_export
+    from gradc.compiler.frontend.module_scan import scan_module
+    from gradc.compiler.frontend.source import SourceFile
+    from gradc.compiler.infer import infer_module
+    from gradc.compiler.ir.printer import print_function
+    from gradc.compiler.ir.verifier import verify_module
+
+    timer = _Timer()
+    with timer.phase("parse"):
+        source = SourceFile.read(source_path)
+        info = scan_module(source, Path(source_path).stem)
+    with timer.phase("infer"):
+        module = infer_module(info)
+    with timer.phase("passes"):
+        verify_module(module)
+    target = target_info(options)
+    versions = {
+        "gradc": gradc_version(),
+        "abi": str(ABI_VERSION),
+        "llvm": llvm_version(),
+        "format": "1",
+    }
+    entries = []
+    for export in info.exports:
+        function = module.functions[export.name]
+        reachable = _reachable(module, export.name)
+        ir_text = "\n".join(print_function(module.functions[n], locs=True) for n in reachable)
+        components = {
+            "ir": sha256_key(ir_text),
+            "options": sha256_key(options.key_fields()),
+            "target": sha256_key(target),
+            "versions": sha256_key(versions),
+        }
+        key = sha256_key(components)
+        symbol = f"gradc_{export.name}_{key[:16]}"
+        with timer.phase("lower"):
+            llvm_module = lower_export(module, export.name, symbol, options)
+        with timer.phase("emit"):
+            emitted = emit_object(llvm_module, options)
+        signature = Signature(
+            tuple(Param(p.name or f"arg{p.index}", python_name(p.type)) for p in function.params),
+            python_name(function.return_type),
+        )
+        entries.append(
+            CompiledEntry(
+                name=export.name,
+                signature=signature,
+                symbol=symbol,
+                object_code=emitted.object_code,
+                key=key,
+                key_components=components,
+                ir_text="\n".join(print_function(module.functions[n]) for n in reachable),
+                llvm_text=emitted.llvm_text,
+                asm_text=emitted.asm_text,
+            )
+        )
+    return BuildOutput(info.name, tuple(entries), target, timer.phases)
+
+
+def _reachable(module: Module, root: str) -> list[str]:
+    """``root`` and every function it calls transitively, ``root`` first, then sorted."""
+    seen = {root}
+    work = [root]
+    while work:
+        for inst in module.functions[work.pop()].instructions():
+            if isinstance(inst, Call) and inst.callee not in seen:
+                seen.add(inst.callee)
+                work.append(inst.callee)
+    return [root, *sorted(seen - {root})]
+
+
+def gradc_version() -> str:
+    """The installed gradc version string."""
+    from gradc import __version__
+
+    return __version__

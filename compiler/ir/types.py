@@ -146,11 +146,7 @@ def join(a: Type, b: Type) -> Type | None:
         if hi is F32 and lo in (I64, I32):
             return F64
         return hi
-    if (
-        isinstance(a, TupleType)
-        and isinstance(b, TupleType)
-        and len(a.elements) == len(b.elements)
-    ):
+    if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.elements) == len(b.elements):
         parts = [join(x, y) for x, y in zip(a.elements, b.elements, strict=True)]
         if any(p is None for p in parts):
             return None

@@ -1,0 +1,745 @@
+"""Lower one Python function's ``ast`` to SSA IR.
+
+The result is untyped except for the parameters and constants: inference
+(:mod:`gradc.compiler.infer`) gives every value its type and inserts conversions. Calls of
+other module functions are emitted with the callee's *Python* name; inference replaces it
+by the symbol of the specialisation for the argument types.
+
+Statements lower to basic blocks; local variables become SSA values through
+:class:`~gradc.compiler.frontend.ssa.SSABuilder`. Python semantics that need control
+flow are expanded here: short-circuit ``and``/``or``, chained comparisons, conditional
+expressions (only the chosen arm runs), ``range`` loops (bounds evaluated once, a zero
+step raises ValueError), ``for``/``while`` with ``else``, ``assert``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from gradc.compiler.frontend.module_scan import MATH_CONSTANTS, ModuleInfo, fold_constant
+from gradc.compiler.frontend.ssa import SSABuilder
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.builder import Builder
+from gradc.compiler.ir.core import Argument, Block, Function, Value
+from gradc.compiler.ir.loc import Loc
+from gradc.compiler.ir.types import F64, I1, I64, Type
+
+_BINOPS: dict[type[ast.operator], type[ops.BinaryOp]] = {
+    ast.Add: ops.Add,
+    ast.Sub: ops.Sub,
+    ast.Mult: ops.Mul,
+    ast.Div: ops.Div,
+    ast.FloorDiv: ops.FloorDiv,
+    ast.Mod: ops.Mod,
+    ast.Pow: ops.Pow,
+}
+
+_OPERATOR_SYMBOLS: dict[type[ast.AST], str] = {
+    ast.MatMult: "@",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.Invert: "~",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
+}
+
+_CMP_PREDICATES: dict[type[ast.cmpop], str] = {
+    ast.Eq: "eq",
+    ast.NotEq: "ne",
+    ast.Lt: "lt",
+    ast.LtE: "le",
+    ast.Gt: "gt",
+    ast.GtE: "ge",
+}
+
+_CAST_BUILTINS: dict[str, Type] = {"int": I64, "float": F64, "bool": I1}
+
+#: Exceptions a ``raise`` statement may name (all map to docs/abi.md kinds).
+RAISABLE = (
+    "ValueError",
+    "ZeroDivisionError",
+    "OverflowError",
+    "IndexError",
+    "TypeError",
+    "RuntimeError",
+    "AssertionError",
+)
+
+
+def _const_type(value: object) -> Type:
+    if isinstance(value, bool):
+        return I1
+    if isinstance(value, int):
+        return I64
+    return F64
+
+
+@dataclass
+class _Loop:
+    """Targets of ``continue`` and ``break`` inside one loop."""
+
+    continue_to: Block
+    break_to: Block
+
+
+@dataclass
+class UnpackCheck:
+    """``a, b = value``: inference checks that ``value`` is a tuple of ``count`` elements."""
+
+    value: Value
+    count: int
+    loc: Loc
+
+
+@dataclass
+class IntCheck:
+    """A value that must be an integer (``range`` bounds); checked by inference."""
+
+    value: Value
+    what: str
+    loc: Loc
+
+
+@dataclass
+class LoweredFunction:
+    """An untyped function and the checks inference must make on it."""
+
+    function: Function
+    unpacks: list[UnpackCheck]
+    int_checks: list[IntCheck]
+
+
+def lower_function(
+    info: ModuleInfo, node: ast.FunctionDef, symbol: str, param_types: list[Type]
+) -> LoweredFunction:
+    """Lower ``node`` with the given parameter types to an untyped IR function.
+
+    Args:
+        info: the module's top-level view (constants, imports, other functions).
+        node: the function definition.
+        symbol: the IR function's name.
+        param_types: one type per parameter.
+
+    Raises:
+        CompileError: an unsupported construct, an undefined name, a variable that may be
+            used before assignment; the error names the construct and its source line.
+    """
+    return _FunctionLowering(info, node, symbol, param_types).run()
+
+
+class _FunctionLowering:
+    def __init__(
+        self, info: ModuleInfo, node: ast.FunctionDef, symbol: str, param_types: list[Type]
+    ) -> None:
+        self.info = info
+        self.src = info.source
+        self.node = node
+        self.fn = Function(symbol, loc=self.src.loc(node), source_name=node.name)
+        self.b = Builder(self.fn)
+        self.ssa = SSABuilder(self.fn)
+        self.loops: list[_Loop] = []
+        self.param_types = param_types
+        self.locals = _assigned_names(node)
+        self.unpacks: list[UnpackCheck] = []
+        self.int_checks: list[IntCheck] = []
+
+    # -- driver ------------------------------------------------------------------
+
+    def run(self) -> LoweredFunction:
+        node = self.node
+        args = node.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+            raise self.src.error(
+                f"function '{node.name}' must take plain positional parameters "
+                "(no defaults, *args, **kwargs or keyword-only parameters)",
+                node,
+            )
+        entry = self.fn.add_block("entry")
+        self.ssa.seal(entry)
+        self.b.position_at_end(entry)
+        for i, (p, t) in enumerate(zip(args.args, self.param_types, strict=True)):
+            arg = Argument(type=t, name=p.arg, index=i)
+            self.fn.params.append(arg)
+            self.ssa.write(entry, p.arg, arg)
+        self.suite(node.body)
+        if not self.b.terminated:
+            with self.b.at(self._end_loc()):
+                self.b.ret(None)
+        self._drop_unreachable()
+        for read in self.ssa.finish():
+            raise self.src.error(
+                f"local variable '{read.name}' may be used before assignment", read.loc
+            )
+        return LoweredFunction(self.fn, self.unpacks, self.int_checks)
+
+    def _end_loc(self) -> Loc:
+        return self.src.loc(self.node.body[-1])
+
+    def _drop_unreachable(self) -> None:
+        reachable: set[Block] = set()
+        work = [self.fn.entry]
+        while work:
+            block = work.pop()
+            if block in reachable:
+                continue
+            reachable.add(block)
+            work.extend(block.successors())
+        dead = [b for b in self.fn.blocks if b not in reachable]
+        for block in self.fn.blocks:
+            if block in reachable:
+                for phi in block.phis():
+                    assert isinstance(phi, ops.Phi)
+                    phi.incoming = [(p, v) for p, v in phi.incoming if p in reachable]
+        self.fn.blocks = [b for b in self.fn.blocks if b in reachable]
+        for block in dead:
+            block.function = None
+
+    # -- blocks and edges -----------------------------------------------------------
+
+    def _jump(self, target: Block) -> None:
+        assert self.b.block is not None
+        self.ssa.add_edge(self.b.block, target)
+        self.b.jump(target)
+
+    def _branch(self, cond: Value, if_true: Block, if_false: Block) -> None:
+        assert self.b.block is not None
+        self.ssa.add_edge(self.b.block, if_true)
+        self.ssa.add_edge(self.b.block, if_false)
+        self.b.branch(cond, if_true, if_false)
+
+    def _start(self, block: Block, seal: bool = True) -> None:
+        if seal:
+            self.ssa.seal(block)
+        self.b.position_at_end(block)
+
+    def _dead_block(self) -> None:
+        """Continue emitting into an unreachable block (code after return/break)."""
+        self._start(self.b.new_block("dead"))
+
+    # -- statements ---------------------------------------------------------------
+
+    def suite(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            if self.b.terminated:
+                return  # the rest of the suite is unreachable
+            with self.b.at(self.src.loc(stmt)):
+                self.statement(stmt)
+
+    def statement(self, s: ast.stmt) -> None:
+        match s:
+            case ast.Assign(targets=targets, value=value):
+                self.assign(targets, value)
+            case ast.AnnAssign(target=target, value=value) if value is not None:
+                self.assign([target], value)
+            case ast.AugAssign(target=ast.Name(id=name) as target, op=op, value=value):
+                cls = self._binop_class(op, s)
+                current = self.read(name, target)
+                rhs = self.expr(value)
+                with self.b.at(self.src.loc(s)):
+                    self.write(name, self.b.insert(cls(current, rhs)))
+            case ast.AugAssign(target=target):
+                raise self.src.error(
+                    f"unsupported assignment target '{type(target).__name__}'", target
+                )
+            case ast.If():
+                self.if_stmt(s)
+            case ast.For():
+                self.for_stmt(s)
+            case ast.While():
+                self.while_stmt(s)
+            case ast.Break():
+                if not self.loops:
+                    raise self.src.error("'break' outside loop", s)
+                self._jump(self.loops[-1].break_to)
+            case ast.Continue():
+                if not self.loops:
+                    raise self.src.error("'continue' not properly in loop", s)
+                self._jump(self.loops[-1].continue_to)
+            case ast.Return(value=value):
+                self.b.ret(self.expr(value) if value is not None else None)
+            case ast.Pass():
+                pass
+            case ast.Expr(value=ast.Constant(value=str())):
+                pass  # docstring
+            case ast.Expr(value=value):
+                self.expr(value)
+            case ast.Raise():
+                self.raise_stmt(s)
+            case ast.Assert(test=test, msg=msg):
+                self.assert_stmt(s, test, msg)
+            case _:
+                raise self.src.error(f"unsupported statement '{type(s).__name__}'", s)
+
+    def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
+        # ``a, b = b, a``: evaluate every element first, then bind (no tuple needed).
+        if (
+            len(targets) == 1
+            and isinstance(targets[0], ast.Tuple)
+            and isinstance(value, ast.Tuple)
+            and len(targets[0].elts) == len(value.elts)
+            and not any(isinstance(e, ast.Starred) for e in value.elts)
+        ):
+            values = [self.expr(e) for e in value.elts]
+            for target, v in zip(targets[0].elts, values, strict=True):
+                self.bind(target, v)
+            return
+        v = self.expr(value)
+        for target in targets:
+            self.bind(target, v)
+
+    def bind(self, target: ast.expr, value: Value) -> None:
+        match target:
+            case ast.Name(id=name):
+                self.write(name, value)
+            case ast.Tuple(elts=elts) | ast.List(elts=elts):
+                if any(isinstance(e, ast.Starred) for e in elts):
+                    raise self.src.error("starred assignment is not supported", target)
+                self.unpacks.append(UnpackCheck(value, len(elts), self.src.loc(target)))
+                with self.b.at(self.src.loc(target)):
+                    parts = [self.b.tuple_get(value, i) for i in range(len(elts))]
+                for part, elt in zip(parts, elts, strict=True):
+                    self.bind(elt, part)
+            case _:
+                raise self.src.error(
+                    f"unsupported assignment target '{type(target).__name__}'", target
+                )
+
+    def if_stmt(self, s: ast.If) -> None:
+        cond = self.expr(s.test)
+        then = self.b.new_block("if.then")
+        join = self.b.new_block("if.end")
+        orelse = self.b.new_block("if.else") if s.orelse else join
+        self._branch(cond, then, orelse)
+        self._start(then)
+        self.suite(s.body)
+        if not self.b.terminated:
+            self._jump(join)
+        if s.orelse:
+            self._start(orelse)
+            self.suite(s.orelse)
+            if not self.b.terminated:
+                self._jump(join)
+        self._start(join)
+
+    def for_stmt(self, s: ast.For) -> None:
+        it = s.iter
+        if not (
+            isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name)
+            and it.func.id == "range"
+            and "range" not in self.locals
+            and "range" not in self.info.functions
+        ):
+            raise self.src.error(
+                "unsupported iterable in for loop: only range(...) is supported", it
+            )
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.src.error("range() takes 1 to 3 positional arguments", it)
+        step_value = fold_constant(self.info, it.args[2]) if len(it.args) == 3 else 1
+        if step_value is not None and (not isinstance(step_value, int) or step_value == 0):
+            raise self.src.error(
+                "range() arg 3 must not be zero"
+                if step_value == 0
+                else "range() arguments must be integers",
+                it.args[2],
+            )
+        args = [self.expr(a) for a in it.args[: 2 if step_value is not None else 3]]
+        for a, node in zip(args, it.args, strict=False):
+            self.int_checks.append(IntCheck(a, "range() argument", self.src.loc(node)))
+        with self.b.at(self.src.loc(it)):
+            zero = self.b.const(0, I64)
+            if len(args) == 1:
+                start, stop = zero, args[0]
+            else:
+                start, stop = args[0], args[1]
+            if step_value is not None:
+                step = self.b.const(step_value, I64)
+            else:
+                step = args[2]
+                bad = self.b.new_block("range.zero")
+                ok = self.b.new_block("range.ok")
+                self._branch(self.b.cmp("eq", step, zero), bad, ok)
+                self._start(bad)
+                self.b.raise_("ValueError", "range() arg 3 must not be zero")
+                self._start(ok)
+
+        header = self.b.new_block("for.header")
+        body = self.b.new_block("for.body")
+        latch = self.b.new_block("for.latch")
+        orelse = self.b.new_block("for.else") if s.orelse else None
+        exit_ = self.b.new_block("for.end")
+        # The induction variable is a hidden SSA variable (not a valid Python name), so
+        # rebinding the target inside the body does not change the iteration.
+        counter = f"range.{s.lineno}.{s.col_offset}"
+        self.ssa.write(self.b.block, counter, start)  # type: ignore[arg-type]
+        self._jump(header)
+
+        self._start(header, seal=False)
+        i = self.ssa.read(header, counter, self.src.loc(s))
+        with self.b.at(self.src.loc(it)):
+            if isinstance(step, ops.Const):  # the direction is known
+                more = self.b.cmp("lt" if step.value > 0 else "gt", i, stop)
+            else:
+                up = self.b.cmp("gt", step, zero)
+                below = self.b.cmp("lt", i, stop)
+                above = self.b.cmp("gt", i, stop)
+                more = self.b.select(up, below, above)
+        self._branch(more, body, orelse or exit_)
+
+        self._start(body)
+        self.bind(s.target, i)
+        self.loops.append(_Loop(continue_to=latch, break_to=exit_))
+        self.suite(s.body)
+        self.loops.pop()
+        if not self.b.terminated:
+            self._jump(latch)
+
+        self._start(latch)
+        with self.b.at(self.src.loc(it)):
+            self.ssa.write(latch, counter, self.b.add(i, step))
+        self._jump(header)
+        self.ssa.seal(header)
+
+        if orelse is not None:
+            self._start(orelse)
+            self.suite(s.orelse)
+            if not self.b.terminated:
+                self._jump(exit_)
+        self._start(exit_)
+
+    def while_stmt(self, s: ast.While) -> None:
+        header = self.b.new_block("while.header")
+        body = self.b.new_block("while.body")
+        orelse = self.b.new_block("while.else") if s.orelse else None
+        exit_ = self.b.new_block("while.end")
+        self._jump(header)
+        self._start(header, seal=False)
+        cond = self.expr(s.test)
+        self._branch(cond, body, orelse or exit_)
+        self._start(body)
+        self.loops.append(_Loop(continue_to=header, break_to=exit_))
+        self.suite(s.body)
+        self.loops.pop()
+        if not self.b.terminated:
+            self._jump(header)
+        self.ssa.seal(header)
+        if orelse is not None:
+            self._start(orelse)
+            self.suite(s.orelse)
+            if not self.b.terminated:
+                self._jump(exit_)
+        self._start(exit_)
+
+    def raise_stmt(self, s: ast.Raise) -> None:
+        exc = s.exc
+        if s.cause is not None:
+            raise self.src.error("'raise ... from ...' is not supported", s)
+        name: str | None = None
+        message = ""
+        if isinstance(exc, ast.Name):
+            name = exc.id
+        elif isinstance(exc, ast.Call) and isinstance(exc.func, ast.Name):
+            name = exc.func.id
+            if exc.keywords or len(exc.args) > 1:
+                raise self.src.error("raise takes at most one message argument", exc)
+            if exc.args:
+                arg = exc.args[0]
+                if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                    raise self.src.error("the message of raise must be a constant string", arg)
+                message = arg.value
+        if name not in RAISABLE:
+            got = ast.unparse(exc) if exc is not None else "a bare re-raise"
+            raise self.src.error(
+                "raise supports only ValueError, ZeroDivisionError, OverflowError, "
+                f"IndexError, TypeError, RuntimeError and AssertionError (got {got})",
+                s,
+            )
+        self.b.raise_(name, message)
+
+    def assert_stmt(self, s: ast.Assert, test: ast.expr, msg: ast.expr | None) -> None:
+        message = ""
+        if msg is not None:
+            if not (isinstance(msg, ast.Constant) and isinstance(msg.value, str)):
+                raise self.src.error("the message of assert must be a constant string", msg)
+            message = msg.value
+        cond = self.expr(test)
+        ok = self.b.new_block("assert.ok")
+        fail = self.b.new_block("assert.fail")
+        self._branch(cond, ok, fail)
+        self._start(fail)
+        self.b.raise_("AssertionError", message)
+        self._start(ok)
+
+    # -- variables ----------------------------------------------------------------
+
+    def read(self, name: str, node: ast.AST) -> Value:
+        assert self.b.block is not None
+        return self.ssa.read(self.b.block, name, self.src.loc(node))
+
+    def write(self, name: str, value: Value) -> None:
+        assert self.b.block is not None
+        if value.name is None and not isinstance(value, Argument):
+            value.name = name
+        self.ssa.write(self.b.block, name, value)
+
+    # -- expressions ----------------------------------------------------------------
+
+    def expr(self, e: ast.expr) -> Value:
+        with self.b.at(self.src.loc(e)):
+            return self._expr(e)
+
+    def _expr(self, e: ast.expr) -> Value:
+        match e:
+            case ast.Constant(value=value):
+                if isinstance(value, bool | int | float):
+                    return self._const(value, e)
+                raise self.src.error(
+                    f"unsupported constant {value!r} of type '{type(value).__name__}'", e
+                )
+            case ast.Name(id=name):
+                return self.name(name, e)
+            case ast.Attribute():
+                return self.attribute(e)
+            case ast.BinOp(left=left, op=op, right=right):
+                cls = self._binop_class(op, e)
+                lhs = self.expr(left)
+                rhs = self.expr(right)
+                return self.b.insert(cls(lhs, rhs))
+            case ast.UnaryOp(op=ast.USub(), operand=operand):
+                return self.b.insert(ops.Neg(self.expr(operand)))
+            case ast.UnaryOp(op=ast.UAdd(), operand=operand):
+                # ``+x`` is x, except that ``+True`` is the int 1: multiply by int 1,
+                # exact for every int and float (``-0.0 * 1 == -0.0``).
+                return self.b.insert(ops.Mul(self.expr(operand), self.b.const(1, I64)))
+            case ast.UnaryOp(op=ast.Not(), operand=operand):
+                return self.b.insert(ops.Not(self.expr(operand), type=I1))
+            case ast.UnaryOp(op=op):
+                raise self.src.error(f"unsupported operator '{_symbol(op)}'", e)
+            case ast.BoolOp():
+                return self.bool_op(e)
+            case ast.Compare():
+                return self.compare(e)
+            case ast.IfExp(test=test, body=body, orelse=orelse):
+                return self.if_exp(test, body, orelse)
+            case ast.Call():
+                return self.call(e)
+            case ast.Tuple(elts=elts):
+                if any(isinstance(x, ast.Starred) for x in elts):
+                    raise self.src.error("unsupported expression 'Starred'", e)
+                return self.b.make_tuple([self.expr(x) for x in elts])
+            case ast.Subscript(value=value, slice=index):
+                return self.subscript(e, value, index)
+            case _:
+                raise self.src.error(f"unsupported expression '{type(e).__name__}'", e)
+
+    def _const(self, value: int | float | bool, node: ast.AST) -> Value:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not -(2**63) <= value < 2**63:
+                raise self.src.error(f"integer constant {value} does not fit in 64 bits", node)
+        return self.b.const(value, _const_type(value))  # type: ignore[arg-type]
+
+    def _binop_class(self, op: ast.operator, node: ast.AST) -> type[ops.BinaryOp]:
+        cls = _BINOPS.get(type(op))
+        if cls is None:
+            raise self.src.error(f"unsupported operator '{_symbol(op)}'", node)
+        return cls
+
+    def name(self, name: str, node: ast.Name) -> Value:
+        if name in self.locals:
+            return self.read(name, node)
+        if name in self.info.constants:
+            return self._const(self.info.constants[name], node)
+        if name in self.info.non_constants:
+            stmt = self.info.non_constants[name]
+            raise self.src.error(
+                f"module variable '{name}' (line {stmt.lineno}) is not a numeric "
+                "constant; functions can read only constant module variables",
+                node,
+            )
+        if name in self.info.functions or name in self.info.math_names:
+            raise self.src.error(f"function '{name}' can only be called", node)
+        raise self.src.error(f"name '{name}' is not defined", node)
+
+    def attribute(self, e: ast.Attribute) -> Value:
+        if isinstance(e.value, ast.Name) and e.value.id in self.info.math_modules:
+            if e.attr in MATH_CONSTANTS:
+                return self.b.const(MATH_CONSTANTS[e.attr], F64)
+            if e.attr in ops.MATH_FUNCTIONS:
+                raise self.src.error(f"function 'math.{e.attr}' can only be called", e)
+            raise self.src.error(f"module 'math' has no attribute '{e.attr}'", e)
+        raise self.src.error("unsupported expression 'Attribute'", e)
+
+    def subscript(self, e: ast.Subscript, value: ast.expr, index: ast.expr) -> Value:
+        if isinstance(index, ast.Constant) and isinstance(index.value, int):
+            tup = self.expr(value)
+            get = self.b.tuple_get(tup, index.value)
+            return get
+        raise self.src.error("unsupported expression 'Subscript'", e)
+
+    def bool_op(self, e: ast.BoolOp) -> Value:
+        # ``a or b``: a if a is true else b; ``a and b``: a if a is false else b.
+        is_or = isinstance(e.op, ast.Or)
+        join = self.b.new_block("or.end" if is_or else "and.end")
+        phi = ops.Phi()
+        result = self.expr(e.values[0])
+        for operand in e.values[1:]:
+            assert self.b.block is not None
+            phi.incoming.append((self.b.block, result))
+            nxt = self.b.new_block("or.rhs" if is_or else "and.rhs")
+            if is_or:
+                self._branch(result, join, nxt)
+            else:
+                self._branch(result, nxt, join)
+            self._start(nxt)
+            result = self.expr(operand)
+        assert self.b.block is not None
+        phi.incoming.append((self.b.block, result))
+        self._jump(join)
+        self._start(join)
+        return self.b.insert(phi)
+
+    def compare(self, e: ast.Compare) -> Value:
+        left = self.expr(e.left)
+        if len(e.ops) == 1:
+            return self._cmp(e.ops[0], left, self.expr(e.comparators[0]), e)
+        # ``a < b < c`` is ``a < b and b < c`` with b evaluated once.
+        join = self.b.new_block("cmp.end")
+        phi = ops.Phi(type=I1)
+        for i, (op, comparator) in enumerate(zip(e.ops, e.comparators, strict=True)):
+            right = self.expr(comparator)
+            result = self._cmp(op, left, right, e)
+            assert self.b.block is not None
+            phi.incoming.append((self.b.block, result))
+            if i == len(e.ops) - 1:
+                self._jump(join)
+            else:
+                nxt = self.b.new_block("cmp.next")
+                self._branch(result, nxt, join)
+                self._start(nxt)
+            left = right
+        self._start(join)
+        return self.b.insert(phi)
+
+    def _cmp(self, op: ast.cmpop, lhs: Value, rhs: Value, node: ast.AST) -> Value:
+        pred = _CMP_PREDICATES.get(type(op))
+        if pred is None:
+            raise self.src.error(f"unsupported operator '{_symbol(op)}'", node)
+        return self.b.cmp(pred, lhs, rhs)
+
+    def if_exp(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Value:
+        cond = self.expr(test)
+        then = self.b.new_block("ifexp.then")
+        other = self.b.new_block("ifexp.else")
+        join = self.b.new_block("ifexp.end")
+        self._branch(cond, then, other)
+        phi = ops.Phi()
+        for block, arm in ((then, body), (other, orelse)):
+            self._start(block)
+            v = self.expr(arm)
+            assert self.b.block is not None
+            phi.incoming.append((self.b.block, v))
+            self._jump(join)
+        self._start(join)
+        return self.b.insert(phi)
+
+    # -- calls ----------------------------------------------------------------------
+
+    def call(self, e: ast.Call) -> Value:
+        if e.keywords:
+            raise self.src.error("keyword arguments are not supported", e)
+        if any(isinstance(a, ast.Starred) for a in e.args):
+            raise self.src.error("unsupported expression 'Starred'", e)
+        func = e.func
+        math_fn = self.info.math_attr(func)
+        if math_fn is not None:
+            return self.math_call(math_fn, e)
+        if isinstance(func, ast.Name):
+            name = func.id
+            if name in self.locals:
+                raise self.src.error(f"local variable '{name}' is not callable", func)
+            if name in self.info.functions:
+                return self.user_call(name, e)
+            if name in ("abs", "min", "max", "int", "float", "bool"):
+                return self.builtin_call(name, e)
+            if name == "range":
+                raise self.src.error("range() is supported only as the iterable of a for loop", e)
+            if name in self.info.constants:
+                raise self.src.error(f"module constant '{name}' is not callable", func)
+            raise self.src.error(f"name '{name}' is not defined", func)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            raise self.src.error(f"unsupported function '{ast.unparse(func)}'", func)
+        raise self.src.error(f"unsupported call of '{ast.unparse(func)}'", func)
+
+    def math_call(self, fn_name: str, e: ast.Call) -> Value:
+        fn = ops.MATH_FUNCTIONS.get(fn_name)
+        if fn is None:
+            raise self.src.error(f"module 'math' has no function '{fn_name}'", e.func)
+        if len(e.args) != fn.arity:
+            raise self.src.error(
+                f"math.{fn_name}() takes {fn.arity} argument{'s' * (fn.arity != 1)} "
+                f"but {len(e.args)} were given",
+                e,
+            )
+        args = [self.expr(a) for a in e.args]
+        result = self.b.math(fn_name, *args)
+        if fn_name in ("floor", "ceil", "trunc"):
+            return self.b.insert(ops.Cast(result, type=I64))  # Python returns an int
+        return result
+
+    def user_call(self, name: str, e: ast.Call) -> Value:
+        callee = self.info.functions[name]
+        expected = len(callee.args.args)
+        if len(e.args) != expected:
+            raise self.src.error(
+                f"function '{name}' takes {expected} argument{'s' * (expected != 1)} "
+                f"but {len(e.args)} were given",
+                e,
+            )
+        args = [self.expr(a) for a in e.args]
+        return self.b.call(name, args)
+
+    def builtin_call(self, name: str, e: ast.Call) -> Value:
+        n = len(e.args)
+        if name in _CAST_BUILTINS:
+            if n == 0:
+                zero = {"int": 0, "float": 0.0, "bool": False}[name]
+                return self.b.const(zero, _CAST_BUILTINS[name])
+            if n != 1:
+                raise self.src.error(f"{name}() takes at most 1 argument ({n} given)", e)
+            return self.b.insert(ops.Cast(self.expr(e.args[0]), type=_CAST_BUILTINS[name]))
+        if name == "abs":
+            if n != 1:
+                raise self.src.error(f"abs() takes exactly one argument ({n} given)", e)
+            return self.b.insert(ops.Abs(self.expr(e.args[0])))
+        if name in ("min", "max"):
+            if n < 2:
+                raise self.src.error(
+                    f"{name}() of one value (an iterable) is not supported; pass two or "
+                    "more scalars",
+                    e,
+                )
+            cls = ops.Min if name == "min" else ops.Max
+            acc = self.expr(e.args[0])
+            for a in e.args[1:]:
+                acc = self.b.insert(cls(acc, self.expr(a)))
+            return acc
+        raise self.src.error(f"unsupported call of builtin '{name}'", e)
+
+
+def _symbol(op: ast.AST) -> str:
+    return _OPERATOR_SYMBOLS.get(type(op), type(op).__name__)
+
+
+def _assigned_names(fn: ast.FunctionDef) -> set[str]:
+    """Names local to ``fn`` by Python's rule: parameters and anything assigned."""
+    names = {a.arg for a in fn.args.args}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names

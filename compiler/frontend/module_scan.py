@@ -1,0 +1,277 @@
+"""The module-level view of a source file: imports, constants, functions, exports.
+
+The module is never imported or executed. Its top-level statements are read for:
+
+* imports of ``math`` (``import math``, ``import math as m``, ``from math import sin``)
+  and of ``gradc`` (``import gradc``, ``from gradc import export, f64``);
+* numeric constants (``N = 10``, ``SCALE = 2 * math.pi``), folded at compile time;
+* function definitions, and which of them are exported by ``@gradc.export`` or
+  ``@gradc.export("f64(f64, i64)")``.
+
+Other top-level statements are ignored, since they never run in compiled code.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gradc.compiler.frontend.annotations import (
+    TypeSyntaxError,
+    parse_signature,
+    type_from_annotation,
+)
+from gradc.compiler.frontend.source import SourceFile
+from gradc.compiler.ir.ops import MATH_FUNCTIONS
+from gradc.compiler.ir.types import Type
+
+#: The ``math`` module's constants.
+MATH_CONSTANTS: dict[str, float] = {
+    "pi": math.pi,
+    "e": math.e,
+    "tau": math.tau,
+    "inf": math.inf,
+    "nan": math.nan,
+}
+
+_FOLD_BINOPS: dict[type[ast.operator], Callable[[object, object], object]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+
+Number = int | float | bool
+
+
+@dataclass
+class Export:
+    """A function marked ``@gradc.export``.
+
+    Attributes:
+        name: its Python name.
+        node: its definition.
+        param_types: one type per parameter.
+        result_type: the declared result type, or None to infer it.
+    """
+
+    name: str
+    node: ast.FunctionDef
+    param_types: list[Type]
+    result_type: Type | None
+
+
+@dataclass
+class ModuleInfo:
+    """What the front end knows about a module before lowering any function.
+
+    Attributes:
+        source: the file.
+        name: the module name (file stem).
+        math_modules: local names bound to the ``math`` module.
+        math_names: local names bound to ``math`` functions (``from math import sin``).
+        gradc_modules: local names bound to ``gradc``.
+        gradc_names: local name -> name in ``gradc`` (``from gradc import export``).
+        constants: folded numeric module constants.
+        non_constants: module-level names assigned something that is not a constant,
+            with the assignment (for a clear error when a function reads one).
+        functions: top-level function definitions by name.
+        exports: exported functions, in source order.
+    """
+
+    source: SourceFile
+    name: str
+    math_modules: set[str] = field(default_factory=set)
+    math_names: dict[str, str] = field(default_factory=dict)
+    gradc_modules: set[str] = field(default_factory=set)
+    gradc_names: dict[str, str] = field(default_factory=dict)
+    constants: dict[str, Number] = field(default_factory=dict)
+    non_constants: dict[str, ast.stmt] = field(default_factory=dict)
+    functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    exports: list[Export] = field(default_factory=list)
+
+    def math_attr(self, node: ast.expr) -> str | None:
+        """``"sin"`` for ``math.sin`` (or an alias of it), else None."""
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in self.math_modules
+        ):
+            return node.attr
+        if isinstance(node, ast.Name) and node.id in self.math_names:
+            return self.math_names[node.id]
+        return None
+
+    def is_gradc(self, node: ast.expr, name: str) -> bool:
+        """True when ``node`` names ``gradc.<name>`` (directly or via an import alias)."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            return node.value.id in self.gradc_modules and node.attr == name
+        return isinstance(node, ast.Name) and self.gradc_names.get(node.id) == name
+
+
+def scan_module(source: SourceFile, name: str) -> ModuleInfo:
+    """Read the top level of ``source``.
+
+    Raises:
+        CompileError: a malformed ``@gradc.export`` (bad signature string, missing
+            parameter types) or an unsupported function form (``async def``, defaults).
+    """
+    info = ModuleInfo(source, name)
+    for stmt in source.tree.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                local = alias.asname or alias.name
+                if alias.name == "math":
+                    info.math_modules.add(local)
+                elif alias.name == "gradc":
+                    info.gradc_modules.add(local)
+        elif isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                local = alias.asname or alias.name
+                if stmt.module == "math":
+                    if alias.name in MATH_FUNCTIONS:
+                        info.math_names[local] = alias.name
+                    elif alias.name in MATH_CONSTANTS:
+                        info.constants[local] = MATH_CONSTANTS[alias.name]
+                elif stmt.module == "gradc":
+                    info.gradc_names[local] = alias.name
+        elif isinstance(stmt, ast.Assign | ast.AnnAssign):
+            _scan_assignment(info, stmt)
+        elif isinstance(stmt, ast.FunctionDef):
+            info.functions[stmt.name] = stmt
+            export = _export_of(info, stmt)
+            if export is not None:
+                info.exports.append(export)
+    return info
+
+
+def _scan_assignment(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> None:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    value = stmt.value
+    for target in targets:
+        if not isinstance(target, ast.Name):
+            continue
+        folded = fold_constant(info, value) if value is not None else None
+        if folded is None:
+            info.non_constants[target.id] = stmt
+            info.constants.pop(target.id, None)
+        else:
+            info.constants[target.id] = folded
+            info.non_constants.pop(target.id, None)
+
+
+def fold_constant(info: ModuleInfo, node: ast.expr) -> Number | None:
+    """The value of a constant expression over literals, constants and ``math``.
+
+    Returns None when ``node`` is not a numeric constant expression (or folding it
+    raises, e.g. ``1 / 0``: the error then belongs to the code that uses it).
+    """
+    try:
+        value = _fold(info, node)
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    if isinstance(value, bool | int | float):
+        return value
+    return None
+
+
+def _fold(info: ModuleInfo, node: ast.expr) -> object:
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool | int | float):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in info.constants:
+        return info.constants[node.id]
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in info.math_modules
+        and node.attr in MATH_CONSTANTS
+    ):
+        return MATH_CONSTANTS[node.attr]
+    if isinstance(node, ast.UnaryOp):
+        operand = _fold(info, node.operand)
+        if isinstance(node.op, ast.USub):
+            return -operand  # type: ignore[operator]
+        if isinstance(node.op, ast.UAdd):
+            return +operand  # type: ignore[operator]
+        if isinstance(node.op, ast.Not):
+            return not operand
+    if isinstance(node, ast.BinOp) and type(node.op) in _FOLD_BINOPS:
+        return _FOLD_BINOPS[type(node.op)](_fold(info, node.left), _fold(info, node.right))
+    if isinstance(node, ast.Call) and not node.keywords:
+        fn = info.math_attr(node.func)
+        if fn in MATH_FUNCTIONS:
+            return getattr(math, fn)(*(_fold(info, a) for a in node.args))
+    raise TypeError("not a constant")
+
+
+def _export_of(info: ModuleInfo, fn: ast.FunctionDef) -> Export | None:
+    src = info.source
+    for deco in fn.decorator_list:
+        signature: str | None = None
+        if info.is_gradc(deco, "export"):
+            pass
+        elif isinstance(deco, ast.Call) and info.is_gradc(deco.func, "export"):
+            if (
+                len(deco.args) != 1
+                or deco.keywords
+                or not isinstance(deco.args[0], ast.Constant)
+                or not isinstance(deco.args[0].value, str)
+            ):
+                raise src.error(
+                    'gradc.export takes one signature string, e.g. @gradc.export("f64(f64, i64)")',
+                    deco,
+                )
+            signature = deco.args[0].value
+        else:
+            continue
+        return _make_export(info, fn, signature, deco)
+    return None
+
+
+def _make_export(
+    info: ModuleInfo, fn: ast.FunctionDef, signature: str | None, deco: ast.expr
+) -> Export:
+    src = info.source
+    args = fn.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+        raise src.error(
+            f"exported function '{fn.name}' must take plain positional parameters "
+            "(no defaults, *args, **kwargs or keyword-only parameters)",
+            fn,
+        )
+    params = args.args
+    if signature is not None:
+        try:
+            result, types = parse_signature(signature)
+        except TypeSyntaxError as exc:
+            raise src.error(str(exc), deco) from None
+        if len(types) != len(params):
+            raise src.error(
+                f"signature string {signature!r} has {len(types)} parameter types but "
+                f"'{fn.name}' takes {len(params)} parameters",
+                deco,
+            )
+        return Export(fn.name, fn, types, result)
+    types = []
+    for p in params:
+        if p.annotation is None:
+            raise src.error(
+                f"missing type for parameter '{p.arg}' of exported function '{fn.name}'",
+                p,
+            )
+        types.append(_annotation(src, p.annotation))
+    result_type = _annotation(src, fn.returns) if fn.returns is not None else None
+    return Export(fn.name, fn, types, result_type)
+
+
+def _annotation(src: SourceFile, node: ast.expr) -> Type:
+    try:
+        return type_from_annotation(node)
+    except TypeSyntaxError as exc:
+        raise src.error(str(exc), node) from None
