@@ -114,7 +114,7 @@ class _Inference:
             for spec in list(self.specs.values()):
                 self._infer(spec)
         module = Module(self.info.name, source_file=self.src.path)
-        for spec in self.specs.values():
+        for spec in reversed(self.specs.values()):  # callees before callers
             self._finish(spec)
         for spec in self.specs.values():
             _Materializer(self, spec).run()
@@ -232,10 +232,17 @@ class _Inference:
             else:
                 ok = never_returns or _converts_to(result, declared)
             if not ok:
+                culprit: Instruction | Loc = fn.loc
+                for inst in fn.instructions():
+                    if isinstance(inst, ops.Return):
+                        t = inst.value.type if inst.value is not None else NONE
+                        if t != declared and not _converts_to(t, declared):
+                            culprit = inst
+                            break
                 raise self.error(
                     f"return type mismatch: '{fn.source_name}' is declared to return "
                     f"{python_name(declared)} but returns {python_name(result)}",
-                    fn.loc,
+                    culprit,
                 )
             result = declared
         fn.return_type = result
@@ -402,7 +409,7 @@ def _tuple_get(inf: _Inference, inst: Instruction) -> Type | None:
     if isinstance(t, UnknownType):
         return None
     if not isinstance(t, TupleType):
-        raise inf.error(f"a value of type {python_name(t)} cannot be indexed", inst)
+        raise inf.error(f"cannot unpack or subscript a value of type {python_name(t)}", inst)
     if not -len(t.elements) <= inst.index < len(t.elements):
         raise inf.error(f"tuple index {inst.index} out of range for {python_name(t)}", inst)
     if inst.index < 0:

@@ -176,6 +176,8 @@ class _FunctionLowering:
             raise self.src.error(
                 f"local variable '{read.name}' may be used before assignment", read.loc
             )
+        for check in [*self.unpacks, *self.int_checks]:
+            check.value = self.ssa.resolve(check.value)
         return LoweredFunction(self.fn, self.unpacks, self.int_checks)
 
     def _end_loc(self) -> Loc:

@@ -56,6 +56,7 @@ class SSABuilder:
         self.phi_var: dict[ops.Phi, str] = {}
         self.reads: list[VariableRead] = []
         self._loc: Loc | None = None
+        self.replaced: dict[Value, Value] = {}
 
     def add_edge(self, pred: Block, succ: Block) -> None:
         """Record the CFG edge ``pred → succ`` (call before ``succ`` is sealed)."""
@@ -117,6 +118,12 @@ class SSABuilder:
             self._add_operands(phi, name)
         self.sealed.add(block)
 
+    def resolve(self, value: Value) -> Value:
+        """What ``value`` became after :meth:`finish` removed trivial phis."""
+        while value in self.replaced:
+            value = self.replaced[value]
+        return value
+
     def finish(self) -> list[VariableRead]:
         """Clean up phis; return the reads that may see an undefined variable.
 
@@ -124,13 +131,8 @@ class SSABuilder:
         phis no ordinary instruction depends on, then returns every recorded read whose
         value is :data:`UNDEFINED` or a phi that can carry it.
         """
-        replaced: dict[Value, Value] = {}
-
-        def resolve(v: Value) -> Value:
-            while v in replaced:
-                v = replaced[v]
-            return v
-
+        replaced = self.replaced
+        resolve = self.resolve
         changed = True
         while changed:
             changed = False

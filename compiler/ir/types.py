@@ -155,7 +155,7 @@ def join(a: Type, b: Type) -> Type | None:
 
 
 def parse_type(text: str) -> Type:
-    """Parse the printed form of a type (``f64``, ``tuple[f64,i64]``, ``array[f64,2,C]``).
+    """Parse the printed form of a type (``f64``, ``tuple[f64,i64]``, ``array[f64,2,C]``, ``?``).
 
     Raises:
         ValueError: the text is not a type.
@@ -188,6 +188,9 @@ class _TypeParser:
         self.pos += 1
 
     def parse(self) -> Type:
+        if self.text.startswith("?", self.pos):  # UNKNOWN prints as "?"
+            self.pos += 1
+            return UNKNOWN
         word = self._word()
         if word in SCALARS:
             return SCALARS[word]

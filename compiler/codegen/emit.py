@@ -1,0 +1,152 @@
+"""Emission: optimise LLVM IR and write a relocatable ELF object for the host target.
+
+::
+
+    llvm_module = lower_export(ir_module, "f", symbol, options)
+    emitted = emit_object(llvm_module, options)      # -> EmittedObject
+    emitted.object_code                               # ELF .o bytes, byte-reproducible
+
+Objects are position independent (``reloc="pic"``, small code model): code and data are
+reached PC-relative, external functions (libm, libc) through PLT/GOT relocations against
+their names, so the same bytes link anywhere with LLVM's JIT linkers (JITLink and
+RuntimeDyld) and carry no address of the compiling process (DESIGN.md §2, §7.1).
+
+The target is the host's triple; ``options.cpu`` names the CPU (``"native"`` resolves to
+the host CPU and its feature string). Optimisation runs LLVM's new pass manager with the
+default ``-O<options.opt_level>`` pipeline.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+from llvmlite import ir as ll
+
+from gradc.compiler.options import CompilerOptions
+
+__all__ = [
+    "EmittedObject",
+    "emit_object",
+    "llvm_version",
+    "optimize",
+    "target_info",
+    "target_machine",
+]
+
+
+@dataclass(frozen=True)
+class EmittedObject:
+    """The products of one emission.
+
+    Attributes:
+        object_code: ELF relocatable object bytes.
+        llvm_text: the optimised LLVM IR, as text.
+        asm_text: the target assembly of the same code.
+    """
+
+    object_code: bytes
+    llvm_text: str
+    asm_text: str
+
+
+@functools.cache
+def _initialize() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+
+def llvm_version() -> str:
+    """The version of the LLVM bundled with llvmlite (``"22.1.0"``), for the cache key."""
+    return ".".join(str(part) for part in llvm.llvm_version_info)
+
+
+@functools.cache
+def _cpu_and_features(cpu: str) -> tuple[str, str]:
+    if cpu == "native":
+        _initialize()
+        features = llvm.get_host_cpu_features()
+        # sorted: one canonical string per feature set, whatever LLVM's map order
+        flat = ",".join(sorted(features.flatten().split(","))) if len(features) else ""
+        return llvm.get_host_cpu_name(), flat
+    return cpu, ""
+
+
+def target_info(options: CompilerOptions) -> dict[str, str]:
+    """The target code is generated for: ``{"triple", "cpu", "features"}``.
+
+    ``cpu`` is ``options.cpu`` with ``"native"`` resolved to the host's CPU name, and
+    ``features`` is then the host's sorted ``+feat,-feat`` string (empty otherwise). These
+    three strings go into the cache key and the artifact manifest.
+    """
+    _initialize()
+    cpu, features = _cpu_and_features(options.cpu)
+    return {"triple": llvm.get_process_triple(), "cpu": cpu, "features": features}
+
+
+@functools.cache
+def _target_machine(triple: str, cpu: str, features: str, opt_level: int) -> llvm.TargetMachine:
+    target = llvm.Target.from_triple(triple)
+    return target.create_target_machine(
+        cpu=cpu, features=features, opt=opt_level, reloc="pic", codemodel="default"
+    )
+
+
+def target_machine(options: CompilerOptions) -> llvm.TargetMachine:
+    """The LLVM target machine for ``options`` (cached per triple, CPU and opt level).
+
+    Host triple; ``reloc="pic"`` and the small code model (what LLVM's JIT linkers and
+    ordinary shared objects link); codegen optimisation level ``options.opt_level``.
+
+    Raises:
+        RuntimeError: LLVM does not know the CPU or the triple.
+    """
+    info = target_info(options)
+    return _target_machine(info["triple"], info["cpu"], info["features"], options.opt_level)
+
+
+def optimize(llvm_module_text: str, options: CompilerOptions) -> llvm.ModuleRef:
+    """Parse, verify and optimise LLVM IR text with the ``-O<opt_level>`` pipeline.
+
+    The module gets the target's triple and data layout first, so that the optimiser
+    sees the real type sizes and the target's cost model. Vectorisers run from ``-O2``
+    on, as in clang.
+
+    Raises:
+        RuntimeError: the text does not parse or the module does not verify (a code
+            generator bug: the message is LLVM's).
+    """
+    _initialize()
+    tm = target_machine(options)
+    mod = llvm.parse_assembly(llvm_module_text)
+    mod.triple = tm.triple
+    mod.data_layout = str(tm.target_data)
+    mod.verify()
+    pto = llvm.create_pipeline_tuning_options(speed_level=options.opt_level)
+    pto.loop_vectorization = options.opt_level >= 2
+    pto.slp_vectorization = options.opt_level >= 2
+    pb = llvm.create_pass_builder(tm, pto)
+    pm = pb.getModulePassManager()
+    pm.run(mod, pb)
+    return mod
+
+
+def emit_object(llvm_module: ll.Module | str, options: CompilerOptions) -> EmittedObject:
+    """Optimise ``llvm_module`` (an ``llvmlite.ir`` module or its text) and emit it.
+
+    Deterministic: the same input text and options give byte-identical objects in any
+    process (nothing depends on hash seeds, addresses or time).
+
+    Raises:
+        RuntimeError: LLVM rejects the module (see :func:`optimize`).
+    """
+    text = llvm_module if isinstance(llvm_module, str) else str(llvm_module)
+    mod = optimize(text, options)
+    tm = target_machine(options)
+    llvm_text = str(mod)
+    # Code generation rewrites the module in place (CodeGenPrepare): emit the object from
+    # a clone so that the object and the assembly both come from the optimised IR.
+    object_code = bytes(tm.emit_object(mod.clone()))
+    asm_text = tm.emit_assembly(mod)
+    return EmittedObject(object_code=object_code, llvm_text=llvm_text, asm_text=asm_text)

@@ -1,0 +1,438 @@
+"""Deterministic textual form of the IR (parsed back by :mod:`gradc.compiler.ir.parser`).
+
+Example (``print_module(mod, locs=True)``; without ``locs`` the ``loc(...)`` suffixes are
+left out)::
+
+    module @poly source "poly.py"
+
+    func @poly(%x: f64, %n: i64) -> f64 export loc("poly.py":3:0) {
+    ^entry:
+      %0 = const 0.0 : f64  loc("poly.py":4:8)
+      %1 = const 0 : i64  loc("poly.py":5:8)
+      br ^loop  loc("poly.py":6:4)
+    ^loop:
+      %s = phi [^entry: %0], [^body: %3] : f64  loc("poly.py":6:4)
+      %k = phi [^entry: %1], [^body: %4] : i64  loc("poly.py":6:4)
+      %2 = cmp lt %k, %n : i1  loc("poly.py":6:10)
+      condbr %2, ^body, ^exit  loc("poly.py":6:4)
+    ^body:
+      %c = math sin(%x) : f64  loc("poly.py":7:13)
+      %3 = add %s, %c : f64  loc("poly.py":7:8)
+      %4 = add %k, %one : i64  loc("poly.py":8:8)
+      ...
+    ^exit:
+      ret %s  loc("poly.py":9:4)
+    }
+
+Grammar (one construct per line; ``//`` starts a comment; blank lines are ignored)::
+
+    module      ::= ["module" SYMBOL ["source" STRING]] function*
+    function    ::= "func" SYMBOL "(" [VALUE ":" TYPE {"," VALUE ":" TYPE}] ")"
+                    "->" TYPE ["export"] ["source_name" STRING] [LOC] "{"
+                    {LABEL ":" instruction*} "}"
+    instruction ::= [VALUE "="] OPNAME items [":" TYPE] [LOC]
+                  | VALUE "=" "phi" ["[" LABEL ":" VALUE "]" {"," ...}] ":" TYPE [LOC]
+    LOC         ::= "loc(" STRING ":" LINE ":" COL ")"      (1-based line, 0-based col)
+
+``VALUE`` is ``%name`` or ``%N``, ``LABEL`` is ``^label``, ``SYMBOL`` is ``@name`` (or
+``@"any text"``), ``TYPE`` is ``str(type)`` (:func:`gradc.compiler.ir.types.parse_type`).
+
+Generic operation syntax. Every operation except ``phi`` is printed from its class
+declarations alone: after ``OPNAME`` come its dataclass fields in declaration order
+(:func:`operation_fields`), each printed by kind:
+
+- operand: ``%v`` (a ``None`` optional operand, as in ``ret``, is left out);
+- tuple of operands: ``(%a, %b)``;
+- successor: ``^label``;
+- attribute: ``true``/``false``; an int; a float as ``repr`` (``0.5``, ``1e+300``,
+  ``inf``, ``-inf``, ``nan``); a string bare when it is a plain word
+  (``[A-Za-z_][A-Za-z0-9_]*``, not a literal keyword) and JSON-quoted otherwise, or
+  ``@name`` for the function-symbol attributes in :data:`SYMBOL_ATTRS`; a type as its
+  text; a tuple as ``[a, b]``; ``None`` as ``none``.
+
+An attribute is followed by a space, any other field by a comma; a tuple of operands is
+attached to the word before it. Hence ``%2 = cmp lt %a, %b : i1``, ``%3 = math sin(%x) :
+f64``, ``%4 = call @f(%a, %b) : f64``, ``%5 = extract %t, 1 : i64``, ``condbr %c, ^a,
+^b``, ``raise ValueError "x must be positive"``, ``ret``. Numeric literal attributes
+(annotated ``int | float | bool``, such as ``const``'s value) are read and printed as the
+result type says (:func:`coerce_literal`): ``const 1.0 : f64``, ``const true : i1``.
+
+An instruction prints ``%name =`` and ``: TYPE`` unless it is a terminator (a terminator
+whose type is neither unknown nor ``none`` prints them too).
+
+Names: a value's ``name`` hint is used when it is an identifier-like word
+(``[^\\W\\d][\\w.]*``; other characters become ``_``); repeated hints get ``.1``, ``.2``,
+... (the first free one); values without a usable hint are numbered ``%0, %1, ...`` in
+order (parameters first, then instructions block by block). Block labels are deduplicated
+the same way. Values and blocks that do not belong to the function (invalid IR, shown in
+verifier messages) print as ``%?name`` and ``^?label``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import types as pytypes
+import typing
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
+from gradc.compiler.ir.loc import UNKNOWN_LOC, Loc
+from gradc.compiler.ir.types import NONE, UNKNOWN, ScalarType, Type
+
+#: Attribute fields that name a function of the module; printed as ``@name``.
+SYMBOL_ATTRS: frozenset[str] = frozenset({"callee"})
+
+#: Words that are literals in attribute position, so strings equal to them are quoted.
+LITERAL_WORDS: frozenset[str] = frozenset({"true", "false", "inf", "nan", "none", "loc"})
+
+_VALUE_NAME = re.compile(r"[^\W\d][\w.]*")
+_LABEL = re.compile(r"[\w.]+")
+_SYMBOL = re.compile(r"[\w.$]+")
+_BARE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BAD_NAME_CHARS = re.compile(r"[^\w.]")
+
+FieldKind = Literal["operand", "operands", "successor", "attr"]
+
+_BASE_FIELDS = frozenset(f.name for f in dataclasses.fields(Instruction))
+
+
+@dataclass(frozen=True)
+class OpField:
+    """One printed field of an operation class.
+
+    Attributes:
+        name: the dataclass field name.
+        kind: ``"operand"`` (one Value), ``"operands"`` (a tuple of Values),
+            ``"successor"`` (a Block) or ``"attr"`` (plain data).
+        optional: the field may hold ``None`` (its annotation includes ``None``).
+        annotation: the resolved type annotation (drives attribute parsing).
+    """
+
+    name: str
+    kind: FieldKind
+    optional: bool
+    annotation: object
+
+
+@cache
+def operation_fields(cls: type[Instruction]) -> tuple[OpField, ...]:
+    """The fields of operation class ``cls`` in declaration (= printing) order.
+
+    Raises:
+        TypeError: a field of ``cls`` is not declared in ``OPERANDS``, ``SUCCESSORS`` or
+            ``ATTRS``, or a declared name is not a field (``Phi``, whose ``incoming`` is
+            special, is the one operation this does not describe).
+    """
+    hints = typing.get_type_hints(cls)
+    own = [f for f in dataclasses.fields(cls) if f.name not in _BASE_FIELDS]
+    names = {f.name for f in own}
+    for declared in (*cls.OPERANDS, *cls.SUCCESSORS, *cls.ATTRS):
+        if declared not in names:
+            raise TypeError(f"{cls.__name__} declares {declared!r}, which is not a field")
+    out: list[OpField] = []
+    for f in own:
+        ann = hints[f.name]
+        optional, inner = _split_optional(ann)
+        kind: FieldKind
+        if f.name in cls.OPERANDS:
+            kind = "operands" if typing.get_origin(inner) is tuple else "operand"
+        elif f.name in cls.SUCCESSORS:
+            kind = "successor"
+        elif f.name in cls.ATTRS:
+            kind = "attr"
+        else:
+            raise TypeError(
+                f"{cls.__name__}.{f.name} is not declared in OPERANDS, SUCCESSORS or ATTRS"
+            )
+        out.append(OpField(f.name, kind, optional, ann))
+    return tuple(out)
+
+
+def _split_optional(ann: object) -> tuple[bool, object]:
+    """``(True, X)`` for ``X | None``; ``(False, ann)`` otherwise."""
+    if typing.get_origin(ann) in (typing.Union, pytypes.UnionType):
+        args = [a for a in typing.get_args(ann) if a is not type(None)]
+        if len(args) < len(typing.get_args(ann)):
+            if len(args) == 1:
+                return True, args[0]
+            return True, typing.Union[tuple(args)]  # noqa: UP007 - runtime construction
+    return False, ann
+
+
+def is_literal_annotation(ann: object) -> bool:
+    """True for attribute annotations made only of ``int``, ``float`` and ``bool``."""
+    if typing.get_origin(ann) in (typing.Union, pytypes.UnionType):
+        return all(a in (int, float, bool) for a in typing.get_args(ann))
+    return False
+
+
+def coerce_literal(value: object, type: Type) -> object:
+    """Read a numeric literal attribute as the (scalar) result ``type`` says.
+
+    Lossless conversions only: ints and bools become floats for float types, ``0``/``1``
+    become ``False``/``True`` for ``i1``, bools become ints for the other int types.
+    Anything else (``1.5`` for ``i64``) is returned unchanged, for the verifier to report.
+    """
+    if not isinstance(type, ScalarType) or not isinstance(value, int | float):
+        return value
+    if type.is_float and isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:
+            return value
+    if type.is_bool and isinstance(value, int) and not isinstance(value, bool):
+        return bool(value) if value in (0, 1) else value
+    if type.is_int and not type.is_bool and isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def has_result(inst: Instruction) -> bool:
+    """True when ``inst`` defines a printed value (``%r = ...``).
+
+    Non-terminators always do; terminators only when typed other than unknown or none.
+    """
+    return not inst.IS_TERMINATOR or inst.type not in (UNKNOWN, NONE)
+
+
+# ---------------------------------------------------------------------------------
+# names
+
+
+class Names:
+    """Printed names of the values and blocks of one function (see the module docstring).
+
+    Args:
+        fn: the function; names are computed once, at construction.
+    """
+
+    def __init__(self, fn: Function) -> None:
+        self._values: dict[Value, str] = {}
+        self._blocks: dict[Block, str] = {}
+        self._foreign_values: dict[Value, str] = {}
+        taken: set[str] = set()
+        counter = 0
+        for v in _defined_values(fn):
+            hint = _usable_hint(v.name)
+            if hint is None:
+                self._values[v] = str(counter)
+                counter += 1
+            else:
+                name = _first_free(hint, taken)
+                taken.add(name)
+                self._values[v] = name
+        labels: set[str] = set()
+        for b in fn.blocks:
+            label = _first_free(_sanitize_label(b.label), labels)
+            labels.add(label)
+            self._blocks[b] = label
+
+    def value(self, v: Value | None) -> str:
+        """``%name`` of ``v`` (``%?name`` when ``v`` is not defined in the function)."""
+        if v is None:
+            return "%?none"
+        if v in self._values:
+            return "%" + self._values[v]
+        if v not in self._foreign_values:
+            hint = _usable_hint(v.name)
+            self._foreign_values[v] = hint if hint is not None else str(len(self._foreign_values))
+        return "%?" + self._foreign_values[v]
+
+    def block(self, b: Block) -> str:
+        """``^label`` of ``b`` (``^?label`` when ``b`` is not a block of the function)."""
+        if b in self._blocks:
+            return "^" + self._blocks[b]
+        label = getattr(b, "label", None)
+        return "^?" + _sanitize_label(label if isinstance(label, str) else "")
+
+
+def _defined_values(fn: Function) -> list[Value]:
+    out: list[Value] = list(fn.params)
+    for inst in fn.instructions():
+        if has_result(inst):
+            out.append(inst)
+    return out
+
+
+def _usable_hint(name: str | None) -> str | None:
+    if not name:
+        return None
+    clean = _BAD_NAME_CHARS.sub("_", name)
+    return clean if _VALUE_NAME.fullmatch(clean) else None
+
+
+def _sanitize_label(label: str) -> str:
+    clean = _BAD_NAME_CHARS.sub("_", label)
+    return clean if clean else "bb"
+
+
+def _first_free(base: str, taken: set[str]) -> str:
+    if base not in taken:
+        return base
+    n = 1
+    while f"{base}.{n}" in taken:
+        n += 1
+    return f"{base}.{n}"
+
+
+# ---------------------------------------------------------------------------------
+# leaves
+
+
+def format_symbol(name: str) -> str:
+    """``@name``, or ``@"..."`` (JSON-quoted) when ``name`` is not a plain symbol."""
+    return "@" + (name if _SYMBOL.fullmatch(name) else json.dumps(name))
+
+
+def format_string(text: str) -> str:
+    """A string attribute: bare when a plain word, JSON-quoted otherwise."""
+    if _BARE_WORD.fullmatch(text) and text not in LITERAL_WORDS:
+        return text
+    return json.dumps(text)
+
+
+def format_attr(value: object, *, symbol: bool = False) -> str:
+    """The printed form of one attribute value (see the module docstring).
+
+    Raises:
+        TypeError: the value is of a kind the text format has no syntax for.
+    """
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return format_symbol(value) if symbol else format_string(value)
+    if isinstance(value, Type):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(format_attr(v, symbol=symbol) for v in value) + "]"
+    raise TypeError(f"cannot print attribute value {value!r} of type {type(value).__name__}")
+
+
+def format_loc(loc: Loc) -> str:
+    """``loc("file.py":LINE:COL)`` with the 1-based line and 0-based column."""
+    return f"loc({json.dumps(loc.file)}:{loc.line}:{loc.col})"
+
+
+# ---------------------------------------------------------------------------------
+# instructions, functions, modules
+
+
+def format_instruction(inst: Instruction, names: Names, *, locs: bool = False) -> str:
+    """One instruction line (without indentation), names taken from ``names``."""
+    if isinstance(inst, ops.Phi):
+        edges = ", ".join(f"[{names.block(b)}: {names.value(v)}]" for b, v in inst.incoming)
+        body = "phi" + (" " + edges if edges else "")
+    else:
+        body = _format_generic(inst, names)
+    text = body
+    if has_result(inst):
+        text = f"{names.value(inst)} = {body} : {inst.type}"
+    if locs and inst.loc != UNKNOWN_LOC:
+        text += "  " + format_loc(inst.loc)
+    return text
+
+
+def _format_generic(inst: Instruction, names: Names) -> str:
+    parts = [inst.OPNAME]
+    after_word = True  # the opname or an attribute: followed by a space, not a comma
+    for spec in operation_fields(type(inst)):
+        value = getattr(inst, spec.name)
+        if spec.kind == "operand":
+            if value is None:
+                continue
+            text = names.value(value)
+        elif spec.kind == "operands":
+            items = value if isinstance(value, tuple | list) else (value,)
+            text = "(" + ", ".join(names.value(v) for v in items) + ")"
+        elif spec.kind == "successor":
+            text = names.block(value)
+        else:
+            if is_literal_annotation(spec.annotation):
+                value = coerce_literal(value, inst.type)
+            text = format_attr(value, symbol=spec.name in SYMBOL_ATTRS)
+        if spec.kind == "operands" and after_word:
+            sep = ""
+        else:
+            sep = " " if after_word else ", "
+        parts.append(sep + text)
+        after_word = spec.kind == "attr"
+    return "".join(parts)
+
+
+def print_instruction(inst: Instruction, *, locs: bool = False) -> str:
+    """One instruction, named as in its function's printout (for diagnostics)."""
+    fn = inst.function
+    names = Names(fn if fn is not None else Function("?"))
+    return format_instruction(inst, names, locs=locs)
+
+
+def print_function(fn: Function, *, locs: bool = False) -> str:
+    """The text of one function, ending in a newline.
+
+    Args:
+        fn: the function (need not be valid: broken IR prints as far as possible).
+        locs: end each instruction line (and the ``func`` line) with its location,
+            ``loc("file.py":12:4)``, unless the location is unknown.
+    """
+    names = Names(fn)
+    params = ", ".join(f"{names.value(p)}: {p.type}" for p in fn.params)
+    head = f"func {format_symbol(fn.name)}({params}) -> {fn.return_type}"
+    if fn.exported:
+        head += " export"
+    if fn.source_name and fn.source_name != fn.name:
+        head += f" source_name {json.dumps(fn.source_name)}"
+    if locs and fn.loc != UNKNOWN_LOC:
+        head += " " + format_loc(fn.loc)
+    lines = [head + " {"]
+    for b in fn.blocks:
+        lines.append(names.block(b) + ":")
+        for inst in b.instructions:
+            lines.append("  " + format_instruction(inst, names, locs=locs))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def print_module(mod: Module, *, locs: bool = False) -> str:
+    """The text of a module: a ``module`` line, then each function after a blank line.
+
+    Args:
+        mod: the module.
+        locs: print instruction locations (see :func:`print_function`).
+    """
+    head = f"module {format_symbol(mod.name)}"
+    if mod.source_file:
+        head += f" source {json.dumps(mod.source_file)}"
+    chunks = [head + "\n"]
+    chunks.extend(print_function(fn, locs=locs) for fn in mod.functions.values())
+    return "\n".join(chunks)
+
+
+__all__ = [
+    "LITERAL_WORDS",
+    "SYMBOL_ATTRS",
+    "Names",
+    "OpField",
+    "coerce_literal",
+    "format_attr",
+    "format_instruction",
+    "format_loc",
+    "format_string",
+    "format_symbol",
+    "has_result",
+    "is_literal_annotation",
+    "operation_fields",
+    "print_function",
+    "print_instruction",
+    "print_module",
+]
