@@ -67,9 +67,8 @@ def _cpu_and_features(cpu: str) -> tuple[str, str]:
     if cpu == "native":
         _initialize()
         features = llvm.get_host_cpu_features()
-        # sorted: one canonical string per feature set, whatever LLVM's map order
-        flat = ",".join(sorted(features.flatten().split(","))) if len(features) else ""
-        return llvm.get_host_cpu_name(), flat
+        # sorted by name: one canonical string per feature set
+        return llvm.get_host_cpu_name(), features.flatten(sort=True)
     return cpu, ""
 
 

@@ -1,0 +1,184 @@
+"""Fixtures for code generator tests: build IR, lower, emit, link with LLJIT, call by ctypes.
+
+The ``codegen`` fixture (session-scoped) is a :class:`Toolkit`:
+
+- ``codegen.function(module, name, [("x", F64)], F64)`` adds a function to an IR module
+  and returns a :class:`~gradc.compiler.ir.builder.Builder` positioned in its entry block;
+- ``codegen.build(module, ["f", "g"])`` lowers and emits each export to its own object,
+  links all of them into one JIT library and returns ``{name: callable}``; a callable takes
+  Python scalars, returns the result (a tuple for tuple results) or raises the Python
+  exception of the error record, with ``.line`` set to the record's line;
+- ``codegen.outcome(fn, *args)`` runs ``fn`` and returns ``("ok", value)`` or
+  ``("raise", type, message)``, the same for compiled and Python functions.
+
+Calling follows docs/abi.md exactly (status return, ``out`` pointer, 48-byte error record).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import llvmlite.binding as llvm
+import pytest
+
+from gradc.compiler.codegen.emit import emit_object
+from gradc.compiler.codegen.lower import lower_export
+from gradc.compiler.ir.builder import Builder
+from gradc.compiler.ir.core import Argument, Function, Module
+from gradc.compiler.ir.loc import Loc
+from gradc.compiler.ir.types import F32, F64, I1, I8, I32, I64, NoneType, TupleType, Type
+from gradc.compiler.options import CompilerOptions
+
+EXCEPTIONS: dict[int, type[Exception]] = {
+    1: ValueError,
+    2: ZeroDivisionError,
+    3: AssertionError,
+    4: OverflowError,
+    5: IndexError,
+    6: TypeError,
+    7: MemoryError,
+    8: RuntimeError,
+}
+
+
+class GradcError(ctypes.Structure):
+    """The error record of docs/abi.md."""
+
+    _fields_ = [
+        ("kind", ctypes.c_int32),
+        ("line", ctypes.c_int32),
+        ("message", ctypes.c_char_p),
+        ("data", ctypes.c_int64 * 4),
+    ]
+
+
+assert ctypes.sizeof(GradcError) == 48
+
+_SCALARS = {
+    F64: ctypes.c_double,
+    F32: ctypes.c_float,
+    I64: ctypes.c_int64,
+    I32: ctypes.c_int32,
+    I8: ctypes.c_int8,
+    I1: ctypes.c_uint8,
+}
+
+
+def ctype_of(t: Type) -> Any:
+    """The ctypes type of IR type ``t`` at the ABI (tuples become Structures)."""
+    if isinstance(t, TupleType):
+        fields = [(f"e{i}", ctype_of(e)) for i, e in enumerate(t.elements)]
+        return type("Tuple", (ctypes.Structure,), {"_fields_": fields})
+    if isinstance(t, NoneType):
+        return ctypes.c_uint8
+    return _SCALARS[t]  # type: ignore[index]
+
+
+def from_c(value: Any, t: Type) -> Any:
+    """A Python value from the ctypes value of IR type ``t``."""
+    if isinstance(t, TupleType):
+        return tuple(from_c(getattr(value, f"e{i}"), e) for i, e in enumerate(t.elements))
+    if isinstance(t, NoneType):
+        return None
+    raw = value.value if hasattr(value, "value") else value
+    return bool(raw) if t == I1 else raw
+
+
+class Compiled:
+    """A linked export callable from Python through ctypes."""
+
+    def __init__(self, func: Function, address: int) -> None:
+        self.func = func
+        self.result_type = ctype_of(func.return_type)
+        argtypes = [ctype_of(p.type) for p in func.params]
+        proto = ctypes.CFUNCTYPE(
+            ctypes.c_int32, *argtypes, ctypes.POINTER(self.result_type), ctypes.POINTER(GradcError)
+        )
+        self.cfunc = proto(address)
+
+    def __call__(self, *args: Any) -> Any:
+        out = self.result_type()
+        err = GradcError()
+        status = self.cfunc(*args, ctypes.byref(out), ctypes.byref(err))
+        if status != 0:
+            assert status == err.kind, (status, err.kind)
+            exc = EXCEPTIONS[status](err.message.decode("utf-8"))
+            exc.line = err.line  # type: ignore[attr-defined]
+            raise exc
+        return from_c(out, self.func.return_type)
+
+
+class Toolkit:
+    """Builds IR functions and compiles them into one JIT per session."""
+
+    def __init__(self) -> None:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        self.jit = llvm.create_lljit_compiler()
+        self._trackers: list[Any] = []
+        self._libraries = 0
+
+    @staticmethod
+    def function(
+        module: Module, name: str, params: Sequence[tuple[str, Type]], result: Type, line: int = 1
+    ) -> Builder:
+        """Add function ``name`` to ``module``; return a builder at its entry block."""
+        func = Function(
+            name,
+            params=[Argument(type=t, name=n, index=i) for i, (n, t) in enumerate(params)],
+            return_type=result,
+            loc=Loc(f"{module.name}.py", line, 0),
+            source_name=name,
+        )
+        module.add(func)
+        b = Builder(func)
+        b.position_at_end(func.add_block("entry"))
+        b.loc = Loc(f"{module.name}.py", line, 4)
+        return b
+
+    def objects(
+        self, module: Module, exports: Sequence[str], options: CompilerOptions | None = None
+    ) -> dict[str, bytes]:
+        """Object code per export (symbol ``gradc_<name>_test``)."""
+        options = options or CompilerOptions()
+        out = {}
+        for name in exports:
+            llmod = lower_export(module, name, self.symbol(name), options)
+            out[name] = emit_object(llmod, options).object_code
+        return out
+
+    @staticmethod
+    def symbol(name: str) -> str:
+        """The test symbol of export ``name``."""
+        return f"gradc_{name}_test"
+
+    def build(
+        self, module: Module, exports: Sequence[str], options: CompilerOptions | None = None
+    ) -> dict[str, Compiled]:
+        """Compile ``exports`` of ``module`` and link them into this process."""
+        objects = self.objects(module, exports, options)
+        builder = llvm.JITLibraryBuilder()
+        for name, obj in objects.items():
+            builder.add_object_img(obj).export_symbol(self.symbol(name))
+        self._libraries += 1
+        tracker = builder.link(self.jit, f"codegen_test_{self._libraries}")
+        self._trackers.append(tracker)  # keep the code mapped for the whole session
+        return {
+            name: Compiled(module.functions[name], tracker[self.symbol(name)]) for name in exports
+        }
+
+    @staticmethod
+    def outcome(fn: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
+        """``("ok", value)`` or ``("raise", exception type, message)``."""
+        try:
+            return ("ok", fn(*args))
+        except (ValueError, ZeroDivisionError, OverflowError, AssertionError) as exc:
+            return ("raise", type(exc), str(exc))
+
+
+@pytest.fixture(scope="session")
+def codegen() -> Toolkit:
+    """The session's :class:`Toolkit`."""
+    return Toolkit()
