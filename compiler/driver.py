@@ -126,6 +126,8 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
     from gradc.compiler.infer import infer_module
     from gradc.compiler.ir.printer import print_function
     from gradc.compiler.ir.verifier import verify_module
+    from gradc.passes.registry import DEFAULT_PIPELINE
+    from gradc.passes.registry import get as get_pass
 
     timer = _Timer()
     with timer.phase("parse"):
@@ -135,6 +137,9 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
         module = infer_module(info)
     with timer.phase("passes"):
         verify_module(module)
+        for name in DEFAULT_PIPELINE:
+            module = get_pass(name).run(module)
+            verify_module(module)
     target = target_info(options)
     versions = {
         "gradc": gradc_version(),
