@@ -241,7 +241,10 @@ class _ModuleLowering:
                             func.loc,
                         )
             llname = symbol if name == export else internal_name(name)
-            self.functions[name] = self._declare(func, llname, internal=name != export)
+            try:
+                self.functions[name] = self._declare(func, llname, internal=name != export)
+            except CompileError as exc:  # an unsupported type: point at the def line
+                raise CompileError(exc.message, func.loc) from None
         for name in order:
             _FunctionLowering(self, self.module.functions[name], self.functions[name]).run()
         return self.llmod
@@ -406,6 +409,16 @@ class _FunctionLowering:
         self.inst: Instruction | None = None
 
     def run(self) -> None:
+        """Lower the whole body; unsupported types are reported at the instruction."""
+        try:
+            self._run()
+        except CompileError as exc:
+            if exc.loc.line > 0:
+                raise
+            loc = self.inst.loc if self.inst is not None else self.func.loc
+            raise CompileError(exc.message, loc) from None
+
+    def _run(self) -> None:
         func, pro = self.func, self._prologue
         for p, arg in zip(func.params, self.llfn.args):
             self.values[p] = self._from_abi(pro, arg, p.type)
@@ -483,10 +496,15 @@ class _FunctionLowering:
             self._raise_blocks[key] = block
         return block
 
+    def _continuation(self) -> str:
+        """Label of the block after a check: ``<ir label>.ok`` (llvmlite numbers repeats)."""
+        block = self.inst.block if self.inst is not None else None
+        return f"{block.label}.ok" if block is not None else "ok"
+
     def _raise_if(self, cond: ll.Value, kind: str, message: str) -> None:
         """Raise ``kind(message)`` when ``cond`` (i1) is true; continue in a fresh block."""
         fail = self._raise_block(kind, message)
-        ok = self.llfn.append_basic_block(f"{self.b.block.name}.ok")
+        ok = self.llfn.append_basic_block(self._continuation())
         br = self.b.cbranch(cond, fail, ok)
         br.set_weights([1, 1 << 20])  # exceptions are cold
         self.b.position_at_end(ok)
@@ -905,6 +923,12 @@ class _FunctionLowering:
                 ]
             )
             self._raise_if(pole, "ValueError", _DOMAIN_ERROR)
+        if fn.name == "sqrt":
+            # the domain rule, decided on the argument: only x < 0 (not -0.0, not NaN)
+            # gives NaN from non-NaN, and sqrt of a finite number is finite
+            negative = b.fcmp_ordered("<", x, self._fconst(ty, 0.0))
+            self._raise_if(negative, "ValueError", _DOMAIN_ERROR)
+            return self._call_intrinsic("sqrt", x)
         if fn.name in _MATH_INTRINSICS:
             r = self._call_intrinsic(fn.name, *args)
         elif fn.name in _MATH_LIBM:
@@ -947,7 +971,7 @@ class _FunctionLowering:
         status = b.call(llcallee, [*args, slot, self.err], name=f"{inst.callee}.status")
         failed = b.icmp_signed("!=", status, ll.Constant(_I32, 0))
         propagate = self.llfn.append_basic_block(f"propagate.{inst.callee}")
-        ok = self.llfn.append_basic_block(f"{b.block.name}.ok")
+        ok = self.llfn.append_basic_block(self._continuation())
         b.cbranch(failed, propagate, ok).set_weights([1, 1 << 20])
         ll.IRBuilder(propagate).ret(status)
         b.position_at_end(ok)
