@@ -1,0 +1,334 @@
+"""The artifact manifest: ``manifest.msgpack`` at the root of ``NAME.gradc/`` (DESIGN.md §5).
+
+Schema (a msgpack map; every map is written with sorted keys, so identical builds give
+identical bytes)::
+
+    format_version: [major, minor]                 # FORMAT_VERSION
+    producer:  {gradc: str, llvmlite: str, llvm: str}
+    target:    {triple: str, cpu: str, features: str}
+    module:    str                                 # module name (file stem)
+    entries: [                                     # exports, in source order
+      { name: str,                                 # Python name of the export
+        signature: {params: [[name, type], ...], result: type},   # gradc type strings
+        abi_version: int,                          # docs/abi.md (ABI_VERSION)
+        symbol: str,                               # C-ABI entry symbol in the object
+        object: "objects/<sha256>.o",              # relative path of the ELF object
+        sha256: str,                               # hex sha256 of the object's bytes
+        key: str,                                  # hex sha256 cache key
+        key_components: {str: str | int | float | bool | None},
+        dependencies: {str: str},                  # callee/dependency name -> its hash
+        texts: {"ir"|"llvm"|"asm": "texts/<sha256>.ir" | ".ll" | ".s"} }, ...]
+
+Readers accept any minor version of their major version (unknown fields are ignored) and
+refuse other major versions with :class:`FormatVersionError`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+
+from gradc.artifacts.errors import ArtifactError, FormatVersionError
+
+#: (major, minor) of the format this module writes.
+FORMAT_VERSION: tuple[int, int] = (1, 0)
+
+#: Calling-convention version of docs/abi.md.
+ABI_VERSION = 1
+
+MANIFEST_NAME = "manifest.msgpack"
+
+#: Text kinds stored beside objects, and their file extensions.
+TEXT_EXTENSIONS: dict[str, str] = {"ir": ".ir", "llvm": ".ll", "asm": ".s"}
+
+_SHA = r"[0-9a-f]{64}"
+_OBJECT_PATH = re.compile(rf"objects/({_SHA})\.o")
+_TEXT_PATH = re.compile(rf"texts/({_SHA})\.(ir|ll|s)")
+
+
+def object_path(sha256: str) -> str:
+    """Relative path of an object blob: ``objects/<sha256>.o``."""
+    return f"objects/{sha256}.o"
+
+
+def text_path(sha256: str, kind: str) -> str:
+    """Relative path of a text blob: ``texts/<sha256>.ir`` (``.ll`` for llvm, ``.s`` for asm)."""
+    return f"texts/{sha256}{TEXT_EXTENSIONS[kind]}"
+
+
+def blob_sha256(relpath: str) -> str:
+    """The sha256 named by a blob's relative path (the content address).
+
+    Raises:
+        ArtifactError: the path is not ``objects/<sha>.o`` or ``texts/<sha>.<ext>`` (this
+            also refuses absolute paths and ``..`` in a hostile manifest).
+    """
+    m = _OBJECT_PATH.fullmatch(relpath) or _TEXT_PATH.fullmatch(relpath)
+    if m is None:
+        raise ArtifactError(f"invalid blob path {relpath!r} in manifest")
+    return m.group(1)
+
+
+@dataclass(frozen=True)
+class Producer:
+    """Versions of what produced the artifact (gradc, llvmlite, and LLVM as ``"22.1.0"``)."""
+
+    gradc: str
+    llvmlite: str
+    llvm: str
+
+
+@dataclass(frozen=True)
+class Target:
+    """Code-generation target: LLVM triple, CPU name and feature string (``"+avx2,..."``)."""
+
+    triple: str
+    cpu: str
+    features: str
+
+
+@dataclass(frozen=True)
+class EntrySignature:
+    """Signature of an export: ``params`` as (name, gradc type) pairs, ``result`` type string.
+
+    Type strings are those of ``gradc.compiler.driver.Signature``: ``"f64"``, ``"f32"``,
+    ``"i64"``, ``"i32"``, ``"bool"``, ``"none"``, ``"tuple[f64,i64]"`` (nesting allowed).
+    """
+
+    params: tuple[tuple[str, str], ...]
+    result: str
+
+    def __str__(self) -> str:
+        args = ", ".join(f"{n}: {t}" for n, t in self.params)
+        return f"({args}) -> {self.result}"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One exported function of the artifact (see the module docstring for the fields)."""
+
+    name: str
+    signature: EntrySignature
+    abi_version: int
+    symbol: str
+    object: str
+    sha256: str
+    key: str
+    key_components: dict[str, Any] = field(default_factory=dict)
+    dependencies: dict[str, str] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The decoded ``manifest.msgpack``."""
+
+    producer: Producer
+    target: Target
+    module: str
+    entries: tuple[Entry, ...]
+    format_version: tuple[int, int] = FORMAT_VERSION
+
+    def entry(self, name: str) -> Entry:
+        """The entry exported as ``name``.
+
+        Raises:
+            KeyError: no such export (the message lists the exports).
+        """
+        for e in self.entries:
+            if e.name == name:
+                return e
+        raise KeyError(f"no export {name!r}; exports: {', '.join(self.names()) or '(none)'}")
+
+    def names(self) -> list[str]:
+        """Export names in source order."""
+        return [e.name for e in self.entries]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The manifest as plain msgpack-able data (lists and dicts)."""
+        return {
+            "format_version": list(self.format_version),
+            "producer": {
+                "gradc": self.producer.gradc,
+                "llvmlite": self.producer.llvmlite,
+                "llvm": self.producer.llvm,
+            },
+            "target": {
+                "triple": self.target.triple,
+                "cpu": self.target.cpu,
+                "features": self.target.features,
+            },
+            "module": self.module,
+            "entries": [
+                {
+                    "name": e.name,
+                    "signature": {
+                        "params": [[n, t] for n, t in e.signature.params],
+                        "result": e.signature.result,
+                    },
+                    "abi_version": e.abi_version,
+                    "symbol": e.symbol,
+                    "object": e.object,
+                    "sha256": e.sha256,
+                    "key": e.key,
+                    "key_components": dict(e.key_components),
+                    "dependencies": dict(e.dependencies),
+                    "texts": dict(e.texts),
+                }
+                for e in self.entries
+            ],
+        }
+
+    def encode(self) -> bytes:
+        """msgpack bytes with every map's keys sorted (byte-reproducible)."""
+        return msgpack.packb(_sorted_maps(self.to_dict()), use_bin_type=True)  # type: ignore[no-any-return]
+
+    @classmethod
+    def decode(cls, data: bytes, where: str = MANIFEST_NAME) -> Manifest:
+        """Decode and validate manifest bytes read from ``where`` (named in errors).
+
+        Raises:
+            FormatVersionError: the major format version is not ours.
+            ArtifactError: the data is truncated, not msgpack, or does not fit the schema.
+        """
+        try:
+            raw = msgpack.unpackb(data, raw=False, strict_map_key=True)
+        except Exception as exc:  # msgpack raises several unrelated exception types
+            raise ArtifactError(f"{where} is truncated or corrupt ({exc})") from exc
+        return cls.from_dict(raw, where)
+
+    @classmethod
+    def from_dict(cls, raw: object, where: str = MANIFEST_NAME) -> Manifest:
+        """Validate plain data (as :meth:`to_dict` returns it) into a :class:`Manifest`.
+
+        Raises:
+            FormatVersionError: the major format version is not ours.
+            ArtifactError: a field is missing or has the wrong type (naming the field).
+        """
+        r = _Reader(where)
+        top = r.req_map(raw, "manifest")
+        version = r.req_list(r.get(top, "format_version"), "format_version")
+        if len(version) != 2 or not all(type(v) is int for v in version):
+            raise ArtifactError(f"{where}: format_version must be [major, minor]")
+        found = (version[0], version[1])
+        if found[0] != FORMAT_VERSION[0]:
+            newer = "newer than" if found > FORMAT_VERSION else "older than"
+            raise FormatVersionError(
+                f"{where}: artifact format version {found[0]}.{found[1]} is {newer} the "
+                f"version this gradc reads ({FORMAT_VERSION[0]}.{FORMAT_VERSION[1]}); "
+                "rebuild the artifact with this gradc or use a matching gradc",
+                found,
+                FORMAT_VERSION,
+            )
+        prod = r.req_map(r.get(top, "producer"), "producer")
+        tgt = r.req_map(r.get(top, "target"), "target")
+        entries = []
+        for i, raw_entry in enumerate(r.req_list(r.get(top, "entries"), "entries")):
+            entries.append(r.entry(raw_entry, f"entries[{i}]"))
+        names = [e.name for e in entries]
+        if len(set(names)) != len(names):
+            raise ArtifactError(f"{where}: duplicate export names in {names}")
+        return cls(
+            producer=Producer(
+                gradc=r.req_str(prod, "gradc", "producer"),
+                llvmlite=r.req_str(prod, "llvmlite", "producer"),
+                llvm=r.req_str(prod, "llvm", "producer"),
+            ),
+            target=Target(
+                triple=r.req_str(tgt, "triple", "target"),
+                cpu=r.req_str(tgt, "cpu", "target"),
+                features=r.req_str(tgt, "features", "target"),
+            ),
+            module=r.req_str(top, "module", "manifest"),
+            entries=tuple(entries),
+            format_version=found,
+        )
+
+
+def _sorted_maps(obj: Any) -> Any:
+    if isinstance(obj, Mapping):
+        return {k: _sorted_maps(obj[k]) for k in sorted(obj)}
+    if isinstance(obj, list | tuple):
+        return [_sorted_maps(x) for x in obj]
+    return obj
+
+
+class _Reader:
+    """Schema checks that name the file and the field."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def fail(self, what: str) -> ArtifactError:
+        return ArtifactError(f"{self.where}: {what}")
+
+    def req_map(self, value: object, name: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(f"{name} must be a map, got {type(value).__name__}")
+        return value
+
+    def req_list(self, value: object, name: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.fail(f"{name} must be a list, got {type(value).__name__}")
+        return value
+
+    def get(self, m: dict[str, Any], key: str, parent: str = "manifest") -> Any:
+        if key not in m:
+            raise self.fail(f"{parent} lacks field {key!r}")
+        return m[key]
+
+    def req_str(self, m: dict[str, Any], key: str, parent: str) -> str:
+        value = self.get(m, key, parent)
+        if not isinstance(value, str):
+            raise self.fail(f"{parent}.{key} must be a string, got {type(value).__name__}")
+        return value
+
+    def str_map(self, value: object, name: str) -> dict[str, str]:
+        m = self.req_map(value, name)
+        for k, v in m.items():
+            if not isinstance(v, str):
+                raise self.fail(f"{name}[{k!r}] must be a string, got {type(v).__name__}")
+        return dict(m)
+
+    def entry(self, raw: object, name: str) -> Entry:
+        m = self.req_map(raw, name)
+        sig = self.req_map(self.get(m, "signature", name), f"{name}.signature")
+        params = []
+        for j, p in enumerate(self.req_list(self.get(sig, "params", name), f"{name}.params")):
+            if not (isinstance(p, list) and len(p) == 2 and all(isinstance(s, str) for s in p)):
+                raise self.fail(f"{name}.signature.params[{j}] must be [name, type]")
+            params.append((p[0], p[1]))
+        abi = self.get(m, "abi_version", name)
+        if type(abi) is not int:
+            raise self.fail(f"{name}.abi_version must be an int")
+        obj = self.req_str(m, "object", name)
+        sha = self.req_str(m, "sha256", name)
+        if blob_sha256(obj) != sha or not obj.endswith(".o"):
+            raise self.fail(f"{name}.object {obj!r} does not match its sha256 {sha!r}")
+        texts = self.str_map(m.get("texts", {}), f"{name}.texts")
+        for kind, path in texts.items():
+            if kind not in TEXT_EXTENSIONS or not path.endswith(TEXT_EXTENSIONS[kind]):
+                raise self.fail(f"{name}.texts[{kind!r}] = {path!r} is not a known text kind")
+            blob_sha256(path)
+        components = self.req_map(m.get("key_components", {}), f"{name}.key_components")
+        for k, v in components.items():
+            if not isinstance(v, str | int | float | bool | None):
+                raise self.fail(f"{name}.key_components[{k!r}] must be a scalar")
+        return Entry(
+            name=self.req_str(m, "name", name),
+            signature=EntrySignature(
+                tuple(params), self.req_str(sig, "result", f"{name}.signature")
+            ),
+            abi_version=abi,
+            symbol=self.req_str(m, "symbol", name),
+            object=obj,
+            sha256=sha,
+            key=self.req_str(m, "key", name),
+            key_components=dict(components),
+            dependencies=self.str_map(m.get("dependencies", {}), f"{name}.dependencies"),
+            texts=texts,
+        )

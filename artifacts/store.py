@@ -1,0 +1,364 @@
+"""Writing and reading artifact directories (DESIGN.md §5).
+
+Layout::
+
+    NAME.gradc/
+      manifest.msgpack       see gradc.artifacts.manifest
+      objects/<sha256>.o     relocatable objects, content-addressed
+      texts/<sha256>.ir|.ll|.s   IR, LLVM IR and assembly texts for ``gradc inspect``
+      .lock                  empty; writers hold it (filelock) while they write
+
+Writes are atomic and crash-safe: each file is written to a temporary file in its final
+directory, fsync'ed, then ``os.replace``'d into place; blobs first, the manifest last, so
+a reader sees either the previous artifact or the new one. Writers into one directory
+are serialised by the lock. A write that fails removes what it added and leaves the
+previous artifact intact; a successful one removes blobs no longer referenced and stray
+temporary files of crashed writers. Nothing that varies between identical builds is
+written (no timestamps, no absolute paths): identical builds give identical bytes.
+
+Reading needs no write access and takes no lock. This module must not import the compiler
+(the loader uses it at run time), so :func:`write_artifact` duck-types the driver's
+``BuildOutput``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+from filelock import FileLock
+
+from gradc.artifacts.errors import ArtifactError
+from gradc.artifacts.manifest import (
+    ABI_VERSION,
+    MANIFEST_NAME,
+    TEXT_EXTENSIONS,
+    Entry,
+    EntrySignature,
+    Manifest,
+    Producer,
+    Target,
+    blob_sha256,
+    object_path,
+    text_path,
+)
+
+LOCK_NAME = ".lock"
+_TMP_PREFIX = ".tmp-"
+_BLOB_DIRS = ("objects", "texts")
+#: File mode of written files (artifacts are shipped and read by other users).
+_FILE_MODE = 0o644
+
+
+# ---------------------------------------------------------------------------- input shapes
+
+
+class _ParamLike(Protocol):
+    name: str
+    type: str
+
+
+class _SignatureLike(Protocol):
+    @property
+    def params(self) -> Iterable[_ParamLike]: ...
+    @property
+    def result(self) -> str: ...
+
+
+class CompiledEntryLike(Protocol):
+    """What :func:`write_artifact` reads from each ``BuildOutput.entries`` item.
+
+    ``gradc.compiler.driver.CompiledEntry`` fits. Optional attributes read with
+    ``getattr``: ``dependencies`` (name -> hash, default ``{}``) and ``abi_version``
+    (default :data:`~gradc.artifacts.manifest.ABI_VERSION`).
+    """
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def signature(self) -> _SignatureLike: ...
+    @property
+    def symbol(self) -> str: ...
+    @property
+    def object_code(self) -> bytes: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def key_components(self) -> dict[str, Any]: ...
+    @property
+    def ir_text(self) -> str: ...
+    @property
+    def llvm_text(self) -> str: ...
+    @property
+    def asm_text(self) -> str: ...
+
+
+class BuildOutputLike(Protocol):
+    """What :func:`write_artifact` reads from ``gradc.compiler.driver.BuildOutput``.
+
+    Optional: ``producer`` (a :class:`Producer`); when absent the versions of this process
+    are used.
+    """
+
+    @property
+    def module_name(self) -> str: ...
+    @property
+    def entries(self) -> Iterable[CompiledEntryLike]: ...
+    @property
+    def target(self) -> dict[str, str]: ...
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def host_producer() -> Producer:
+    """Versions of this process: gradc, llvmlite and its bundled LLVM (``"22.1.0"``).
+
+    Imports ``llvmlite.binding`` (through the loader) to ask for the LLVM version.
+    """
+    from importlib.metadata import version
+
+    import gradc
+    from gradc.artifacts.loader.cpu import llvm_version
+
+    return Producer(gradc=gradc.__version__, llvmlite=version("llvmlite"), llvm=llvm_version())
+
+
+def build_manifest(
+    build: BuildOutputLike, producer: Producer | None = None
+) -> tuple[Manifest, dict[str, bytes]]:
+    """The manifest of ``build`` and its blobs (relative path -> bytes); writes nothing.
+
+    Raises:
+        ArtifactError: two entries share a name, or a field has the wrong type.
+    """
+    if producer is None:
+        producer = getattr(build, "producer", None) or host_producer()
+    blobs: dict[str, bytes] = {}
+    entries = []
+    for e in build.entries:
+        code = bytes(e.object_code)
+        sha = hashlib.sha256(code).hexdigest()
+        obj = object_path(sha)
+        blobs[obj] = code
+        texts: dict[str, str] = {}
+        for kind, text in (("ir", e.ir_text), ("llvm", e.llvm_text), ("asm", e.asm_text)):
+            if text:
+                data = text.encode("utf-8")
+                rel = text_path(hashlib.sha256(data).hexdigest(), kind)
+                blobs[rel] = data
+                texts[kind] = rel
+        entries.append(
+            Entry(
+                name=e.name,
+                signature=EntrySignature(
+                    params=tuple((p.name, p.type) for p in e.signature.params),
+                    result=e.signature.result,
+                ),
+                abi_version=int(getattr(e, "abi_version", ABI_VERSION)),
+                symbol=e.symbol,
+                object=obj,
+                sha256=sha,
+                key=e.key,
+                key_components=dict(e.key_components),
+                dependencies=dict(getattr(e, "dependencies", {}) or {}),
+                texts=texts,
+            )
+        )
+    manifest = Manifest(
+        producer=producer,
+        target=Target(
+            triple=build.target.get("triple", ""),
+            cpu=build.target.get("cpu", ""),
+            features=build.target.get("features", ""),
+        ),
+        module=build.module_name,
+        entries=tuple(entries),
+    )
+    # Round-trip through the validator: what we write is what readers accept.
+    Manifest.from_dict(manifest.to_dict(), "new manifest")
+    return manifest, blobs
+
+
+def write_artifact(
+    out_dir: str | os.PathLike[str],
+    build: BuildOutputLike,
+    *,
+    producer: Producer | None = None,
+) -> Manifest:
+    """Write ``build`` (a ``gradc.compiler.driver.BuildOutput``) as the artifact ``out_dir``.
+
+    ``out_dir`` (``build/NAME.gradc``) and its parents are created. Returns the manifest
+    written. ``producer`` defaults to ``build.producer`` if present, else
+    :func:`host_producer`.
+
+    Raises:
+        ArtifactError: the build output does not fit the manifest schema.
+        OSError: the directory cannot be written (the previous artifact stays intact).
+    """
+    manifest, blobs = build_manifest(build, producer)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(out / LOCK_NAME)):
+        _remove_temporaries(out)
+        previous = _referenced_or_none(out)
+        created: list[Path] = []
+        try:
+            for rel in sorted(blobs):
+                path = out / rel
+                if _has_content(path, blobs[rel]):
+                    continue
+                _atomic_write(path, blobs[rel])
+                created.append(path)
+            _atomic_write(out / MANIFEST_NAME, manifest.encode())
+        except BaseException:
+            keep = previous or set()
+            for path in created:
+                if path.relative_to(out).as_posix() not in keep:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+            raise
+        _collect_garbage(out, set(blobs))
+    return manifest
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_TMP_PREFIX)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fchmod(f.fileno(), _FILE_MODE)
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _has_content(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _referenced_or_none(out: Path) -> set[str] | None:
+    """Blob paths referenced by the current manifest; None if there is no readable one."""
+    try:
+        manifest = read_manifest(out)
+    except ArtifactError:
+        return None
+    return referenced_blobs(manifest)
+
+
+def referenced_blobs(manifest: Manifest) -> set[str]:
+    """Relative paths of every blob ``manifest`` references."""
+    refs: set[str] = set()
+    for e in manifest.entries:
+        refs.add(e.object)
+        refs.update(e.texts.values())
+    return refs
+
+
+def _remove_temporaries(out: Path) -> None:
+    """Remove temporary files left by crashed writers (call with the lock held)."""
+    for folder in (out, *(out / d for d in _BLOB_DIRS)):
+        if folder.is_dir():
+            for p in folder.glob(_TMP_PREFIX + "*"):
+                with contextlib.suppress(OSError):
+                    p.unlink()
+
+
+def _collect_garbage(out: Path, keep: set[str]) -> None:
+    """Remove blobs not in ``keep`` (call with the lock held, after the manifest)."""
+    for d in _BLOB_DIRS:
+        folder = out / d
+        if not folder.is_dir():
+            continue
+        for p in folder.iterdir():
+            if p.is_file() and f"{d}/{p.name}" not in keep:
+                with contextlib.suppress(OSError):
+                    p.unlink()
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def read_manifest(art_dir: str | os.PathLike[str]) -> Manifest:
+    """Read and validate ``art_dir/manifest.msgpack``.
+
+    Raises:
+        ArtifactError: no artifact there, or the manifest is truncated/corrupt (the
+            message names the file).
+        FormatVersionError: written by a gradc with another major format version.
+    """
+    path = Path(art_dir) / MANIFEST_NAME
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        if not Path(art_dir).exists():
+            raise ArtifactError(f"no artifact at {art_dir} (directory does not exist)") from None
+        raise ArtifactError(f"{path} is missing: not a gradc artifact") from None
+    except OSError as exc:
+        raise ArtifactError(f"cannot read {path}: {exc}") from exc
+    return Manifest.decode(data, str(path))
+
+
+def read_blob(art_dir: str | os.PathLike[str], relpath: str) -> bytes:
+    """Read a blob (``objects/<sha>.o``, ``texts/<sha>.ll`` ...) and verify its sha256.
+
+    Raises:
+        ArtifactError: the blob is missing or its content does not hash to its name
+            (corrupt or truncated); the message names the file.
+    """
+    expected = blob_sha256(relpath)
+    path = Path(art_dir) / relpath
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ArtifactError(f"{path} is missing") from None
+    except OSError as exc:
+        raise ArtifactError(f"cannot read {path}: {exc}") from exc
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected:
+        raise ArtifactError(
+            f"{path} is corrupt or truncated: sha256 {actual[:16]}… != expected {expected[:16]}…"
+        )
+    return data
+
+
+def read_text(art_dir: str | os.PathLike[str], entry: Entry, kind: str) -> str:
+    """The stored text of ``kind`` (``"ir"``, ``"llvm"`` or ``"asm"``) for ``entry``.
+
+    Raises:
+        KeyError: the artifact stores no such text for this entry.
+        ArtifactError: the text blob is missing or corrupt.
+    """
+    if kind not in TEXT_EXTENSIONS:
+        raise KeyError(f"unknown text kind {kind!r}; one of {', '.join(TEXT_EXTENSIONS)}")
+    if kind not in entry.texts:
+        raise KeyError(f"the artifact stores no {kind} text for {entry.name!r}")
+    return read_blob(art_dir, entry.texts[kind]).decode("utf-8")

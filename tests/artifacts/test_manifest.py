@@ -1,0 +1,96 @@
+"""Manifest schema, encoding and version checks."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+
+from gradc.artifacts.errors import ArtifactError, FormatVersionError
+from gradc.artifacts.manifest import FORMAT_VERSION, Manifest
+from gradc.artifacts.store import build_manifest
+
+from .fakes import PRODUCER, fake_build
+
+
+def _manifest() -> Manifest:
+    return build_manifest(fake_build("f", "g"), PRODUCER)[0]
+
+
+def test_round_trip() -> None:
+    m = _manifest()
+    again = Manifest.decode(m.encode())
+    assert again == m
+    assert again.names() == ["f", "g"]
+    e = again.entry("f")
+    assert str(e.signature) == "(x: f64, n: i64) -> f64"
+    assert e.object == f"objects/{e.sha256}.o"
+    assert set(e.texts) == {"ir", "llvm"}  # empty asm text is not stored
+    assert e.abi_version == 1
+    with pytest.raises(KeyError, match="exports: f, g"):
+        again.entry("h")
+
+
+def test_encoding_has_sorted_keys_and_is_stable() -> None:
+    data = _manifest().encode()
+    assert _manifest().encode() == data
+    raw = msgpack.unpackb(data)
+    assert list(raw) == sorted(raw)
+    assert list(raw["entries"][0]) == sorted(raw["entries"][0])
+    assert raw["format_version"] == list(FORMAT_VERSION)
+    assert set(raw) == {"format_version", "producer", "target", "module", "entries"}
+    assert set(raw["entries"][0]) == {
+        "name", "signature", "abi_version", "symbol", "object", "sha256", "key",
+        "key_components", "dependencies", "texts",
+    }  # fmt: skip
+
+
+def _raw() -> dict:  # type: ignore[type-arg]
+    return msgpack.unpackb(_manifest().encode())  # type: ignore[no-any-return]
+
+
+def test_newer_major_version_is_refused_naming_both() -> None:
+    raw = _raw()
+    raw["format_version"] = [FORMAT_VERSION[0] + 1, 3]
+    with pytest.raises(FormatVersionError) as info:
+        Manifest.decode(msgpack.packb(raw), "x/manifest.msgpack")
+    msg = str(info.value)
+    assert f"{FORMAT_VERSION[0] + 1}.3" in msg
+    assert f"{FORMAT_VERSION[0]}.{FORMAT_VERSION[1]}" in msg
+    assert "x/manifest.msgpack" in msg
+    assert info.value.found == (FORMAT_VERSION[0] + 1, 3)
+
+
+def test_newer_minor_version_with_unknown_fields_is_accepted() -> None:
+    raw = _raw()
+    raw["format_version"] = [FORMAT_VERSION[0], FORMAT_VERSION[1] + 5]
+    raw["something_new"] = {"a": 1}
+    raw["entries"][0]["also_new"] = 3
+    m = Manifest.decode(msgpack.packb(raw))
+    assert m.format_version == (FORMAT_VERSION[0], FORMAT_VERSION[1] + 5)
+
+
+@pytest.mark.parametrize("cut", [1, 10, 100])
+def test_truncated_manifest(cut: int) -> None:
+    data = _manifest().encode()
+    with pytest.raises(ArtifactError, match="truncated or corrupt"):
+        Manifest.decode(data[:-cut], "d/manifest.msgpack")
+
+
+@pytest.mark.parametrize(
+    ("mutate", "match"),
+    [
+        (lambda r: r.pop("entries"), "lacks field 'entries'"),
+        (lambda r: r["entries"][0].update(object="../../etc/passwd"), "invalid blob path"),
+        (lambda r: r["entries"][0].update(sha256="0" * 64), "does not match"),
+        (lambda r: r["entries"][0].update(abi_version="1"), "abi_version"),
+        (lambda r: r["entries"][0]["texts"].update(ir="/abs/x.ir"), "invalid blob path"),
+        (lambda r: r["entries"][1].update(name="f"), "duplicate export"),
+        (lambda r: r.update(format_version=[1]), "format_version"),
+        (lambda r: r["producer"].update(llvm=22), "producer.llvm must be a string"),
+    ],
+)
+def test_schema_errors(mutate, match: str) -> None:  # type: ignore[no-untyped-def]
+    raw = _raw()
+    mutate(raw)
+    with pytest.raises(ArtifactError, match=match):
+        Manifest.decode(msgpack.packb(raw))
