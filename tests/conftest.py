@@ -1,0 +1,49 @@
+"""Shared fixtures: compile a corpus module through the real pipeline and load it.
+
+``compile_module(path)`` runs the same steps as ``gradc build``: the driver compiles the
+source (never importing it), the artifact store writes the artifact directory, and the
+runtime loader maps it back into this process. Results are cached per path for the whole
+session; a build that failed is cached too and re-raised, so one broken module costs one
+build, not one per export.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def compile_module(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path | str], Any]:
+    """Return ``compile(path) -> Library`` (one attribute per export), cached per path."""
+    cache: dict[Path, Any] = {}
+    failures: dict[Path, BaseException] = {}
+
+    def _compile(path: Path | str) -> Any:
+        key = Path(path).resolve()
+        if key in failures:
+            raise failures[key]
+        if key not in cache:
+            try:
+                cache[key] = _build_and_load(key, tmp_path_factory)
+            except Exception as exc:
+                failures[key] = exc
+                raise
+        return cache[key]
+
+    return _compile
+
+
+def _build_and_load(path: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    import gradc
+    from gradc.artifacts.store import write_artifact
+    from gradc.compiler.driver import build_module
+    from gradc.compiler.options import CompilerOptions
+
+    build_output = build_module(Path(path), CompilerOptions())
+    out_dir = tmp_path_factory.mktemp(f"{path.stem}.gradc")
+    write_artifact(out_dir, build_output)
+    return gradc.load(out_dir)

@@ -1,0 +1,15 @@
+# ruff: noqa
+# expect-message: unsupported iterable in for loop: only range(...) is supported
+# expect-col: 4|13
+# expect-node: For|Name
+import gradc
+from gradc import f64, i64
+
+
+@gradc.export
+def f(x: f64) -> f64:
+    t = (x, 2.0)
+    s = 0.0
+    for v in t:  # error-here
+        s += v
+    return s

@@ -1,0 +1,13 @@
+# ruff: noqa
+# expect-message: unsupported operator '^'
+# expect-col: 8
+# expect-node: BinOp
+import gradc
+from gradc import f64, i64
+
+
+@gradc.export
+def f(a: i64, b: i64) -> i64:
+    c = a
+    c = c ^ b  # error-here
+    return c

@@ -1,0 +1,15 @@
+# ruff: noqa
+# expect-message: unsupported statement 'Try'
+# expect-col: 4
+# expect-node: Try
+import gradc
+from gradc import f64, i64
+
+
+@gradc.export
+def f(x: f64) -> f64:
+    try:  # error-here
+        y = 1.0 / x
+    except ZeroDivisionError:
+        y = 0.0
+    return y

@@ -1,0 +1,14 @@
+# ruff: noqa
+# expect-message: unsupported statement 'With'
+# expect-col: 4
+# expect-node: With
+import gradc
+from gradc import f64, i64
+
+
+@gradc.export
+def f(x: f64) -> f64:
+    y = 0.0
+    with x:  # error-here
+        y = x
+    return y
