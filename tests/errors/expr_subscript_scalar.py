@@ -1,5 +1,5 @@
 # ruff: noqa
-# expect-message: unsupported expression 'Subscript'
+# expect-message: cannot unpack or subscript a value of type f64
 # expect-col: 11
 # expect-node: Subscript
 import gradc
