@@ -405,6 +405,105 @@ class Raise(Instruction):
     message: str
 
 
+# ---------------------------------------------------------------------------------
+# arrays (docs/abi.md: descriptors, byte strides, reference-counted owned blocks)
+
+
+@dataclass(eq=False)
+class ArrayDim(Instruction):
+    """``array.shape[axis]`` as ``i64`` (``axis`` is 0-based and in range)."""
+
+    OPNAME: ClassVar[str] = "dim"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("array",)
+    ATTRS: ClassVar[tuple[str, ...]] = ("axis",)
+    array: Value
+    axis: int
+
+
+@dataclass(eq=False)
+class ElementAddr(Instruction):
+    """The derived pointer to ``array[indices]`` (one ``i64`` index per axis).
+
+    Python indexing: a negative index counts from the end once. With bounds checks on
+    (``CompilerOptions.boundscheck``), an index still outside ``[0, shape[k])`` raises
+    IndexError with NumPy's message ("index 5 is out of bounds for axis 0 with size 3").
+    The result is a derived pointer whose base is ``array`` (DESIGN.md §2).
+    """
+
+    OPNAME: ClassVar[str] = "elemaddr"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("array", "indices")
+    MAY_RAISE: ClassVar[bool] = True
+    array: Value
+    indices: tuple[Value, ...]
+
+
+@dataclass(eq=False)
+class Load(Instruction):
+    """Read the scalar a derived pointer points to."""
+
+    OPNAME: ClassVar[str] = "load"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("pointer",)
+    pointer: Value
+
+
+@dataclass(eq=False)
+class Store(Instruction):
+    """Write ``value`` (of the pointee type) where a derived pointer points."""
+
+    OPNAME: ClassVar[str] = "store"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("pointer", "value")
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    pointer: Value
+    value: Value
+
+
+@dataclass(eq=False)
+class NewArray(Instruction):
+    """A new C-contiguous array owned by compiled code (reference count 1).
+
+    ``shape`` holds one ``i64`` per axis; the result type gives dtype and rank. ``fill``
+    is the initial value of every element (of the dtype), or None for uninitialised
+    memory (``np.empty``). Raises ValueError("negative dimensions are not allowed") and
+    MemoryError when the allocation fails.
+    """
+
+    OPNAME: ClassVar[str] = "newarray"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("shape", "fill")
+    MAY_RAISE: ClassVar[bool] = True
+    shape: tuple[Value, ...]
+    fill: Value | None = None
+
+
+@dataclass(eq=False)
+class CopyArray(Instruction):
+    """A new C-contiguous owned copy of ``array`` (``a.copy()``); MemoryError on failure."""
+
+    OPNAME: ClassVar[str] = "copyarray"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("array",)
+    MAY_RAISE: ClassVar[bool] = True
+    array: Value
+
+
+@dataclass(eq=False)
+class IncRef(Instruction):
+    """Add an owner to the array's block (no-op for borrowed arrays); see ``lifetimes``."""
+
+    OPNAME: ClassVar[str] = "incref"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("array",)
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    array: Value
+
+
+@dataclass(eq=False)
+class DecRef(Instruction):
+    """Drop an owner of the array's block, freeing it at zero (no-op for borrowed)."""
+
+    OPNAME: ClassVar[str] = "decref"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("array",)
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    array: Value
+
+
 #: Every concrete operation class by its printed name (used by the parser).
 OPERATIONS: dict[str, type[Instruction]] = {
     cls.OPNAME: cls
@@ -434,5 +533,13 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Branch,
         Return,
         Raise,
+        ArrayDim,
+        ElementAddr,
+        Load,
+        Store,
+        NewArray,
+        CopyArray,
+        IncRef,
+        DecRef,
     )
 }

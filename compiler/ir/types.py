@@ -132,8 +132,9 @@ def join(a: Type, b: Type) -> Type | None:
     """Least upper bound of two types for phis and binary operands.
 
     ``UNKNOWN`` is the bottom element. Scalars promote numerically (``i64 ⊔ f32 = f64``);
-    equal types join to themselves; tuples join elementwise; anything else has no join
-    and the result is ``None`` (the caller reports "cannot unify").
+    equal types join to themselves; arrays of one dtype and rank but different layouts
+    join to layout ``"A"``; tuples join elementwise; anything else has no join and the
+    result is ``None`` (the caller reports "cannot unify").
     """
     if a == b:
         return a
@@ -146,6 +147,12 @@ def join(a: Type, b: Type) -> Type | None:
         if hi is F32 and lo in (I64, I32):
             return F64
         return hi
+    if (
+        isinstance(a, ArrayType)
+        and isinstance(b, ArrayType)
+        and (a.dtype, a.ndim) == (b.dtype, b.ndim)
+    ):
+        return ArrayType(a.dtype, a.ndim, "A")  # layouts differ: any strides
     if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.elements) == len(b.elements):
         parts = [join(x, y) for x, y in zip(a.elements, b.elements, strict=True)]
         if any(p is None for p in parts):
