@@ -26,12 +26,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
-
-from filelock import FileLock
 
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.manifest import (
@@ -201,6 +198,8 @@ def write_artifact(
         ArtifactError: the build output does not fit the manifest schema.
         OSError: the directory cannot be written (the previous artifact stays intact).
     """
+    from filelock import FileLock  # ~60 ms to import: writers only, never the loader
+
     manifest, blobs = build_manifest(build, producer)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -229,6 +228,8 @@ def write_artifact(
 
 def _atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory."""
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_TMP_PREFIX)
     try:
