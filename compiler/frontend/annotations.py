@@ -12,15 +12,28 @@ spelling                      IR type
 ``bool boolean bool_``        ``i1``
 ============================  =========
 
+Arrays are written as NumPy-typed slices, as in Numba: ``f64[:]`` (1-D, any strides),
+``f64[:, :]`` (2-D), ``f64[:, ::1]`` (2-D C-contiguous), ``f64[::1, :]`` (Fortran order).
 Result types may also be ``tuple[f64, i64]`` or ``None``. Signature strings are
-Numba-style: ``"f64(f64, i64)"`` — result, then parameters in parentheses.
+Numba-style: ``"f64[:](f64[:, :], i64)"`` — result, then parameters in parentheses.
 """
 
 from __future__ import annotations
 
 import ast
 
-from gradc.compiler.ir.types import F32, F64, I1, I32, I64, NONE, TupleType, Type
+from gradc.compiler.ir.types import (
+    F32,
+    F64,
+    I1,
+    I32,
+    I64,
+    NONE,
+    ArrayType,
+    ScalarType,
+    TupleType,
+    Type,
+)
 
 SCALAR_NAMES: dict[str, Type] = {
     "f64": F64,
@@ -62,6 +75,11 @@ def type_from_annotation(node: ast.expr) -> Type:
         return SCALAR_NAMES[node.id]
     if isinstance(node, ast.Attribute) and node.attr in SCALAR_NAMES:
         return SCALAR_NAMES[node.attr]
+    if isinstance(node, ast.Subscript) and _is_array_spec(node.slice):
+        dtype = type_from_annotation(node.value)
+        if not isinstance(dtype, ScalarType):
+            raise TypeSyntaxError(f"array element type must be a scalar in {ast.unparse(node)!r}")
+        return _array_type(dtype, node.slice)
     if (
         isinstance(node, ast.Subscript)
         and isinstance(node.value, ast.Name)
@@ -70,6 +88,36 @@ def type_from_annotation(node: ast.expr) -> Type:
         elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         return TupleType(tuple(type_from_annotation(e) for e in elts))
     raise TypeSyntaxError(f"unsupported type annotation {ast.unparse(node)!r}")
+
+
+def _is_array_spec(index: ast.expr) -> bool:
+    axes = index.elts if isinstance(index, ast.Tuple) else [index]
+    return bool(axes) and all(isinstance(a, ast.Slice) for a in axes)
+
+
+def _array_type(dtype: ScalarType, index: ast.expr) -> ArrayType:
+    """``f64[:, :]`` → any layout; ``f64[:, ::1]`` → C order; ``f64[::1, :]`` → F order."""
+    axes = index.elts if isinstance(index, ast.Tuple) else [index]
+    unit = []
+    for axis in axes:
+        assert isinstance(axis, ast.Slice)
+        if axis.lower is not None or axis.upper is not None:
+            raise TypeSyntaxError(f"array axes are written ':' or '::1', not {ast.unparse(axis)!r}")
+        step = axis.step
+        if step is None:
+            unit.append(False)
+        elif isinstance(step, ast.Constant) and step.value == 1:
+            unit.append(True)
+        else:
+            raise TypeSyntaxError(f"array axes are written ':' or '::1', not {ast.unparse(axis)!r}")
+    layout = "A"
+    if unit[-1] and not any(unit[:-1]):
+        layout = "C"
+    elif unit[0] and len(unit) > 1 and not any(unit[1:]):
+        layout = "F"
+    elif any(unit):
+        raise TypeSyntaxError("'::1' may mark only the first (F order) or last (C order) axis")
+    return ArrayType(dtype, len(axes), layout)
 
 
 def parse_type_text(text: str) -> Type:

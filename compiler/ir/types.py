@@ -237,9 +237,20 @@ class _TypeParser:
 
 
 def python_name(t: Type) -> str:
-    """The user-facing (signature string) name of a type: ``bool`` for ``i1``."""
+    """The user-facing (signature string) name of a type.
+
+    ``bool`` for ``i1``; arrays as in annotations: ``f64[:, :]``, ``f64[:, ::1]`` (C
+    order), ``f64[::1, :]`` (Fortran order); tuples as ``tuple[f64,i64]``.
+    """
     if t is I1:
         return "bool"
     if isinstance(t, TupleType):
         return "tuple[" + ",".join(python_name(e) for e in t.elements) + "]"
+    if isinstance(t, ArrayType):
+        axes = [":"] * t.ndim
+        if t.layout == "C":
+            axes[-1] = "::1"
+        elif t.layout == "F":
+            axes[0] = "::1"
+        return f"{python_name(t.dtype)}[{', '.join(axes)}]"
     return str(t)
