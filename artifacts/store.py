@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -56,8 +56,10 @@ _FILE_MODE = 0o644
 
 
 class _ParamLike(Protocol):
-    name: str
-    type: str
+    @property
+    def name(self) -> str: ...
+    @property
+    def type(self) -> str: ...
 
 
 class _SignatureLike(Protocol):
@@ -86,7 +88,7 @@ class CompiledEntryLike(Protocol):
     @property
     def key(self) -> str: ...
     @property
-    def key_components(self) -> dict[str, Any]: ...
+    def key_components(self) -> Mapping[str, Any]: ...
     @property
     def ir_text(self) -> str: ...
     @property
@@ -107,7 +109,7 @@ class BuildOutputLike(Protocol):
     @property
     def entries(self) -> Iterable[CompiledEntryLike]: ...
     @property
-    def target(self) -> dict[str, str]: ...
+    def target(self) -> Mapping[str, str]: ...
 
 
 # ---------------------------------------------------------------------------- writing

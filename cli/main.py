@@ -1,6 +1,240 @@
-"""The ``gradc`` command line (being written)."""
+"""The ``gradc`` command line: the only code that reads ``sys.argv`` (DESIGN.md §1).
+
+::
+
+    gradc build MODULE.py [-o DIR] [-O 0..3] [--cpu NAME] [--fastmath] [--no-boundscheck]
+                          [--timings] [-v]
+    gradc inspect ARTIFACT [--json] [--ir NAME] [--llvm NAME] [--asm NAME]
+
+Options are read here, once, into a frozen ``CompilerOptions`` that is passed down.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gradc.artifacts.errors import ArtifactError
+from gradc.artifacts.manifest import Manifest
+from gradc.artifacts.store import read_manifest, read_text, write_artifact
+from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
+
+#: Where ``gradc build m.py`` writes when no ``-o`` is given: ``build/m.gradc``.
+DEFAULT_BUILD_DIR = Path("build")
+
+
+def default_output_dir(source: Path) -> Path:
+    """``build/<stem>.gradc`` relative to the working directory."""
+    return DEFAULT_BUILD_DIR / f"{source.stem}.gradc"
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="gradc", prog_name="gradc")
+def cli() -> None:
+    """gradc: ahead-of-time compiler for numeric Python with automatic differentiation."""
+
+
+@cli.command()
+@click.argument(
+    "module", type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="MODULE.py"
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Artifact directory to write [default: build/<MODULE>.gradc].",
+)
+@click.option(
+    "-O",
+    "--opt-level",
+    type=click.IntRange(0, 3),
+    default=2,
+    show_default=True,
+    help="LLVM optimisation level (-O0 .. -O3).",
+)
+@click.option(
+    "--cpu",
+    default=DEFAULT_CPU,
+    show_default=True,
+    help="Target CPU name (x86-64, x86-64-v3, znver4, ...) or 'native'.",
+)
+@click.option("--fastmath", is_flag=True, help="Allow fast-math floating-point rewrites.")
+@click.option("--no-boundscheck", is_flag=True, help="Do not check array indices.")
+@click.option("--timings", is_flag=True, help="Print the time of every compiler phase.")
+@click.option("-v", "--verbose", is_flag=True, help="Print each export's signature and symbol.")
+def build(
+    module: Path,
+    output: Path | None,
+    opt_level: int,
+    cpu: str,
+    fastmath: bool,
+    no_boundscheck: bool,
+    timings: bool,
+    verbose: bool,
+) -> None:
+    """Compile the exports of MODULE.py into an artifact directory.
+
+    The module is read, never imported or run. On a compile error the diagnostic is
+    printed and nothing is written (exit status 1).
+    """
+    from gradc.compiler.diagnostics import CompileError
+    from gradc.compiler.driver import build_module
+
+    options = CompilerOptions(
+        opt_level=opt_level,
+        cpu=cpu,
+        fastmath=fastmath,
+        boundscheck=not no_boundscheck,
+        timings=timings,
+        verbose=verbose,
+    )
+    out_dir = output if output is not None else default_output_dir(module)
+    start = time.perf_counter()
+    try:
+        result = build_module(module, options)
+    except CompileError as exc:
+        click.echo(exc.render(), err=True)
+        sys.exit(1)
+    write_start = time.perf_counter()
+    try:
+        manifest = write_artifact(out_dir, result)
+    except (OSError, ArtifactError) as exc:
+        click.echo(f"gradc: error: cannot write {out_dir}: {exc}", err=True)
+        sys.exit(1)
+    end = time.perf_counter()
+
+    names = ", ".join(manifest.names()) or "no exports"
+    click.echo(
+        f"wrote {out_dir}: {len(manifest.entries)} export"
+        f"{'s' * (len(manifest.entries) != 1)} ({names}) in {end - start:.2f} s"
+    )
+    if verbose:
+        for e in manifest.entries:
+            click.echo(f"  {e.name}{e.signature}  [{e.symbol}]")
+    if timings:
+        phases = dict(result.timings)
+        phases["write"] = end - write_start
+        _print_timings(phases, end - start)
+
+
+def _print_timings(phases: dict[str, float], total: float) -> None:
+    """A table of phase -> seconds (and share of the total)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="compile phases")
+    table.add_column("phase")
+    table.add_column("time (ms)", justify="right")
+    table.add_column("share", justify="right")
+    for phase, seconds in phases.items():
+        share = seconds / total if total > 0 else 0.0
+        table.add_row(phase, f"{seconds * 1e3:.1f}", f"{share:.0%}")
+    other = total - sum(phases.values())
+    if other > 0:
+        table.add_row("other (imports, setup)", f"{other * 1e3:.1f}", f"{other / total:.0%}")
+    table.add_row("total", f"{total * 1e3:.1f}", "100%", style="bold")
+    _console(Console).print(table)
+
+
+@cli.command()
+@click.argument(
+    "artifact", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="ARTIFACT"
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
+@click.option("--ir", "ir_name", metavar="NAME", help="Print the typed gradc IR of export NAME.")
+@click.option("--llvm", "llvm_name", metavar="NAME", help="Print the LLVM IR of export NAME.")
+@click.option("--asm", "asm_name", metavar="NAME", help="Print the assembly of export NAME.")
+def inspect(
+    artifact: Path,
+    as_json: bool,
+    ir_name: str | None,
+    llvm_name: str | None,
+    asm_name: str | None,
+) -> None:
+    """Show what an artifact directory (build/NAME.gradc) contains."""
+    try:
+        manifest = read_manifest(artifact)
+        texts = [(k, n) for k, n in (("ir", ir_name), ("llvm", llvm_name), ("asm", asm_name)) if n]
+        if texts:
+            for kind, name in texts:
+                click.echo(read_text(artifact, manifest.entry(name), kind), nl=False)
+            return
+    except (ArtifactError, KeyError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        click.echo(f"gradc: error: {message}", err=True)
+        sys.exit(1)
+    if as_json:
+        click.echo(json.dumps(_json_manifest(artifact, manifest), indent=2, sort_keys=True))
+    else:
+        _print_manifest(artifact, manifest)
+
+
+def _object_size(artifact: Path, relpath: str) -> int | None:
+    """Size in bytes of a stored blob, None when it is missing."""
+    try:
+        return (artifact / relpath).stat().st_size
+    except OSError:
+        return None
+
+
+def _json_manifest(artifact: Path, manifest: Manifest) -> dict[str, Any]:
+    data = manifest.to_dict()
+    for raw, e in zip(data["entries"], manifest.entries, strict=True):
+        raw["object_size"] = _object_size(artifact, e.object)
+        raw["signature_text"] = f"{e.name}{e.signature}"
+    return data
+
+
+def _print_manifest(artifact: Path, manifest: Manifest) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = _console(Console)
+    fv = ".".join(str(v) for v in manifest.format_version)
+    p, t = manifest.producer, manifest.target
+    console.print(
+        f"[bold]{artifact}[/bold]: module [bold]{manifest.module}[/bold], format {fv}, "
+        f"gradc {p.gradc}, llvmlite {p.llvmlite}, LLVM {p.llvm}",
+        highlight=False,
+    )
+    console.print(
+        f"target {t.triple}, cpu {t.cpu}, features {t.features or '(none)'}", highlight=False
+    )
+    table = Table()
+    table.add_column("name", style="bold")
+    table.add_column("signature")
+    table.add_column("symbol", overflow="fold")
+    table.add_column("object (bytes)", justify="right")
+    table.add_column("key")
+    for e in manifest.entries:
+        size = _object_size(artifact, e.object)
+        table.add_row(
+            e.name,
+            str(e.signature),
+            e.symbol,
+            "missing" if size is None else str(size),
+            e.key[:12],
+        )
+    console.print(table)
+
+
+def _console(console_class: Any) -> Any:
+    """A rich console; not squeezed to 80 columns when the output is not a terminal."""
+    console = console_class()
+    if not console.is_terminal:
+        console = console_class(width=200)
+    return console
 
 
 def main() -> None:
-    """Entry point of the ``gradc`` console script."""
-    raise SystemExit("gradc: command line not written yet")
+    """Entry point of the ``gradc`` console script and ``python -m gradc``."""
+    cli(prog_name="gradc")
+
+
+if __name__ == "__main__":
+    main()
