@@ -42,8 +42,11 @@ from gradc.compiler.ir.types import (
     I1,
     I64,
     NONE,
+    SCALARS,
     UNKNOWN,
+    ArrayType,
     NoneType,
+    PointerType,
     ScalarType,
     TupleType,
     Type,
@@ -150,7 +153,7 @@ class _Inference:
         if any(isinstance(t, UnknownType) for t in arg_types):
             return None
         for t in arg_types:
-            if not isinstance(t, ScalarType | TupleType):
+            if not isinstance(t, ScalarType | TupleType | ArrayType):
                 raise self.error(f"cannot pass a value of type {python_name(t)}", call)
         key = (call.callee, arg_types)
         spec = self.specs.get(key)
@@ -244,7 +247,7 @@ class _Inference:
                     f"{python_name(declared)} but returns {python_name(result)}",
                     culprit,
                 )
-            result = declared
+            result = _refine(result, declared)
         fn.return_type = result
 
 
@@ -270,10 +273,27 @@ def _returned_type(inf: _Inference, spec: _Spec) -> Type:
     return result
 
 
+def _refine(actual: Type, declared: Type) -> Type:
+    """The result type: ``declared``, but keeping an array's more precise layout."""
+    if isinstance(actual, ArrayType) and isinstance(declared, ArrayType):
+        return actual
+    if isinstance(actual, TupleType) and isinstance(declared, TupleType):
+        return TupleType(
+            tuple(_refine(a, d) for a, d in zip(actual.elements, declared.elements, strict=True))
+        )
+    if isinstance(actual, UnknownType | NoneType):
+        return declared
+    return declared
+
+
 def _converts_to(actual: Type, declared: Type) -> bool:
     """May a value of type ``actual`` be returned where ``declared`` is promised?"""
     if actual == declared:
         return True
+    if isinstance(actual, ArrayType) and isinstance(declared, ArrayType):
+        return (actual.dtype, actual.ndim) == (declared.dtype, declared.ndim) and (
+            declared.layout in ("A", actual.layout)
+        )
     if isinstance(actual, ScalarType) and isinstance(declared, ScalarType):
         return declared.is_float or (actual.is_int and not declared.is_bool)
     if isinstance(actual, TupleType) and isinstance(declared, TupleType):
@@ -423,6 +443,156 @@ def _branch(inf: _Inference, inst: Instruction) -> Type | None:
     return None
 
 
+# -- arrays ---------------------------------------------------------------------------
+
+
+def _index_types(inf: _Inference, inst: Instruction, indices: tuple[Value, ...]) -> bool:
+    """True when every index is typed; raises unless each is an integer."""
+    for index in indices:
+        t = index.type
+        if isinstance(t, UnknownType):
+            return False
+        if not (isinstance(t, ScalarType) and t.is_int and not t.is_bool):
+            raise inf.error(f"array indices must be integers, not {python_name(t)}", inst)
+    return True
+
+
+def _check_rank(inf: _Inference, inst: Instruction, t: ArrayType, n: int) -> None:
+    if n != t.ndim:
+        raise inf.error(
+            f"a {t.ndim}-D array needs {t.ndim} index{'es' * (t.ndim != 1)}, got {n} "
+            "(partial indexing and views are not supported yet)",
+            inst,
+        )
+
+
+def _getitem(inf: _Inference, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.GetItem)
+    t = inst.value.type
+    if isinstance(t, UnknownType):
+        return None
+    if isinstance(t, TupleType):
+        (index,) = inst.indices if len(inst.indices) == 1 else (None,)
+        if not isinstance(index, ops.Const) or isinstance(index.value, bool | float):
+            raise inf.error(
+                "a tuple can be indexed only by a constant integer (iterating over tuples "
+                "is not supported)",
+                inst,
+            )
+        n = len(t.elements)
+        if not -n <= int(index.value) < n:
+            raise inf.error(f"tuple index {index.value} out of range for {python_name(t)}", inst)
+        return t.elements[int(index.value)]
+    if isinstance(t, ArrayType):
+        _check_rank(inf, inst, t, len(inst.indices))
+        _index_types(inf, inst, inst.indices)
+        return t.dtype
+    raise inf.error(f"cannot unpack or subscript a value of type {python_name(t)}", inst)
+
+
+def _setitem(inf: _Inference, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.SetItem)
+    t, item = inst.value.type, inst.item.type
+    if isinstance(t, UnknownType):
+        return NONE
+    if not isinstance(t, ArrayType):
+        raise inf.error(f"cannot assign to an element of a value of type {python_name(t)}", inst)
+    _check_rank(inf, inst, t, len(inst.indices))
+    _index_types(inf, inst, inst.indices)
+    if not isinstance(item, UnknownType) and not _stores_into(item, t.dtype):
+        raise inf.error(
+            f"cannot store a {python_name(item)} into a {python_name(t)} array element "
+            "(convert it explicitly, e.g. with int())",
+            inst,
+        )
+    return NONE
+
+
+def _stores_into(item: Type, dtype: ScalarType) -> bool:
+    """NumPy's 'same_kind' rule: bool → int → float, and within a kind any width."""
+    if not isinstance(item, ScalarType):
+        return False
+    if dtype.is_float:
+        return True
+    if dtype.is_bool:
+        return item.is_bool
+    return item.is_int
+
+
+def _len(inf: _Inference, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.Len)
+    t = inst.value.type
+    if isinstance(t, UnknownType):
+        return None
+    if isinstance(t, ArrayType | TupleType):
+        return I64
+    raise inf.error(f"object of type {python_name(t)} has no len()", inst)
+
+
+def _array_attr(inf: _Inference, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.ArrayAttr)
+    t = inst.value.type
+    if isinstance(t, UnknownType):
+        return None
+    if not isinstance(t, ArrayType):
+        raise inf.error(f"a value of type {python_name(t)} has no attribute '{inst.attr}'", inst)
+    if inst.attr == "shape":
+        return TupleType((I64,) * t.ndim)
+    return I64
+
+
+def _allocate(inf: _Inference, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.Allocate)
+    if inst.like is not None:
+        like = inst.like.type
+        if isinstance(like, UnknownType):
+            return None
+        if not isinstance(like, ArrayType):
+            raise inf.error(f"expected an array, got {python_name(like)}", inst)
+        ndim, dtype = like.ndim, like.dtype
+    else:
+        assert inst.shape is not None
+        shape = inst.shape.type
+        if isinstance(shape, UnknownType):
+            return None
+        dims = shape.elements if isinstance(shape, TupleType) else (shape,)
+        if not dims or not all(
+            isinstance(d, ScalarType) and d.is_int and not d.is_bool for d in dims
+        ):
+            raise inf.error(
+                f"an array shape must be an int or a tuple of ints, not {python_name(shape)}",
+                inst,
+            )
+        ndim, dtype = len(dims), F64
+    fill = inst.fill.type if inst.fill is not None else None
+    if inst.dtype:
+        dtype = SCALARS[inst.dtype]
+    elif inst.kind == "full" and inst.like is None:
+        if fill is None or isinstance(fill, UnknownType):
+            return None
+        if isinstance(fill, ScalarType):  # np.full(3, 7) is an int64 array
+            dtype = I64 if fill.is_int and not fill.is_bool else fill
+    if fill is not None and not isinstance(fill, UnknownType) and not _stores_into(fill, dtype):
+        raise inf.error(
+            f"cannot fill a {python_name(dtype)} array with a {python_name(fill)}", inst
+        )
+    return ArrayType(dtype, ndim, "C")
+
+
+def _copy_array(inf: _Inference, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.CopyArray)
+    t = inst.array.type
+    if isinstance(t, UnknownType):
+        return None
+    if not isinstance(t, ArrayType):
+        raise inf.error(f"a value of type {python_name(t)} has no method copy()", inst)
+    return ArrayType(t.dtype, t.ndim, "C")
+
+
+def _no_result(inf: _Inference, inst: Instruction) -> Type | None:
+    return NONE
+
+
 _RULES: dict[type[Instruction], Callable[[_Inference, Instruction], Type | None]] = {
     **{
         cls: _arith
@@ -449,6 +619,15 @@ _RULES: dict[type[Instruction], Callable[[_Inference, Instruction], Type | None]
     ops.MakeTuple: _make_tuple,
     ops.TupleGet: _tuple_get,
     ops.Branch: _branch,
+    ops.GetItem: _getitem,
+    ops.SetItem: _setitem,
+    ops.Len: _len,
+    ops.ArrayAttr: _array_attr,
+    ops.Allocate: _allocate,
+    ops.CopyArray: _copy_array,
+    ops.Store: _no_result,
+    ops.IncRef: _no_result,
+    ops.DecRef: _no_result,
 }
 
 
@@ -520,3 +699,82 @@ class _Materializer:
             callee = self.spec.calls[inst]
             inst.callee = callee.function.name
             inst.type = callee.function.return_type
+        elif isinstance(inst, ops.FRONT_END_OPERATIONS):
+            self.b.position_before(inst)
+            with self.b.at(inst.loc):
+                result = self._expand(inst)
+            if result is not None:
+                self.spec.function.replace_all_uses(inst, result)
+            inst.erase()
+
+    def _expand(self, inst: Instruction) -> Value | None:
+        """The typed operations that replace a front-end operation (built before it)."""
+        b = self.b
+        if isinstance(inst, ops.GetItem):
+            t = inst.value.type
+            if isinstance(t, TupleType):
+                (index,) = inst.indices
+                assert isinstance(index, ops.Const)
+                return b.tuple_get(inst.value, int(index.value) % len(t.elements))
+            return b.insert(ops.Load(self._address(inst.value, inst.indices), type=inst.type))
+        if isinstance(inst, ops.SetItem):
+            array_type = inst.value.type
+            assert isinstance(array_type, ArrayType)
+            pointer = self._address(inst.value, inst.indices)
+            item = b.cast(inst.item, array_type.dtype)
+            b.insert(ops.Store(pointer, item, type=NONE))
+            return None
+        if isinstance(inst, ops.Len):
+            t = inst.value.type
+            if isinstance(t, TupleType):
+                return b.const(len(t.elements), I64)
+            return b.insert(ops.ArrayDim(inst.value, 0, type=I64))
+        if isinstance(inst, ops.ArrayAttr):
+            t = inst.value.type
+            assert isinstance(t, ArrayType)
+            if inst.attr == "ndim":
+                return b.const(t.ndim, I64)
+            dims = [b.insert(ops.ArrayDim(inst.value, k, type=I64)) for k in range(t.ndim)]
+            if inst.attr == "shape":
+                return b.make_tuple(dims)
+            size = dims[0]
+            for d in dims[1:]:
+                size = b.mul(size, d)
+            return size
+        if isinstance(inst, ops.Allocate):
+            return self._allocate(inst)
+        raise AssertionError(f"unexpected front-end operation {inst.OPNAME}")
+
+    def _address(self, array: Value, indices: tuple[Value, ...]) -> Value:
+        t = array.type
+        assert isinstance(t, ArrayType)
+        index = tuple(self.b.cast(i, I64) for i in indices)
+        return self.b.insert(ops.ElementAddr(array, index, type=PointerType(t.dtype)))
+
+    def _allocate(self, inst: ops.Allocate) -> Value:
+        b = self.b
+        t = inst.type
+        assert isinstance(t, ArrayType)
+        dims: list[Value]
+        if inst.like is not None:
+            dims = [b.insert(ops.ArrayDim(inst.like, k, type=I64)) for k in range(t.ndim)]
+        else:
+            assert inst.shape is not None
+            shape = inst.shape
+            if isinstance(shape.type, TupleType):
+                dims = [b.cast(b.tuple_get(shape, k), I64) for k in range(t.ndim)]
+            else:
+                dims = [b.cast(shape, I64)]
+        fill: Value | None
+        if inst.kind == "full":
+            assert inst.fill is not None
+            fill = b.cast(inst.fill, t.dtype)
+        elif inst.kind in ("zeros", "ones"):
+            one = inst.kind == "ones"
+            value: int | float | bool = (
+                float(one) if t.dtype.is_float else bool(one) if t.dtype.is_bool else int(one)
+            )
+            fill = b.const(value, t.dtype)
+        else:
+            fill = None
+        return b.insert(ops.NewArray(tuple(dims), fill, type=t))

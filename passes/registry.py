@@ -5,7 +5,7 @@ it). Options are fields of a frozen dataclass bound into the pass object, so a p
 is a plain, printable list::
 
     >>> print_pipeline(DEFAULT_PIPELINE)
-    'dce'
+    'dce,lifetimes'
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gradc.compiler.ir.core import Module
+from gradc.passes.gc import lifetimes
 from gradc.passes.opt import dce
 
 
@@ -33,10 +34,14 @@ class Pass:
 
 
 PASSES: dict[str, Pass] = {
-    p.name: p for p in (Pass("dce", dce.run, "delete instructions whose results are unused"),)
+    p.name: p
+    for p in (
+        Pass("dce", dce.run, "delete instructions whose results are unused"),
+        Pass("lifetimes", lifetimes.run, "insert and prune array reference counting"),
+    )
 }
 
-DEFAULT_PIPELINE: tuple[str, ...] = ("dce",)
+DEFAULT_PIPELINE: tuple[str, ...] = ("dce", "lifetimes")
 
 
 def get(name: str) -> Pass:

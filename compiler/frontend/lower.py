@@ -60,6 +60,41 @@ _CMP_PREDICATES: dict[type[ast.cmpop], str] = {
 
 _CAST_BUILTINS: dict[str, Type] = {"int": I64, "float": F64, "bool": I1}
 
+#: numpy allocator -> number of positional arguments (besides dtype).
+_NUMPY_ALLOCATORS: dict[str, int] = {
+    "zeros": 1,
+    "ones": 1,
+    "empty": 1,
+    "full": 2,
+    "zeros_like": 1,
+    "ones_like": 1,
+    "empty_like": 1,
+    "full_like": 2,
+}
+
+#: dtype spellings -> IR scalar type names.
+_DTYPES: dict[str, str] = {
+    "float64": "f64",
+    "float": "f64",
+    "double": "f64",
+    "f8": "f64",
+    "float_": "f64",
+    "float32": "f32",
+    "single": "f32",
+    "f4": "f32",
+    "int64": "i64",
+    "int": "i64",
+    "i8": "i64",
+    "int_": "i64",
+    "intp": "i64",
+    "int32": "i32",
+    "i4": "i32",
+    "intc": "i32",
+    "bool_": "i1",
+    "bool": "i1",
+    "?": "i1",
+}
+
 #: Exceptions a ``raise`` statement may name (all map to docs/abi.md kinds).
 RAISABLE = (
     "ValueError",
@@ -245,6 +280,16 @@ class _FunctionLowering:
                 rhs = self.expr(value)
                 with self.b.at(self.src.loc(s)):
                     self.write(name, self.b.insert(cls(current, rhs)))
+            case ast.AugAssign(target=ast.Subscript(value=container, slice=index), op=op):
+                cls = self._binop_class(op, s)
+                array = self.expr(container)
+                indices = self.indices(index)  # evaluated once, as in Python
+                with self.b.at(self.src.loc(s.target)):
+                    current = self.b.insert(ops.GetItem(array, indices))
+                rhs = self.expr(s.value)
+                with self.b.at(self.src.loc(s)):
+                    result = self.b.insert(cls(current, rhs))
+                    self.b.insert(ops.SetItem(array, indices, result))
             case ast.AugAssign(target=target):
                 raise self.src.error(
                     f"unsupported assignment target '{type(target).__name__}'", target
@@ -299,6 +344,11 @@ class _FunctionLowering:
         match target:
             case ast.Name(id=name):
                 self.write(name, value)
+            case ast.Subscript(value=container, slice=index):
+                array = self.expr(container)
+                indices = self.indices(index)
+                with self.b.at(self.src.loc(target)):
+                    self.b.insert(ops.SetItem(array, indices, value))
             case ast.Tuple(elts=elts) | ast.List(elts=elts):
                 if any(isinstance(e, ast.Starred) for e in elts):
                     raise self.src.error("starred assignment is not supported", target)
@@ -338,8 +388,12 @@ class _FunctionLowering:
             and "range" not in self.locals
             and "range" not in self.info.functions
         ):
+            if isinstance(it, ast.Name | ast.Attribute | ast.Subscript):
+                self.for_each(s)
+                return
             raise self.src.error(
-                "unsupported iterable in for loop: only range(...) is supported", it
+                "unsupported iterable in for loop: only range(...) and arrays are supported",
+                it,
             )
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.src.error("range() takes 1 to 3 positional arguments", it)
@@ -371,6 +425,21 @@ class _FunctionLowering:
                 self.b.raise_("ValueError", "range() arg 3 must not be zero")
                 self._start(ok)
 
+        self._counted_loop(s, start, stop, step)
+
+    def _counted_loop(
+        self,
+        s: ast.For,
+        start: Value,
+        stop: Value,
+        step: Value,
+        element_of: Value | None = None,
+    ) -> None:
+        """The loop of ``for target in range(start, stop, step)`` (or over an array).
+
+        With ``element_of``, the target is bound to ``element_of[i]`` instead of ``i``.
+        """
+        it = s.iter
         header = self.b.new_block("for.header")
         body = self.b.new_block("for.body")
         latch = self.b.new_block("for.latch")
@@ -379,7 +448,8 @@ class _FunctionLowering:
         # The induction variable is a hidden SSA variable (not a valid Python name), so
         # rebinding the target inside the body does not change the iteration.
         counter = f"range.{s.lineno}.{s.col_offset}"
-        self.ssa.write(self.b.block, counter, start)  # type: ignore[arg-type]
+        assert self.b.block is not None
+        self.ssa.write(self.b.block, counter, start)
         self._jump(header)
 
         self._start(header, seal=False)
@@ -388,6 +458,7 @@ class _FunctionLowering:
             if isinstance(step, ops.Const):  # the direction is known
                 more = self.b.cmp("lt" if step.value > 0 else "gt", i, stop)
             else:
+                zero = self.b.const(0, I64)
                 up = self.b.cmp("gt", step, zero)
                 below = self.b.cmp("lt", i, stop)
                 above = self.b.cmp("gt", i, stop)
@@ -395,7 +466,12 @@ class _FunctionLowering:
         self._branch(more, body, orelse or exit_)
 
         self._start(body)
-        self.bind(s.target, i)
+        if element_of is not None:
+            with self.b.at(self.src.loc(it)):
+                item = self.b.insert(ops.GetItem(element_of, (i,)))
+            self.bind(s.target, item)
+        else:
+            self.bind(s.target, i)
         self.loops.append(_Loop(continue_to=latch, break_to=exit_))
         self.suite(s.body)
         self.loops.pop()
@@ -414,6 +490,13 @@ class _FunctionLowering:
             if not self.b.terminated:
                 self._jump(exit_)
         self._start(exit_)
+
+    def for_each(self, s: ast.For) -> None:
+        """``for v in a``: an index loop over the first axis of a 1-D array."""
+        array = self.expr(s.iter)
+        with self.b.at(self.src.loc(s.iter)):
+            n = self.b.insert(ops.Len(array))
+        self._counted_loop(s, self.b.const(0, I64), n, self.b.const(1, I64), element_of=array)
 
     def while_stmt(self, s: ast.While) -> None:
         header = self.b.new_block("while.header")
@@ -575,14 +658,28 @@ class _FunctionLowering:
             if e.attr in ops.MATH_FUNCTIONS:
                 raise self.src.error(f"function 'math.{e.attr}' can only be called", e)
             raise self.src.error(f"module 'math' has no attribute '{e.attr}'", e)
-        raise self.src.error("unsupported expression 'Attribute'", e)
+        if self.info.numpy_attr(e) is not None:
+            raise self.src.error(f"numpy attribute 'np.{e.attr}' is not supported here", e)
+        if e.attr in ("shape", "size", "ndim"):
+            return self.b.insert(ops.ArrayAttr(e.attr, self.expr(e.value)))
+        raise self.src.error(f"unsupported attribute '.{e.attr}'", e)
 
     def subscript(self, e: ast.Subscript, value: ast.expr, index: ast.expr) -> Value:
-        if isinstance(index, ast.Constant) and isinstance(index.value, int):
-            tup = self.expr(value)
-            get = self.b.tuple_get(tup, index.value)
-            return get
-        raise self.src.error("unsupported expression 'Subscript'", e)
+        container = self.expr(value)
+        indices = self.indices(index)
+        with self.b.at(self.src.loc(e)):
+            return self.b.insert(ops.GetItem(container, indices))
+
+    def indices(self, index: ast.expr) -> tuple[Value, ...]:
+        """The index expressions of a subscript, each evaluated once, left to right."""
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        for part in parts:
+            if isinstance(part, ast.Slice):
+                raise self.src.error(
+                    f"slicing ('{ast.unparse(index)}') is not supported yet: index single elements",
+                    part,
+                )
+        return tuple(self.expr(p) for p in parts)
 
     def bool_op(self, e: ast.BoolOp) -> Value:
         # ``a or b``: a if a is true else b; ``a and b``: a if a is false else b.
@@ -653,21 +750,28 @@ class _FunctionLowering:
     # -- calls ----------------------------------------------------------------------
 
     def call(self, e: ast.Call) -> Value:
-        if e.keywords:
-            raise self.src.error("keyword arguments are not supported", e)
         if any(isinstance(a, ast.Starred) for a in e.args):
             raise self.src.error("unsupported expression 'Starred'", e)
         func = e.func
+        if e.keywords and self.info.numpy_attr(func) is None:
+            raise self.src.error("keyword arguments are not supported", e)
         math_fn = self.info.math_attr(func)
         if math_fn is not None:
             return self.math_call(math_fn, e)
+        numpy_fn = self.info.numpy_attr(func)
+        if numpy_fn is not None:
+            return self.numpy_call(numpy_fn, e)
+        if isinstance(func, ast.Attribute) and func.attr == "copy":
+            if e.args or e.keywords:
+                raise self.src.error("copy() takes no arguments", e)
+            return self.b.insert(ops.CopyArray(self.expr(func.value)))
         if isinstance(func, ast.Name):
             name = func.id
             if name in self.locals:
                 raise self.src.error(f"local variable '{name}' is not callable", func)
             if name in self.info.functions:
                 return self.user_call(name, e)
-            if name in ("abs", "min", "max", "int", "float", "bool"):
+            if name in ("abs", "min", "max", "int", "float", "bool", "len"):
                 return self.builtin_call(name, e)
             if name == "range":
                 raise self.src.error("range() is supported only as the iterable of a for loop", e)
@@ -694,6 +798,50 @@ class _FunctionLowering:
             return self.b.insert(ops.Cast(result, type=I64))  # Python returns an int
         return result
 
+    def numpy_call(self, name: str, e: ast.Call) -> Value:
+        """``np.zeros/ones/empty/full`` and their ``*_like`` forms."""
+        if name not in _NUMPY_ALLOCATORS:
+            raise self.src.error(f"numpy function 'np.{name}' is not supported", e.func)
+        nargs = _NUMPY_ALLOCATORS[name]
+        dtype = ""
+        for kw in e.keywords:
+            if kw.arg != "dtype":
+                raise self.src.error(
+                    f"np.{name}() keyword '{kw.arg}' is not supported (only dtype=)", kw.value
+                )
+            dtype = self.dtype(kw.value)
+        args = list(e.args)
+        if len(args) == nargs + 1 and not dtype:  # dtype given positionally
+            dtype = self.dtype(args.pop())
+        if len(args) != nargs:
+            raise self.src.error(
+                f"np.{name}() takes {nargs} positional argument{'s' * (nargs != 1)} "
+                f"(and dtype=) but {len(args)} were given",
+                e,
+            )
+        first = self.expr(args[0])
+        shape, like = (None, first) if name.endswith("_like") else (first, None)
+        fill = self.expr(args[1]) if len(args) == 2 else None
+        kind = name.removesuffix("_like")
+        return self.b.insert(ops.Allocate(kind, dtype, shape, like, fill))
+
+    def dtype(self, node: ast.expr) -> str:
+        """The IR type name of a dtype expression (``np.float64``, ``float``, ``"f8"``)."""
+        name: str | None = None
+        if isinstance(node, ast.Name) and node.id in ("float", "int", "bool"):
+            name = node.id
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            name = node.value
+        else:
+            name = self.info.numpy_attr(node)
+        if name is None or name not in _DTYPES:
+            raise self.src.error(
+                f"unsupported dtype '{ast.unparse(node)}' (use np.float64, np.float32, "
+                "np.int64, np.int32 or np.bool_)",
+                node,
+            )
+        return _DTYPES[name]
+
     def user_call(self, name: str, e: ast.Call) -> Value:
         callee = self.info.functions[name]
         expected = len(callee.args.args)
@@ -715,6 +863,10 @@ class _FunctionLowering:
             if n != 1:
                 raise self.src.error(f"{name}() takes at most 1 argument ({n} given)", e)
             return self.b.insert(ops.Cast(self.expr(e.args[0]), type=_CAST_BUILTINS[name]))
+        if name == "len":
+            if n != 1:
+                raise self.src.error(f"len() takes exactly one argument ({n} given)", e)
+            return self.b.insert(ops.Len(self.expr(e.args[0])))
         if name == "abs":
             if n != 1:
                 raise self.src.error(f"abs() takes exactly one argument ({n} given)", e)

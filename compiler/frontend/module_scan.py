@@ -2,8 +2,9 @@
 
 The module is never imported or executed. Its top-level statements are read for:
 
-* imports of ``math`` (``import math``, ``import math as m``, ``from math import sin``)
-  and of ``gradc`` (``import gradc``, ``from gradc import export, f64``);
+* imports of ``math`` (``import math``, ``import math as m``, ``from math import sin``),
+  of ``numpy`` (``import numpy as np``) and of ``gradc`` (``import gradc``,
+  ``from gradc import export, f64``);
 * numeric constants (``N = 10``, ``SCALE = 2 * math.pi``), folded at compile time;
 * function definitions, and which of them are exported by ``@gradc.export`` or
   ``@gradc.export("f64(f64, i64)")``.
@@ -78,6 +79,8 @@ class ModuleInfo:
         math_names: local names bound to ``math`` functions (``from math import sin``).
         gradc_modules: local names bound to ``gradc``.
         gradc_names: local name -> name in ``gradc`` (``from gradc import export``).
+        numpy_modules: local names bound to ``numpy`` (``import numpy as np``).
+        numpy_names: local name -> name in ``numpy`` (``from numpy import zeros``).
         constants: folded numeric module constants.
         non_constants: module-level names assigned something that is not a constant,
             with the assignment (for a clear error when a function reads one).
@@ -91,6 +94,8 @@ class ModuleInfo:
     math_names: dict[str, str] = field(default_factory=dict)
     gradc_modules: set[str] = field(default_factory=set)
     gradc_names: dict[str, str] = field(default_factory=dict)
+    numpy_modules: set[str] = field(default_factory=set)
+    numpy_names: dict[str, str] = field(default_factory=dict)
     constants: dict[str, Number] = field(default_factory=dict)
     non_constants: dict[str, ast.stmt] = field(default_factory=dict)
     functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
@@ -106,6 +111,18 @@ class ModuleInfo:
             return node.attr
         if isinstance(node, ast.Name) and node.id in self.math_names:
             return self.math_names[node.id]
+        return None
+
+    def numpy_attr(self, node: ast.expr) -> str | None:
+        """``"zeros"`` for ``np.zeros`` (or ``from numpy import zeros``), else None."""
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in self.numpy_modules
+        ):
+            return node.attr
+        if isinstance(node, ast.Name) and node.id in self.numpy_names:
+            return self.numpy_names[node.id]
         return None
 
     def is_gradc(self, node: ast.expr, name: str) -> bool:
@@ -131,6 +148,8 @@ def scan_module(source: SourceFile, name: str) -> ModuleInfo:
                     info.math_modules.add(local)
                 elif alias.name == "gradc":
                     info.gradc_modules.add(local)
+                elif alias.name == "numpy":
+                    info.numpy_modules.add(local)
         elif isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
                 local = alias.asname or alias.name
@@ -141,6 +160,8 @@ def scan_module(source: SourceFile, name: str) -> ModuleInfo:
                         info.constants[local] = MATH_CONSTANTS[alias.name]
                 elif stmt.module == "gradc":
                     info.gradc_names[local] = alias.name
+                elif stmt.module == "numpy":
+                    info.numpy_names[local] = alias.name
         elif isinstance(stmt, ast.Assign | ast.AnnAssign):
             _scan_assignment(info, stmt)
         elif isinstance(stmt, ast.FunctionDef):

@@ -1,0 +1,240 @@
+"""``lifetimes``: reference counting for arrays owned by compiled code.
+
+Every array that compiled code allocates lives in a reference-counted block
+(docs/abi.md). This pass makes ownership explicit with ``incref``/``decref`` so that each
+block is freed exactly when its last owner lets go, and no block leaks.
+
+Ownership rules (each SSA value of a *managed* type — an array, or a tuple holding
+arrays — either owns one reference or borrows one):
+
+* owners: ``newarray``, ``copyarray``, ``call`` results, phis, ``tuple`` results, casts,
+  and ``extract`` of a managed element (which takes its own reference);
+* borrowers: function arguments (the caller keeps them alive for the call);
+* consuming uses — ``ret``, a phi's incoming value, an element of ``tuple``, a cast —
+  take a reference, so an ``incref`` goes before each of them;
+* an owned value is released by a ``decref`` where it dies: after its last use in a
+  block, or on a CFG edge along which it stops being live (critical edges are split
+  so that edge code has a block of its own).
+
+Then an ``incref %v`` followed later in the same block by ``decref %v`` cancels: the
+consuming use simply takes over the reference (a *move*). On tuples, ``incref`` and
+``decref`` act on every array inside.
+
+Before::
+
+    %a = newarray(%n), %z : array[f64,1,C]
+    %b = newarray(%n), %z : array[f64,1,C]
+    %x = load %p : f64                       (reads %b)
+    ret %a
+
+After::
+
+    %a = newarray(%n), %z : array[f64,1,C]
+    %b = newarray(%n), %z : array[f64,1,C]
+    %x = load %p : f64
+    decref %b                                 (after %b's last use)
+    ret %a                                    (incref/decref of %a cancelled: a move)
+
+Exceptions raised in compiled code leave the function at once; arrays owned at that
+point are not released (a known leak on error paths only).
+"""
+
+from __future__ import annotations
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
+from gradc.compiler.ir.types import NONE, ArrayType, PointerType, TupleType, Type
+from gradc.passes.analysis.cfg import split_critical_edges
+from gradc.passes.analysis.liveness import compute_liveness
+
+
+def is_managed(t: Type) -> bool:
+    """True for arrays and tuples that contain arrays (at any depth)."""
+    if isinstance(t, ArrayType):
+        return True
+    if isinstance(t, TupleType):
+        return any(is_managed(e) for e in t.elements)
+    return False
+
+
+def _managed(v: Value) -> bool:
+    return is_managed(v.type)
+
+
+def _owns(v: Value) -> bool:
+    """Does ``v`` hold a reference of its own (rather than borrow one)?"""
+    return _managed(v) and not isinstance(v, Argument)
+
+
+def pointer_bases(v: Value) -> list[Value]:
+    """The tracked objects a derived pointer points into (DESIGN.md §2).
+
+    ``elemaddr`` derives from its array; a phi or select of pointers from the bases of
+    every incoming pointer (``phi-decay`` rewrites those into explicit base phis).
+    """
+    bases: list[Value] = []
+    seen: set[Value] = set()
+    work = [v]
+    while work:
+        p = work.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        if isinstance(p, ops.ElementAddr):
+            bases.append(p.array)
+        elif isinstance(p, ops.Phi | ops.Select):
+            work.extend(x for x in p.operands() if isinstance(x.type, PointerType))
+    return bases
+
+
+def _uses(inst: Instruction) -> list[Value]:
+    """What ``inst`` keeps alive: its operands, and the bases of derived pointers it uses."""
+    if isinstance(inst, ops.Phi):
+        return []
+    out = []
+    for v in inst.operands():
+        out.append(v)
+        if isinstance(v.type, PointerType):
+            out.extend(pointer_bases(v))
+    return out
+
+
+def _consumed_operands(inst: Instruction) -> list[Value]:
+    """The managed operands whose reference ``inst`` takes over."""
+    if isinstance(inst, ops.Return | ops.MakeTuple | ops.Cast):
+        return [v for v in inst.operands() if _managed(v)]
+    return []
+
+
+def run_function(fn: Function) -> Function:
+    """Insert and prune reference-count operations in ``fn``."""
+    if not any(_managed(v) for v in [*fn.params, *fn.instructions()]):
+        return fn
+    for inst in fn.instructions():
+        if isinstance(inst, ops.Select) and _managed(inst):
+            raise AssertionError("lifetimes: select of arrays is not supported")
+    split_critical_edges(fn)
+    cancellable = _insert_increfs(fn)
+    _insert_decrefs(fn)
+    _cancel_pairs(fn, cancellable)
+    return fn
+
+
+def run(module: Module) -> Module:
+    """Run :func:`run_function` on every function of ``module``."""
+    for fn in module.functions.values():
+        run_function(fn)
+    return module
+
+
+def _rc(cls: type[ops.IncRef] | type[ops.DecRef], value: Value, loc: object) -> Instruction:
+    inst = cls(value, type=NONE)
+    inst.loc = loc  # type: ignore[assignment]
+    return inst
+
+
+def _insert_increfs(fn: Function) -> set[Instruction]:
+    """Insert the increfs; return those made for consuming uses (which may cancel)."""
+    for_consumers: set[Instruction] = set()
+    for block in fn.blocks:
+        for inst in list(block.instructions):
+            for v in _consumed_operands(inst):
+                for_consumers.add(block.insert_before(inst, _rc(ops.IncRef, v, inst.loc)))
+            if isinstance(inst, ops.TupleGet) and _managed(inst):
+                # an element taken out of a tuple gets a reference of its own
+                block.insert(block.instructions.index(inst) + 1, _rc(ops.IncRef, inst, inst.loc))
+        for phi in block.phis():
+            assert isinstance(phi, ops.Phi)
+            if not _managed(phi):
+                continue
+            for pred, v in phi.incoming:
+                term = pred.terminator
+                assert term is not None
+                for_consumers.add(pred.insert_before(term, _rc(ops.IncRef, v, term.loc)))
+    return for_consumers
+
+
+def _insert_decrefs(fn: Function) -> None:
+    live = compute_liveness(fn, _owns, _uses)
+    preds = fn.predecessors()
+    for block in fn.blocks:
+        # live after the block, not counting values handed to successors' phis
+        after: set[Value] = set()
+        for succ in block.successors():
+            after |= live.live_in[succ]
+        # edges along which a value stops being live: release at the successor's start
+        for succ in block.successors():
+            dying = sorted(after - live.live_in[succ], key=_order(fn))
+            if dying:
+                assert len(preds[succ]) == 1, "critical edges are split"
+                at = len(succ.phis())
+                for v in reversed(dying):
+                    succ.insert(at, _rc(ops.DecRef, v, succ.instructions[at].loc))
+        _release_in_block(block, after)
+
+
+def _release_in_block(block: Block, live_after: set[Value]) -> None:
+    """Backward scan: a ``decref`` after each owned value's last use (or its definition)."""
+    live = set(live_after)
+    instructions = list(block.instructions)
+    for inst in reversed(instructions):
+        uses = _uses(inst)
+        if inst.IS_TERMINATOR:
+            # a value dying at the terminator is released just before it
+            for v in _unique(uses):
+                if _owns(v) and v not in live:
+                    block.insert_before(inst, _rc(ops.DecRef, v, inst.loc))
+                    live.add(v)
+            continue
+        if _owns(inst) and inst not in live:  # defined and never used afterwards
+            _insert_after(block, inst, _rc(ops.DecRef, inst, inst.loc))
+        live.discard(inst)
+        for v in _unique(uses):
+            if _owns(v) and v not in live:
+                _insert_after(block, inst, _rc(ops.DecRef, v, inst.loc))
+                live.add(v)
+
+
+def _insert_after(block: Block, anchor: Instruction, inst: Instruction) -> None:
+    index = block.instructions.index(anchor) + 1
+    # keep phis together at the head of the block, and an ``extract`` with the incref
+    # that gives its result a reference of its own (a release must not come between)
+    while index < len(block.instructions):
+        nxt = block.instructions[index]
+        if isinstance(nxt, ops.Phi) or (isinstance(nxt, ops.IncRef) and nxt.array is anchor):
+            index += 1
+        else:
+            break
+    block.insert(index, inst)
+
+
+def _cancel_pairs(fn: Function, cancellable: set[Instruction]) -> None:
+    """Remove ``incref %v`` … ``decref %v`` pairs within a block (a move).
+
+    Only increfs made for a consuming use qualify: there ``%v`` holds a reference of its
+    own until the ``decref``, so the consumer can take that one instead. (The incref
+    that gives an ``extract`` result its own reference must stay.)
+    """
+    for block in fn.blocks:
+        pending: dict[Value, Instruction] = {}
+        dead: set[int] = set()
+        for inst in block.instructions:
+            if isinstance(inst, ops.IncRef) and inst in cancellable:
+                pending.setdefault(inst.array, inst)
+            elif isinstance(inst, ops.DecRef) and inst.array in pending:
+                dead.add(id(pending.pop(inst.array)))
+                dead.add(id(inst))
+        if dead:
+            block.instructions = [i for i in block.instructions if id(i) not in dead]
+
+
+def _unique(values: list[Value]) -> list[Value]:
+    return list(dict.fromkeys(values))
+
+
+def _order(fn: Function):  # type: ignore[no-untyped-def]
+    """A deterministic sort key for values: their position in the function."""
+    position: dict[Value, int] = {p: i for i, p in enumerate(fn.params)}
+    for i, inst in enumerate(fn.instructions()):
+        position[inst] = len(fn.params) + i
+    return lambda v: position[v]
