@@ -178,6 +178,9 @@ def _release_in_block(block: Block, live_after: set[Value]) -> None:
     live = set(live_after)
     instructions = list(block.instructions)
     for inst in reversed(instructions):
+        if isinstance(inst, ops.DecRef):  # already a release (made for a dying edge)
+            live.add(inst.array)
+            continue
         uses = _uses(inst)
         if inst.IS_TERMINATOR:
             # a value dying at the terminator is released just before it
