@@ -31,7 +31,7 @@ def test_temporary_is_released_after_its_last_use_and_the_result_is_moved_out() 
           %p = elemaddr %b, (%i) : ptr[f64]
           %x = load %p : f64
           %q = elemaddr %a, (%i) : ptr[f64]
-          store %q, %x
+          %s = store %q, %x : none
           ret %a
         }
         """
