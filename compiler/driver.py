@@ -80,12 +80,15 @@ class BuildOutput:
         entries: the compiled exports in source order.
         target: ``{"triple": ..., "cpu": ..., "features": ...}``.
         timings: phase name -> seconds, in phase order.
+        runtime_object: the ELF object defining the ``gradc_rt1_*`` runtime functions
+            (docs/abi.md), which the loader links once per process.
     """
 
     module_name: str
     entries: tuple[CompiledEntry, ...]
     target: dict[str, str]
     timings: dict[str, float] = field(default_factory=dict)
+    runtime_object: bytes = b""
 
 
 ABI_VERSION = 1
@@ -121,6 +124,7 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
     # only need the data classes above.
     from gradc.compiler.codegen.emit import emit_object, llvm_version, target_info
     from gradc.compiler.codegen.lower import lower_export
+    from gradc.compiler.codegen.runtime import emit_runtime_object
     from gradc.compiler.frontend.module_scan import scan_module
     from gradc.compiler.frontend.source import SourceFile
     from gradc.compiler.infer import infer_module
@@ -181,7 +185,9 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
                 asm_text=emitted.asm_text,
             )
         )
-    return BuildOutput(info.name, tuple(entries), target, timer.phases)
+    with timer.phase("emit"):
+        runtime = emit_runtime_object(options).object_code
+    return BuildOutput(info.name, tuple(entries), target, timer.phases, runtime)
 
 
 def _reachable(module: Module, root: str) -> list[str]:
