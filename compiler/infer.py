@@ -734,7 +734,9 @@ class _Materializer:
             assert isinstance(t, ArrayType)
             if inst.attr == "ndim":
                 return b.const(t.ndim, I64)
-            dims = [b.insert(ops.ArrayDim(inst.value, k, type=I64)) for k in range(t.ndim)]
+            dims: list[Value] = [
+                b.insert(ops.ArrayDim(inst.value, k, type=I64)) for k in range(t.ndim)
+            ]
             if inst.attr == "shape":
                 return b.make_tuple(dims)
             size = dims[0]

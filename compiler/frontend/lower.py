@@ -23,7 +23,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Argument, Block, Function, Value
 from gradc.compiler.ir.loc import Loc
-from gradc.compiler.ir.types import F64, I1, I64, Type
+from gradc.compiler.ir.types import F64, I1, I64, ScalarType, Type
 
 _BINOPS: dict[type[ast.operator], type[ops.BinaryOp]] = {
     ast.Add: ops.Add,
@@ -58,7 +58,7 @@ _CMP_PREDICATES: dict[type[ast.cmpop], str] = {
     ast.GtE: "ge",
 }
 
-_CAST_BUILTINS: dict[str, Type] = {"int": I64, "float": F64, "bool": I1}
+_CAST_BUILTINS: dict[str, ScalarType] = {"int": I64, "float": F64, "bool": I1}
 
 #: numpy allocator -> number of positional arguments (besides dtype).
 _NUMPY_ALLOCATORS: dict[str, int] = {
@@ -211,8 +211,10 @@ class _FunctionLowering:
             raise self.src.error(
                 f"local variable '{read.name}' may be used before assignment", read.loc
             )
-        for check in [*self.unpacks, *self.int_checks]:
-            check.value = self.ssa.resolve(check.value)
+        for unpack in self.unpacks:
+            unpack.value = self.ssa.resolve(unpack.value)
+        for int_check in self.int_checks:
+            int_check.value = self.ssa.resolve(int_check.value)
         return LoweredFunction(self.fn, self.unpacks, self.int_checks)
 
     def _end_loc(self) -> Loc:
@@ -409,7 +411,10 @@ class _FunctionLowering:
         for a, node in zip(args, it.args, strict=False):
             self.int_checks.append(IntCheck(a, "range() argument", self.src.loc(node)))
         with self.b.at(self.src.loc(it)):
-            zero = self.b.const(0, I64)
+            zero: Value = self.b.const(0, I64)
+            start: Value
+            stop: Value
+            step: Value
             if len(args) == 1:
                 start, stop = zero, args[0]
             else:
