@@ -6,7 +6,7 @@ other module functions are emitted with the callee's *Python* name; inference re
 by the symbol of the specialisation for the argument types.
 
 Statements lower to basic blocks; local variables become SSA values through
-:class:`~gradc.compiler.frontend.ssa.SSABuilder`. Python semantics that need control
+:class:`~gradc.compiler.ir.ssa.SSABuilder`. Python semantics that need control
 flow are expanded here: short-circuit ``and``/``or``, chained comparisons, conditional
 expressions (only the chosen arm runs), ``range`` loops (bounds evaluated once, a zero
 step raises ValueError), ``for``/``while`` with ``else``, ``assert``.
@@ -18,11 +18,11 @@ import ast
 from dataclasses import dataclass
 
 from gradc.compiler.frontend.module_scan import MATH_CONSTANTS, ModuleInfo, fold_constant
-from gradc.compiler.frontend.ssa import SSABuilder
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Argument, Block, Function, Value
 from gradc.compiler.ir.loc import Loc
+from gradc.compiler.ir.ssa import SSABuilder
 from gradc.compiler.ir.types import F64, I1, I64, ScalarType, Type
 
 _BINOPS: dict[type[ast.operator], type[ops.BinaryOp]] = {

@@ -505,6 +505,54 @@ class DecRef(Instruction):
 
 
 # ---------------------------------------------------------------------------------
+# the reverse-mode tape (a per-call LIFO stack of values; docs/ad.md)
+
+
+@dataclass(eq=False)
+class TapeNew(Instruction):
+    """A new, empty tape (type ``tape``); MemoryError when it cannot be allocated."""
+
+    OPNAME: ClassVar[str] = "tapenew"
+    MAY_RAISE: ClassVar[bool] = True
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+
+
+@dataclass(eq=False)
+class TapePush(Instruction):
+    """Push ``value`` (a scalar, tuple or array) onto ``tape``; MemoryError when full.
+
+    Pushing an array keeps a reference to it until it is popped (``lifetimes``).
+    """
+
+    OPNAME: ClassVar[str] = "tapepush"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("tape", "value")
+    MAY_RAISE: ClassVar[bool] = True
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    tape: Value
+    value: Value
+
+
+@dataclass(eq=False)
+class TapePop(Instruction):
+    """Pop the most recently pushed value (of the result type) off ``tape``."""
+
+    OPNAME: ClassVar[str] = "tapepop"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("tape",)
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    tape: Value
+
+
+@dataclass(eq=False)
+class TapeFree(Instruction):
+    """Release ``tape``'s memory (it must be empty: every push was popped)."""
+
+    OPNAME: ClassVar[str] = "tapefree"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("tape",)
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    tape: Value
+
+
+# ---------------------------------------------------------------------------------
 # front-end operations: polymorphic over tuples and arrays, so the untyped front end can
 # emit them; inference replaces each by typed operations (never in typed IR).
 
@@ -612,6 +660,10 @@ OPERATIONS: dict[str, type[Instruction]] = {
         CopyArray,
         IncRef,
         DecRef,
+        TapeNew,
+        TapePush,
+        TapePop,
+        TapeFree,
         GetItem,
         SetItem,
         Len,

@@ -107,6 +107,18 @@ class PointerType(Type):
         return f"ptr[{self.pointee}]"
 
 
+@dataclass(frozen=True, slots=True)
+class TapeType(Type):
+    """The tape of a reverse-mode derivative: a LIFO stack of values owned by one call.
+
+    The augmented forward sweep pushes what the reverse sweep needs, the reverse sweep
+    pops it in the opposite order (docs/ad.md).
+    """
+
+    def __str__(self) -> str:
+        return "tape"
+
+
 F32 = ScalarType("f32", 32, True)
 F64 = ScalarType("f64", 64, True)
 I1 = ScalarType("i1", 1, False)
@@ -116,6 +128,7 @@ I64 = ScalarType("i64", 64, False)
 BOOL = I1
 NONE = NoneType()
 UNKNOWN = UnknownType()
+TAPE = TapeType()
 
 SCALARS: dict[str, ScalarType] = {t.name: t for t in (F32, F64, I1, I8, I32, I64)}
 
@@ -205,6 +218,8 @@ class _TypeParser:
             return I1
         if word == "none":
             return NONE
+        if word == "tape":
+            return TAPE
         if word == "tuple":
             self._expect("[")
             elems: list[Type] = []
