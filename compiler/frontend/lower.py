@@ -789,7 +789,7 @@ class _FunctionLowering:
 
     def math_call(self, fn_name: str, e: ast.Call) -> Value:
         fn = ops.MATH_FUNCTIONS.get(fn_name)
-        if fn is None:
+        if fn is None or fn.internal:
             raise self.src.error(f"module 'math' has no function '{fn_name}'", e.func)
         if len(e.args) != fn.arity:
             raise self.src.error(

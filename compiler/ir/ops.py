@@ -154,6 +154,17 @@ class Div(BinaryOp):
 
 
 @dataclass(eq=False)
+class FDiv(BinaryOp):
+    """IEEE 754 float division: never raises (``x / 0.0`` is ±inf or NaN).
+
+    Derivative code uses it where a Python ``ZeroDivisionError`` would be wrong (the
+    derivative of ``sqrt`` at 0 is +inf, as in JAX).
+    """
+
+    OPNAME: ClassVar[str] = "fdiv"
+
+
+@dataclass(eq=False)
 class FloorDiv(BinaryOp):
     """Python ``//`` (rounds toward -inf; floats use CPython's fmod-based algorithm).
 
@@ -264,12 +275,14 @@ class MathFn:
             (as domain, but ±inf from finite input → OverflowError "math range error");
             ``"pow"`` (``math.pow``'s own rules).
         returns_bool: the result is ``i1`` (``isnan``), else ``f64``.
+        internal: not a Python ``math`` function; made by passes only (``ieee_pow``).
     """
 
     name: str
     arity: int
     check: str
     returns_bool: bool = False
+    internal: bool = False
 
 
 MATH_FUNCTIONS: dict[str, MathFn] = {
@@ -306,6 +319,8 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         MathFn("isnan", 1, "none", returns_bool=True),
         MathFn("isinf", 1, "none", returns_bool=True),
         MathFn("isfinite", 1, "none", returns_bool=True),
+        # C pow without Python's checks, for derivative code (IEEE inf/NaN results)
+        MathFn("ieee_pow", 2, "none", internal=True),
     )
 }
 
@@ -637,6 +652,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Sub,
         Mul,
         Div,
+        FDiv,
         FloorDiv,
         Mod,
         Pow,
