@@ -20,10 +20,18 @@ from gradc.compiler.options import CompilerOptions
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of an exported function: its name and gradc type string (``"f64"``)."""
+    """One parameter of an exported function.
+
+    Attributes:
+        name: the Python parameter name.
+        type: gradc type string (``"f64"``, ``"f64[:, :]"``; see ``types.python_name``).
+        writes: the function may write into this (array) parameter, so a read-only
+            array must be refused.
+    """
 
     name: str
     type: str
+    writes: bool = False
 
 
 @dataclass(frozen=True)
@@ -128,8 +136,11 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
     from gradc.compiler.frontend.module_scan import scan_module
     from gradc.compiler.frontend.source import SourceFile
     from gradc.compiler.infer import infer_module
+    from gradc.compiler.ir.errors import PassError
     from gradc.compiler.ir.printer import print_function
     from gradc.compiler.ir.verifier import verify_module
+    from gradc.passes.ad.api import add_derivative_export
+    from gradc.passes.analysis.mutation import written_params
     from gradc.passes.registry import DEFAULT_PIPELINE
     from gradc.passes.registry import get as get_pass
 
@@ -139,11 +150,20 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
         info = scan_module(source, Path(source_path).stem)
     with timer.phase("infer"):
         module = infer_module(info)
+    with timer.phase("ad"):
+        for d in info.derivatives:
+            try:
+                add_derivative_export(
+                    module, d.name, d.kind, d.target, d.wrt, d.wrt_sequence, source.loc(d.node)
+                )
+            except PassError as exc:
+                raise source.error(exc.message, exc.loc) from None
     with timer.phase("passes"):
         verify_module(module)
         for name in DEFAULT_PIPELINE:
             module = get_pass(name).run(module)
             verify_module(module)
+    written = written_params(module)
     target = target_info(options)
     versions = {
         "gradc": gradc_version(),
@@ -152,9 +172,10 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
         "format": "1",
     }
     entries = []
-    for export in info.exports:
-        function = module.functions[export.name]
-        reachable = _reachable(module, export.name)
+    export_names = [e.name for e in info.exports] + [d.name for d in info.derivatives]
+    for export_name in export_names:
+        function = module.functions[export_name]
+        reachable = _reachable(module, export_name)
         ir_text = "\n".join(print_function(module.functions[n], locs=True) for n in reachable)
         components = {
             "ir": sha256_key(ir_text),
@@ -163,18 +184,25 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
             "versions": sha256_key(versions),
         }
         key = sha256_key(components)
-        symbol = f"gradc_{export.name}_{key[:16]}"
+        symbol = f"gradc_{export_name}_{key[:16]}"
         with timer.phase("lower"):
-            llvm_module = lower_export(module, export.name, symbol, options)
+            llvm_module = lower_export(module, export_name, symbol, options)
         with timer.phase("emit"):
             emitted = emit_object(llvm_module, options)
         signature = Signature(
-            tuple(Param(p.name or f"arg{p.index}", python_name(p.type)) for p in function.params),
+            tuple(
+                Param(
+                    p.name or f"arg{p.index}",
+                    python_name(p.type),
+                    writes=p.index in written[export_name],
+                )
+                for p in function.params
+            ),
             python_name(function.return_type),
         )
         entries.append(
             CompiledEntry(
-                name=export.name,
+                name=export_name,
                 signature=signature,
                 symbol=symbol,
                 object_code=emitted.object_code,

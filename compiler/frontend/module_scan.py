@@ -68,6 +68,32 @@ class Export:
     result_type: Type | None
 
 
+#: ``gradc`` functions that declare a derivative export: ``d_f = gradc.grad(f, wrt=...)``.
+DERIVATIVE_KINDS = ("grad", "value_and_grad", "jvp", "vjp")
+
+
+@dataclass
+class Derivative:
+    """A module-level derivative declaration, e.g. ``d_f = gradc.grad(f, wrt=("x",))``.
+
+    Attributes:
+        name: the exported name (the assigned variable).
+        kind: one of :data:`DERIVATIVE_KINDS`.
+        target: the differentiated function's name (an export of the module).
+        wrt: indices of the parameters differentiated with respect to, in the order given.
+        wrt_sequence: ``wrt`` was a tuple or list (results are then tuples, as in JAX's
+            ``argnums``), rather than one name or position.
+        node: the declaration (for error locations).
+    """
+
+    name: str
+    kind: str
+    target: str
+    wrt: list[int]
+    wrt_sequence: bool
+    node: ast.expr
+
+
 @dataclass
 class ModuleInfo:
     """What the front end knows about a module before lowering any function.
@@ -86,6 +112,7 @@ class ModuleInfo:
             with the assignment (for a clear error when a function reads one).
         functions: top-level function definitions by name.
         exports: exported functions, in source order.
+        derivatives: derivative declarations, in source order.
     """
 
     source: SourceFile
@@ -100,6 +127,7 @@ class ModuleInfo:
     non_constants: dict[str, ast.stmt] = field(default_factory=dict)
     functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
     exports: list[Export] = field(default_factory=list)
+    derivatives: list[Derivative] = field(default_factory=list)
 
     def math_attr(self, node: ast.expr) -> str | None:
         """``"sin"`` for ``math.sin`` (or an alias of it), else None."""
@@ -163,7 +191,11 @@ def scan_module(source: SourceFile, name: str) -> ModuleInfo:
                 elif stmt.module == "numpy":
                     info.numpy_names[local] = alias.name
         elif isinstance(stmt, ast.Assign | ast.AnnAssign):
-            _scan_assignment(info, stmt)
+            derivative = _derivative_of(info, stmt)
+            if derivative is not None:
+                info.derivatives.append(derivative)
+            else:
+                _scan_assignment(info, stmt)
         elif isinstance(stmt, ast.FunctionDef):
             info.functions[stmt.name] = stmt
             export = _export_of(info, stmt)
@@ -296,3 +328,57 @@ def _annotation(src: SourceFile, node: ast.expr) -> Type:
         return type_from_annotation(node)
     except TypeSyntaxError as exc:
         raise src.error(str(exc), node) from None
+
+
+def _derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivative | None:
+    """``name = gradc.grad(f, wrt=...)`` (and the other kinds), or None."""
+    value = stmt.value
+    if not isinstance(value, ast.Call):
+        return None
+    kind = next((k for k in DERIVATIVE_KINDS if info.is_gradc(value.func, k)), None)
+    if kind is None:
+        return None
+    src = info.source
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        raise src.error(f"assign gradc.{kind}(...) to one name", stmt)
+    if not value.args or not isinstance(value.args[0], ast.Name):
+        raise src.error(f"gradc.{kind} takes the function to differentiate first", value)
+    target = value.args[0].id
+    export = next((e for e in info.exports if e.name == target), None)
+    if export is None:
+        raise src.error(
+            f"gradc.{kind} needs an exported function defined above it; "
+            f"'{target}' is not one (add @gradc.export with parameter types)",
+            value.args[0],
+        )
+    wrt_node: ast.expr | None = None
+    for kw in value.keywords:
+        if kw.arg != "wrt":
+            raise src.error(f"gradc.{kind}() got an unexpected keyword '{kw.arg}'", kw.value)
+        wrt_node = kw.value
+    if len(value.args) == 2 and wrt_node is None:
+        wrt_node = value.args[1]
+    elif len(value.args) > 2 or (len(value.args) == 2 and wrt_node is not None):
+        raise src.error(f"gradc.{kind}(f, wrt=...) takes one function and one wrt", value)
+    params = [a.arg for a in export.node.args.args]
+    if wrt_node is None:  # JAX's default: the first parameter
+        return Derivative(targets[0].id, kind, target, [0], False, value)
+    sequence = isinstance(wrt_node, ast.Tuple | ast.List)
+    items = wrt_node.elts if isinstance(wrt_node, ast.Tuple | ast.List) else [wrt_node]
+    wrt: list[int] = []
+    for item in items:
+        if isinstance(item, ast.Constant) and isinstance(item.value, str):
+            if item.value not in params:
+                raise src.error(f"'{target}' has no parameter '{item.value}'", item)
+            index = params.index(item.value)
+        elif isinstance(item, ast.Constant) and type(item.value) is int:
+            index = item.value
+            if not 0 <= index < len(params):
+                raise src.error(f"'{target}' has no parameter at position {index}", item)
+        else:
+            raise src.error("wrt takes parameter names or positions (constants)", item)
+        if index in wrt:
+            raise src.error(f"parameter '{params[index]}' is listed twice in wrt", item)
+        wrt.append(index)
+    return Derivative(targets[0].id, kind, target, wrt, sequence, value)

@@ -14,11 +14,13 @@ read that may observe an undefined value ("may be used before assignment").
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Value
 from gradc.compiler.ir.loc import Loc
+from gradc.compiler.ir.types import Type
 
 
 class _Undefined(Value):
@@ -45,10 +47,13 @@ class SSABuilder:
 
     Args:
         function: the function under construction (phis are inserted into its blocks).
+        phi_type: the type of a variable's phis, when known (else they stay untyped
+            for inference to fill in).
     """
 
-    def __init__(self, function: Function) -> None:
+    def __init__(self, function: Function, phi_type: Callable[[str], Type] | None = None) -> None:
         self.function = function
+        self.phi_type = phi_type
         self.defs: dict[Block, dict[str, Value]] = {}
         self.preds: dict[Block, list[Block]] = {}
         self.sealed: set[Block] = set()
@@ -101,6 +106,8 @@ class SSABuilder:
 
     def _new_phi(self, block: Block, name: str) -> ops.Phi:
         phi = ops.Phi(name=name)
+        if self.phi_type is not None:
+            phi.type = self.phi_type(name)
         if self._loc is not None:
             phi.loc = self._loc
         block.insert(len(block.phis()), phi)

@@ -10,8 +10,9 @@ arrays — either owns one reference or borrows one):
 * owners: ``newarray``, ``copyarray``, ``call`` results, phis, ``tuple`` results, casts,
   and ``extract`` of a managed element (which takes its own reference);
 * borrowers: function arguments (the caller keeps them alive for the call);
-* consuming uses — ``ret``, a phi's incoming value, an element of ``tuple``, a cast —
-  take a reference, so an ``incref`` goes before each of them;
+* consuming uses — ``ret``, a phi's incoming value, an element of ``tuple``, a cast, a
+  ``tapepush`` — take a reference, so an ``incref`` goes before each of them (a
+  ``tapepop`` result owns the reference the push took);
 * an owned value is released by a ``decref`` where it dies: after its last use in a
   block, or on a CFG edge along which it stops being live (critical edges are split
   so that edge code has a block of its own).
@@ -103,6 +104,8 @@ def _consumed_operands(inst: Instruction) -> list[Value]:
     """The managed operands whose reference ``inst`` takes over."""
     if isinstance(inst, ops.Return | ops.MakeTuple | ops.Cast):
         return [v for v in inst.operands() if _managed(v)]
+    if isinstance(inst, ops.TapePush) and _managed(inst.value):
+        return [inst.value]  # the tape keeps the array alive until it is popped
     return []
 
 

@@ -1,0 +1,82 @@
+"""Derivative exports: the functions ``gradc.grad``/``value_and_grad``/``jvp``/``vjp``
+declare, built from the derived functions of :mod:`.forward` and :mod:`.reverse`.
+
+For an export ``f(x, y, n)`` and ``wrt=("x", "y")``:
+
+* ``jvp``: ``t(x, y, n, d_x, d_y) -> (f(x, y, n), ḟ)``, the tangents in ``wrt`` order;
+* ``grad``: ``g(x, y, n) -> (∂f/∂x, ∂f/∂y)`` — one value instead of a tuple when
+  ``wrt`` is a single name or position, as with JAX's ``argnums``; array parameters get
+  arrays of their shape;
+* ``value_and_grad``: ``(f(...), grad)``;
+* ``vjp``: ``v(x, y, n, ct) -> grad`` scaled by the output cotangent ``ct``.
+"""
+
+from __future__ import annotations
+
+from gradc.compiler.ir.builder import Builder
+from gradc.compiler.ir.core import Argument, Function, Module, Value
+from gradc.compiler.ir.errors import PassError
+from gradc.compiler.ir.loc import Loc
+from gradc.passes.ad.activity import is_active_param
+from gradc.passes.ad.forward import jvp_function
+
+
+def add_derivative_export(
+    module: Module,
+    name: str,
+    kind: str,
+    target: str,
+    wrt: list[int],
+    wrt_sequence: bool,
+    loc: Loc,
+) -> Function:
+    """Add the exported derivative function ``name`` of ``target`` to ``module``.
+
+    Raises:
+        PassError: a ``wrt`` parameter cannot be differentiated (an int, a bool), or the
+            function contains a construct without a derivative rule.
+    """
+    fn = module.functions[target]
+    for i in wrt:
+        p = fn.params[i]
+        if not is_active_param(p):
+            raise PassError(
+                f"cannot differentiate '{target}' with respect to '{p.name}' of type "
+                f"{p.type}: only float scalars and float arrays have derivatives",
+                loc,
+            )
+    if kind == "jvp":
+        return _jvp_export(module, name, fn, wrt, loc)
+    from gradc.passes.ad.reverse import reverse_export
+
+    return reverse_export(module, name, kind, fn, wrt, wrt_sequence, loc)
+
+
+def _copy_params(fn: Function, wrapper: Function) -> list[Argument]:
+    out = []
+    for p in fn.params:
+        arg = Argument(type=p.type, name=p.name, index=len(wrapper.params))
+        wrapper.params.append(arg)
+        out.append(arg)
+    return out
+
+
+def _jvp_export(module: Module, name: str, fn: Function, wrt: list[int], loc: Loc) -> Function:
+    derived = jvp_function(module, fn, frozenset(wrt))
+    wrapper = Function(name, loc=loc, source_name=name, exported=True)
+    params = _copy_params(fn, wrapper)
+    tangents: dict[int, Value] = {}
+    for i in wrt:
+        t = Argument(
+            type=fn.params[i].type, name=f"d_{fn.params[i].name}", index=len(wrapper.params)
+        )
+        wrapper.params.append(t)
+        tangents[i] = t
+    wrapper.return_type = derived.return_type
+    b = Builder(wrapper)
+    b.position_at_end(wrapper.add_block("entry"))
+    with b.at(loc):
+        args = [*params, *(tangents[i] for i in sorted(wrt))]
+        b.ret(b.call(derived.name, args, derived.return_type))
+    module.add(wrapper)
+    return wrapper

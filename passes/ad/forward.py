@@ -1,0 +1,192 @@
+"""``ad-forward``: forward mode (JVP) — a function that also returns a tangent.
+
+For ``f(x, n)`` with ``x`` active, ``f.jvp.<pattern>(x, n, dx)`` returns ``(f(x, n), ḟ)``
+where ḟ is the directional derivative along ``dx``. The derived function is a clone of
+``f`` with tangent code after every active instruction (rules in :mod:`.rules`), tangent
+phis beside primal phis, tangent arrays (shadows) beside active arrays, and calls of
+active callees replaced by calls of their own JVP functions (inter-procedural; recursion
+works because derived functions are named by callee and activity pattern).
+
+Before (``x`` active)::
+
+    %y = mul %x, %x : f64
+    ret %y
+
+After::
+
+    %y = mul %x, %x : f64
+    %0 = mul %dx, %x : f64
+    %1 = mul %x, %dx : f64
+    %2 = add %0, %1 : f64
+    %3 = tuple(%y, %2) : tuple[f64,f64]
+    ret %3
+"""
+
+from __future__ import annotations
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.builder import Builder
+from gradc.compiler.ir.clone import clone_function
+from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
+from gradc.compiler.ir.errors import PassError
+from gradc.compiler.ir.types import NONE, ArrayType, ScalarType, TupleType, Type
+from gradc.passes.ad.activity import Activity, analyze
+from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials
+
+
+def jvp_name(fn: Function, pattern: frozenset[int]) -> str:
+    """The symbol of ``fn``'s JVP for active parameters ``pattern`` (content-named)."""
+    return f"{fn.name}.jvp." + ("_".join(str(i) for i in sorted(pattern)) or "none")
+
+
+def jvp_function(module: Module, fn: Function, pattern: frozenset[int]) -> Function:
+    """The JVP of ``fn`` with the parameters at ``pattern`` active, added to ``module``.
+
+    Signature: ``(params..., tangents of the active params in order) ->
+    tuple[result, tangent of result]``. Memoised by name in ``module``.
+
+    Raises:
+        PassError: an active construct has no derivative rule.
+    """
+    name = jvp_name(fn, pattern)
+    if name in module.functions:
+        return module.functions[name]
+    return _ForwardMode(module, fn, pattern, name).run()
+
+
+def _zero(b: Builder, t: Type) -> Value:
+    if isinstance(t, ScalarType):
+        return b.const(0.0 if t.is_float else (False if t.is_bool else 0), t)
+    if isinstance(t, TupleType):
+        return b.make_tuple([_zero(b, e) for e in t.elements])
+    raise NotDifferentiable(f"a zero tangent of type {t}")
+
+
+class _ForwardMode:
+    def __init__(self, module: Module, fn: Function, pattern: frozenset[int], name: str) -> None:
+        self.module = module
+        self.original = fn
+        self.pattern = pattern
+        self.activity: Activity = analyze(fn, pattern)
+        clone = clone_function(fn, name)
+        self.fn = clone.function
+        self.values = clone.values
+        self.b = Builder(self.fn)
+        self.tangents: dict[Value, Value] = {}
+        self.tangent_phis: list[tuple[ops.Phi, ops.Phi]] = []
+
+    def active(self, clone_value: Value) -> bool:
+        return clone_value in self._active_clones
+
+    def run(self) -> Function:
+        self._active_clones = {self.values[v] for v in self.activity.active}
+        fn = self.fn
+        for p in self.original.params:
+            if p.index in self.pattern:
+                t = Argument(type=p.type, name=f"d_{p.name}", index=len(fn.params))
+                fn.params.append(t)
+                self.tangents[self.values[p]] = t
+        result_type = fn.return_type
+        if isinstance(result_type, type(NONE)):
+            raise PassError(f"cannot differentiate '{fn.source_name}': it returns no value", fn.loc)
+        fn.return_type = TupleType((result_type, result_type))
+        self.module.add(fn)  # before the body, so recursive calls find it
+        for block in list(fn.blocks):
+            for inst in list(block.instructions):
+                try:
+                    self._visit(block, inst)
+                except NotDifferentiable as exc:
+                    raise PassError(
+                        f"cannot differentiate {exc} in '{fn.source_name}': no derivative rule",
+                        inst.loc,
+                    ) from None
+        for primal, tangent in self.tangent_phis:
+            for pred, v in primal.incoming:
+                term = pred.terminator
+                assert term is not None
+                self.b.position_before(term)
+                with self.b.at(term.loc):
+                    tangent.incoming.append((pred, self.tangent(v)))
+        return fn
+
+    def tangent(self, v: Value) -> Value:
+        """The tangent of ``v`` (a zero constant at the insertion point if inactive)."""
+        t = self.tangents.get(v)
+        if t is not None:
+            return t
+        return _zero(self.b, v.type)
+
+    def _maybe(self, v: Value) -> Value | None:
+        return self.tangents.get(v)
+
+    def _visit(self, block: Block, inst: Instruction) -> None:
+        b = self.b
+        if isinstance(inst, ops.Return):
+            b.position_before(inst)
+            with b.at(inst.loc):
+                assert inst.value is not None
+                inst.value = b.make_tuple([inst.value, self.tangent(inst.value)])
+            return
+        if not self.active(inst) and not isinstance(inst, ops.Store):
+            return
+        if isinstance(inst, ops.Phi):
+            tangent = ops.Phi(type=inst.type, name=f"d_{inst.name}" if inst.name else None)
+            tangent.loc = inst.loc
+            block.insert(len(block.phis()), tangent)
+            self.tangents[inst] = tangent
+            self.tangent_phis.append((inst, tangent))
+            return
+        index = block.instructions.index(inst)
+        b.position_before(block.instructions[index + 1])
+        with b.at(inst.loc):
+            result = self._rule(inst)
+        if result is not None:
+            self.tangents[inst] = result
+
+    def _rule(self, inst: Instruction) -> Value | None:
+        b = self.b
+        o = make_ops(b)
+        match inst:
+            case ops.ElementAddr(array=array, indices=indices):
+                return b.insert(ops.ElementAddr(self.tangent(array), indices, type=inst.type))
+            case ops.Load(pointer=pointer):
+                return b.insert(ops.Load(self.tangent(pointer), type=inst.type))
+            case ops.Store(pointer=pointer, value=value):
+                if pointer in self.tangents:
+                    b.insert(ops.Store(self.tangents[pointer], self.tangent(value), type=NONE))
+                return None
+            case ops.NewArray(shape=shape):
+                t = inst.type
+                assert isinstance(t, ArrayType)
+                return b.insert(ops.NewArray(shape, b.const(0.0, t.dtype), type=t))
+            case ops.Cast(value=value):
+                return b.cast(self.tangent(value), inst.type)
+            case ops.MakeTuple(elements=elements):
+                return b.make_tuple([self.tangent(e) for e in elements])
+            case ops.TupleGet(tuple=tup, index=i):
+                return b.tuple_get(self.tangent(tup), i)
+            case ops.Call():
+                return self._call(inst)
+        picked = choice(o, inst)
+        if picked is not None:
+            cond, x, y = picked
+            return b.select(cond, self.tangent(x), self.tangent(y))
+        total: Value | None = None
+        for operand, partial in partials(o, inst, lambda v: v in self.tangents):
+            if partial is not None and operand in self.tangents:
+                total = o.add(total, o.mul(partial, self.tangents[operand]))
+        return total if total is not None else _zero(b, inst.type)
+
+    def _call(self, call: ops.Call) -> Value:
+        b = self.b
+        callee = self.module.functions[call.callee]
+        pattern = frozenset(i for i, a in enumerate(call.args) if a in self.tangents)
+        derived = jvp_function(self.module, callee, pattern)
+        args = [*call.args, *(self.tangents[call.args[i]] for i in sorted(pattern))]
+        both = b.call(derived.name, args, derived.return_type)
+        primal = b.tuple_get(both, 0)
+        self.fn.replace_all_uses(call, primal)
+        call.erase()  # the derived call computes the primal value too
+        tangent = b.tuple_get(both, 1)
+        self.tangents[primal] = tangent
+        return tangent

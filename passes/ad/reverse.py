@@ -1,0 +1,742 @@
+"""``ad-reverse``: reverse mode (VJP) with a tape.
+
+For ``f`` and a pattern of active parameters, two functions are derived:
+
+* the augmented forward sweep ``f.fwd.<pattern>(params..., tape) -> result`` runs ``f``
+  and, at the end of every basic block, pushes onto the tape what the reverse sweep of
+  that block needs (operands and results of the active instructions, array indices,
+  shadows of local arrays) and, before entering a join, which predecessor it came from;
+* the reverse sweep ``f.rev.<pattern>(shadows..., tape, adjoint of result) ->
+  tuple[adjoints of the active scalar parameters]`` walks the CFG backwards: block
+  ``B``'s reverse pops ``B``'s values (last pushed, first popped), applies the adjoint
+  rules of :mod:`.rules` to ``B``'s instructions in reverse order, and pops the
+  predecessor to return to. Array adjoints accumulate into shadow arrays (Enzyme's
+  ``Duplicated``): the caller's for parameters, zero-initialised ones for local arrays.
+
+One LIFO tape serves a whole call tree: a callee's forward sweep pushes onto the same
+tape inside the caller's, and its reverse sweep pops inside the caller's. Loops with
+run-time trip counts, ``break``, data-dependent branches, recursion and values that are
+overwritten later (the old value was pushed when it was live) all follow from this.
+Memory is proportional to what is pushed, not to the number of operations run.
+
+Adjoints of scalars are SSA variables of the reverse function, built with the on-the-fly
+SSA construction of :mod:`gradc.compiler.ir.ssa` over the reverse CFG; critical edges of
+``f`` are split first, so that edge code (phi adjoints, predecessor pushes) has a block.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.builder import Builder
+from gradc.compiler.ir.clone import clone_function, remap
+from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
+from gradc.compiler.ir.errors import PassError
+from gradc.compiler.ir.loc import Loc
+from gradc.compiler.ir.ssa import SSABuilder
+from gradc.compiler.ir.types import (
+    F64,
+    I64,
+    NONE,
+    TAPE,
+    ArrayType,
+    NoneType,
+    ScalarType,
+    TupleType,
+    Type,
+)
+from gradc.passes.ad.activity import analyze, can_be_active
+from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials
+from gradc.passes.analysis.cfg import split_critical_edges
+
+# Adjoint variables are keyed by (value, element index) so tuple elements have their own.
+AdjKey = tuple[Value, int]
+
+
+def _suffix(pattern: frozenset[int]) -> str:
+    return "_".join(str(i) for i in sorted(pattern)) or "none"
+
+
+@dataclass
+class Derived:
+    """The two functions of a reverse-mode derivative and their interface."""
+
+    fwd: Function
+    rev: Function
+    array_params: list[int]  # active array parameters, shadows passed to rev in order
+    scalar_params: list[int]  # active scalar parameters, adjoints returned in order
+
+
+def vjp_functions(module: Module, fn: Function, pattern: frozenset[int]) -> Derived:
+    """The augmented forward and reverse functions of ``fn`` (memoised in ``module``).
+
+    Raises:
+        PassError: an active construct has no adjoint rule (named, with its line).
+    """
+    fwd_name = f"{fn.name}.fwd.{_suffix(pattern)}"
+    rev_name = f"{fn.name}.rev.{_suffix(pattern)}"
+    arrays = [i for i in sorted(pattern) if isinstance(fn.params[i].type, ArrayType)]
+    scalars = [i for i in sorted(pattern) if i not in arrays]
+    if fwd_name in module.functions:
+        return Derived(module.functions[fwd_name], module.functions[rev_name], arrays, scalars)
+    return _ReverseMode(module, fn, pattern, fwd_name, rev_name, arrays, scalars).run()
+
+
+def _zero(b: Builder, t: Type) -> Value:
+    assert isinstance(t, ScalarType), t
+    return b.const(0.0 if t.is_float else 0, t)
+
+
+def _adjoint_type(t: Type) -> Type:
+    """The type of the adjoint a function receives for a result of type ``t``."""
+    if isinstance(t, ScalarType) and t.is_float:
+        return t
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_adjoint_type(e) for e in t.elements))
+    return F64  # ints, bools, arrays: a placeholder (their adjoint is ignored)
+
+
+@dataclass
+class _BlockPlan:
+    """What the forward sweep pushes at the end of one block, in push order."""
+
+    values: list[Value] = field(default_factory=list)  # fwd-side values
+
+    def add(self, v: Value) -> None:
+        if not isinstance(v, ops.Const) and v not in self.values:
+            self.values.append(v)
+
+
+class _ReverseMode:
+    def __init__(
+        self,
+        module: Module,
+        fn: Function,
+        pattern: frozenset[int],
+        fwd_name: str,
+        rev_name: str,
+        arrays: list[int],
+        scalars: list[int],
+    ) -> None:
+        self.module = module
+        self.pattern = pattern
+        self.arrays = arrays
+        self.scalars = scalars
+        clone = clone_function(fn, fwd_name)
+        self.fwd = clone.function
+        split_critical_edges(self.fwd)
+        self.activity = analyze(self.fwd, pattern)
+        self.source_name = fn.source_name
+        self.tape = Argument(type=TAPE, name="tape", index=len(self.fwd.params))
+        self.rev = Function(rev_name, loc=fn.loc, source_name=fn.source_name)
+        self.shadows: dict[Value, Value] = {}  # fwd array value -> fwd shadow value
+        self.derived = Derived(self.fwd, self.rev, arrays, scalars)
+        self._names: dict[Value, int] = {}
+        self._var_types: dict[str, Type] = {}
+
+    # -- driver -------------------------------------------------------------------
+
+    def run(self) -> Derived:
+        # register both before building, so recursive calls find them
+        self.fwd.params.append(self.tape)
+        self.module.add(self.fwd)
+        self.module.add(self.rev)
+        self.original_blocks = list(self.fwd.blocks)
+        self.body = {b: list(b.instructions) for b in self.original_blocks}
+        self.preds = self.fwd.predecessors()
+        try:
+            self._make_shadows()
+            self.plans = {b: self._plan(b) for b in self.original_blocks}
+            self._build_reverse()
+            self._instrument_forward()
+        except NotDifferentiable as exc:
+            inst = getattr(exc, "inst", None)
+            loc = inst.loc if isinstance(inst, Instruction) else self.fwd.loc
+            raise PassError(
+                f"cannot differentiate {exc} in '{self.source_name}': no adjoint rule", loc
+            ) from None
+        return self.derived
+
+    def active(self, v: Value) -> bool:
+        return v in self.activity.active
+
+    # -- forward sweep: shadows of local arrays -----------------------------------
+
+    def _make_shadows(self) -> None:
+        b = Builder(self.fwd)
+        for block in self.original_blocks:
+            for inst in self.body[block]:
+                if not self.active(inst) or not isinstance(inst.type, ArrayType):
+                    continue
+                if isinstance(inst, ops.NewArray):
+                    b.position_before(block.instructions[block.instructions.index(inst) + 1])
+                    with b.at(inst.loc):
+                        t = inst.type
+                        self.shadows[inst] = b.insert(
+                            ops.NewArray(inst.shape, b.const(0.0, t.dtype), type=t, name="shadow")
+                        )
+                elif not isinstance(inst, ops.Phi):
+                    raise _not_differentiable(f"'{inst.OPNAME}' producing an array", inst)
+        for block in self.original_blocks:  # phis of arrays: phis of their shadows
+            for phi in block.phis():
+                if self.active(phi) and isinstance(phi.type, ArrayType):
+                    assert isinstance(phi, ops.Phi)
+                    shadow = ops.Phi(type=phi.type, name="shadow")
+                    shadow.loc = phi.loc
+                    block.insert(len(block.phis()), shadow)
+                    self.shadows[phi] = shadow
+        for phi, shadow in list(self.shadows.items()):
+            if isinstance(phi, ops.Phi):
+                assert isinstance(shadow, ops.Phi)
+                for pred, v in phi.incoming:
+                    if v not in self.shadows:
+                        raise _not_differentiable("an array phi of a parameter", phi)
+                    shadow.incoming.append((pred, self.shadows[v]))
+
+    def _shadow_needed(self, array: Value, plan: _BlockPlan) -> None:
+        """Make the shadow of ``array`` available to the reverse sweep of this block."""
+        if isinstance(array, Argument):
+            return  # a parameter's shadow is a parameter of the reverse function
+        if array not in self.shadows:
+            raise _not_differentiable("an array whose shadow cannot be found", array)
+        plan.add(self.shadows[array])
+
+    # -- what each block pushes ------------------------------------------------------
+
+    def _plan(self, block: Block) -> _BlockPlan:
+        plan = _BlockPlan()
+        for inst in self.body[block]:
+            if isinstance(inst, ops.Store):
+                if self.active(inst.pointer):
+                    self._plan_address(inst.pointer, plan)
+                continue
+            if not self.active(inst) or isinstance(inst, ops.Phi):
+                continue
+            match inst:
+                case ops.Load(pointer=pointer):
+                    self._plan_address(pointer, plan)
+                case ops.ElementAddr() | ops.NewArray():
+                    pass
+                case ops.Call(args=args):
+                    for a in args:
+                        if self.active(a) and isinstance(a.type, ArrayType):
+                            self._shadow_needed(a, plan)
+                case ops.Add() | ops.Sub() | ops.Neg() | ops.Cast() | ops.MakeTuple():
+                    pass
+                case ops.TupleGet():
+                    pass
+                case ops.Select(cond=cond):
+                    plan.add(cond)
+                case _:
+                    for v in inst.operands():
+                        if isinstance(v.type, ScalarType):
+                            plan.add(v)
+                    plan.add(inst)
+        return plan
+
+    def _plan_address(self, pointer: Value, plan: _BlockPlan) -> None:
+        if not isinstance(pointer, ops.ElementAddr):
+            raise _not_differentiable("a derived pointer that is not an element address", pointer)
+        for index in pointer.indices:
+            plan.add(index)
+        self._shadow_needed(pointer.array, plan)
+
+    def _instrument_forward(self) -> None:
+        b = Builder(self.fwd)
+        ret_blocks = [blk for blk in self.original_blocks if _returns(blk)]
+        for block in self.original_blocks:
+            term = block.terminator
+            assert term is not None
+            b.position_before(term)
+            with b.at(term.loc):
+                for v in self.plans[block].values:
+                    b.insert(ops.TapePush(self.tape, v, type=NONE))
+                succs = block.successors()
+                if len(succs) == 1 and len(self.preds[succs[0]]) > 1:
+                    which = self.preds[succs[0]].index(block)
+                    b.insert(ops.TapePush(self.tape, b.const(which, I64), type=NONE))
+                if isinstance(term, ops.Return) and len(ret_blocks) > 1:
+                    b.insert(
+                        ops.TapePush(self.tape, b.const(ret_blocks.index(block), I64), type=NONE)
+                    )
+        # calls of active callees become calls of their forward sweeps
+        for block in self.original_blocks:
+            for inst in self.body[block]:
+                if isinstance(inst, ops.Call) and inst in self.activity.call_patterns:
+                    callee = self.module.functions[inst.callee]
+                    derived = vjp_functions(self.module, callee, self.activity.call_patterns[inst])
+                    inst.callee = derived.fwd.name
+                    inst.args = (*inst.args, self.tape)
+
+    # -- reverse sweep ---------------------------------------------------------------
+
+    def _build_reverse(self) -> None:
+        rev = self.rev
+        fwd_params = self.fwd.params[:-1]
+        for i in self.arrays:
+            p = fwd_params[i]
+            shadow = Argument(type=p.type, name=f"d_{p.name}", index=len(rev.params))
+            rev.params.append(shadow)
+            self.shadows[p] = shadow
+        tape = Argument(type=TAPE, name="tape", index=len(rev.params))
+        rev.params.append(tape)
+        seed_type = _adjoint_type(self.fwd.return_type)
+        seed = Argument(type=seed_type, name="adjoint", index=len(rev.params))
+        rev.params.append(seed)
+        adj_types = [fwd_params[i].type for i in self.scalars]
+        rev.return_type = TupleType(tuple(adj_types)) if adj_types else NONE
+        self.rev_tape = tape
+        self.seed = seed
+
+        b = Builder(rev)
+        self.b = b
+        ssa = SSABuilder(rev, phi_type=lambda name: self._var_types[name])
+        self.ssa = ssa
+        entry = rev.add_block("entry")
+        exit_ = rev.add_block("exit")
+        rblocks = {blk: rev.add_block(f"rev.{blk.label}") for blk in self.original_blocks}
+        self.rblocks = rblocks
+        # expected number of reverse predecessors of each block, to know when to seal
+        expected: dict[Block, int] = {entry: 0, exit_: 1}
+        ret_blocks = [blk for blk in self.original_blocks if _returns(blk)]
+        for blk in self.original_blocks:
+            expected[rblocks[blk]] = max(len(blk.successors()), 1 if blk in ret_blocks else 0)
+            if blk in ret_blocks and blk.successors():
+                expected[rblocks[blk]] += 1
+        self.expected = expected
+        self.filled_edges: dict[Block, int] = {blk: 0 for blk in expected}
+
+        b.position_at_end(entry)
+        ssa.seal(entry)
+        with b.at(self.fwd.loc):
+            for key in self._adjoint_keys():
+                ssa.write(entry, self._var(key), _zero(b, self._key_type(key)))
+            self._dispatch(
+                entry, [rblocks[blk] for blk in ret_blocks], tape, pop=len(ret_blocks) > 1
+            )
+
+        for blk in self._reverse_order(ret_blocks):
+            self._reverse_block(blk)
+
+        b.position_at_end(exit_)
+        with b.at(self.fwd.loc):
+            adjs = [self._read(exit_, (fwd_params[i], 0)) for i in self.scalars]
+            b.ret(b.make_tuple(adjs) if adjs else None)
+        for read in ssa.finish():
+            raise AssertionError(f"adjoint {read.name} read before definition")
+        _move_exit_last(rev, exit_)
+
+    def _adjoint_keys(self) -> list[AdjKey]:
+        keys: list[AdjKey] = []
+        values: list[Value] = [*self.fwd.params[:-1], *self.fwd.instructions()]
+        for v in values:
+            if self.active(v) or (isinstance(v, Argument) and v.index in self.scalars):
+                t = v.type
+                if isinstance(t, TupleType):
+                    keys.extend((v, k) for k, e in enumerate(t.elements) if _is_float(e))
+                elif _is_float(t):
+                    keys.append((v, 0))
+        return keys
+
+    def _key_type(self, key: AdjKey) -> Type:
+        v, k = key
+        t = v.type
+        return t.elements[k] if isinstance(t, TupleType) else t
+
+    def _var(self, key: AdjKey) -> str:
+        v, k = key
+        n = self._names.setdefault(v, len(self._names))
+        name = f"adj.{n}.{k}"
+        self._var_types[name] = self._key_type(key)
+        return name
+
+    def _read(self, block: Block, key: AdjKey) -> Value:
+        return self.ssa.read(block, self._var(key), self.fwd.loc)
+
+    def _accumulate(self, key: AdjKey, contribution: Value | None) -> None:
+        if contribution is None or not self._is_adjoint_key(key):
+            return
+        assert self.b.block is not None
+        block = self.b.block
+        current = self._read(block, key)
+        self.ssa.write(block, self._var(key), self.b.add(current, contribution))
+
+    def _is_adjoint_key(self, key: AdjKey) -> bool:
+        v, _ = key
+        return self.active(v) or (isinstance(v, Argument) and v.index in self.scalars)
+
+    def _reset(self, key: AdjKey) -> None:
+        assert self.b.block is not None
+        self.ssa.write(self.b.block, self._var(key), _zero(self.b, self._key_type(key)))
+
+    def _reverse_order(self, ret_blocks: list[Block]) -> list[Block]:
+        """Blocks in reverse post-order of the reverse CFG (from the returns)."""
+        seen: set[Block] = set()
+        post: list[Block] = []
+        preds = self.preds
+
+        def visit(blk: Block) -> None:
+            stack = [(blk, iter(preds[blk]))]
+            seen.add(blk)
+            while stack:
+                node, it = stack[-1]
+                nxt = next((p for p in it if p not in seen), None)
+                if nxt is None:
+                    post.append(node)
+                    stack.pop()
+                else:
+                    seen.add(nxt)
+                    stack.append((nxt, iter(preds[nxt])))
+
+        for blk in ret_blocks:
+            if blk not in seen:
+                visit(blk)
+        return list(reversed(post))
+
+    def _edge(self, src: Block, dst: Block) -> None:
+        self.ssa.add_edge(src, dst)
+        self.filled_edges[dst] += 1
+        if self.filled_edges[dst] == self.expected[dst]:
+            self.ssa.seal(dst)
+
+    def _dispatch(self, src: Block, targets: list[Block], tape: Value, pop: bool) -> None:
+        """Branch from ``src`` to ``targets[k]``, ``k`` popped off the tape when ``pop``."""
+        b = self.b
+        if not pop:
+            (target,) = targets
+            b.jump(target)
+            self._edge(src, target)
+            return
+        which = b.insert(ops.TapePop(tape, type=I64, name="which"))
+        current = src
+        for k, target in enumerate(targets[:-1]):
+            nxt = self.rev.add_block(f"{src.label}.dispatch")
+            b.branch(b.cmp("eq", which, b.const(k, I64)), target, nxt)
+            self._edge(current, target)
+            self.ssa.add_edge(current, nxt)
+            self.ssa.seal(nxt)
+            b.position_at_end(nxt)
+            current = nxt
+        b.jump(targets[-1])
+        self._edge(current, targets[-1])
+
+    def _reverse_block(self, blk: Block) -> None:
+        b = self.b
+        rblk = self.rblocks[blk]
+        b.position_at_end(rblk)
+        term = blk.terminator
+        assert term is not None
+        with b.at(term.loc):
+            # pop in the opposite order of the pushes at the end of ``blk``
+            popped: dict[Value, Value] = {}
+            for v in reversed(self.plans[blk].values):
+                popped[v] = b.insert(ops.TapePop(self.rev_tape, type=v.type))
+            self.popped = popped
+            if isinstance(term, ops.Return) and term.value is not None:
+                self._seed(term.value)
+        for inst in reversed(self.body[blk]):
+            if inst.IS_TERMINATOR or isinstance(inst, ops.Phi):
+                continue
+            if not self.active(inst) and not isinstance(inst, ops.Store):
+                continue
+            with b.at(inst.loc):
+                try:
+                    self._adjoint(inst)
+                except NotDifferentiable as exc:
+                    exc.inst = inst  # type: ignore[attr-defined]
+                    raise
+        # phis: their adjoints flow to the incoming values, on each edge
+        phi_adjoints: list[tuple[ops.Phi, list[Value]]] = []
+        with b.at(term.loc):
+            for phi in blk.phis():
+                assert isinstance(phi, ops.Phi)
+                if not self.active(phi) or isinstance(phi.type, ArrayType):
+                    continue
+                keys = self._keys_of(phi)
+                phi_adjoints.append((phi, [self._read(rblk_cur(b), k) for k in keys]))
+                for k in keys:
+                    self._reset(k)
+            preds = self.preds[blk]
+            if not preds:  # the entry block: done
+                b.jump(self._exit())
+                self._edge(rblk_cur(b), self._exit())
+                return
+            targets = [self.rblocks[p] for p in preds]
+            if phi_adjoints:
+                # edge code (a phi's adjoint flows to the value from that predecessor)
+                # gets a block of its own on each reverse edge
+                targets = [self._edge_block(blk, p, phi_adjoints) for p in preds]
+            self._dispatch(rblk_cur(b), targets, self.rev_tape, pop=len(preds) > 1)
+
+    def _edge_block(
+        self, blk: Block, pred: Block, phi_adjoints: list[tuple[ops.Phi, list[Value]]]
+    ) -> Block:
+        """A block on the reverse edge ``R(blk) → R(pred)`` adding the phi adjoints."""
+        b = self.b
+        saved = b.block
+        edge = self.rev.add_block(f"rev.{blk.label}.to.{pred.label}")
+        self.expected[edge] = 1
+        self.filled_edges[edge] = 0
+        b.position_at_end(edge)
+        for phi, adjoints in phi_adjoints:
+            incoming = phi.value_for(pred)
+            for k, a in zip(self._keys_of(phi), adjoints, strict=True):
+                self._accumulate((incoming, k[1]), a)
+        b.jump(self.rblocks[pred])
+        self._edge(edge, self.rblocks[pred])
+        assert saved is not None
+        b.position_at_end(saved)
+        return edge
+
+    def _exit(self) -> Block:
+        return next(blk for blk in self.rev.blocks if blk.label == "exit")
+
+    def _keys_of(self, v: Value) -> list[AdjKey]:
+        t = v.type
+        if isinstance(t, TupleType):
+            return [(v, k) for k, e in enumerate(t.elements) if _is_float(e)]
+        return [(v, 0)] if _is_float(t) else []
+
+    def _seed(self, value: Value) -> None:
+        b = self.b
+        if not self.active(value):
+            return
+        if isinstance(value.type, TupleType):
+            for v, k in self._keys_of(value):
+                self._accumulate((v, k), b.tuple_get(self.seed, k))
+        elif _is_float(value.type):
+            self._accumulate((value, 0), self.seed)
+
+    def primal(self, v: Value) -> Value:
+        """The reverse-sweep copy of forward value ``v`` (popped, or a constant)."""
+        if isinstance(v, ops.Const):
+            return self.b.const(v.value, v.type)  # type: ignore[arg-type]
+        if v in self.popped:
+            return self.popped[v]
+        raise AssertionError(f"reverse sweep needs {v!r}, which was not pushed")
+
+    def _shadow(self, array: Value) -> Value:
+        shadow = self.shadows[array]
+        return (
+            shadow
+            if isinstance(shadow, Argument) and shadow in self.rev.params
+            else (self.primal(shadow))
+        )
+
+    def _address(self, pointer: Value) -> Value:
+        assert isinstance(pointer, ops.ElementAddr)
+        indices = tuple(self.primal(i) for i in pointer.indices)
+        return self.b.insert(
+            ops.ElementAddr(self._shadow(pointer.array), indices, type=pointer.type)
+        )
+
+    def _adjoint(self, inst: Instruction) -> None:
+        b = self.b
+        block = rblk_cur(b)
+        o = make_ops(b)
+        match inst:
+            case ops.Store(pointer=pointer, value=value):
+                if not self.active(pointer):
+                    return
+                # value was written over the old contents: its adjoint is the shadow's,
+                # and the shadow restarts from zero (the old value did not reach later)
+                address = self._address(pointer)
+                a = b.insert(ops.Load(address, type=value.type))
+                self._accumulate((value, 0), a)
+                b.insert(ops.Store(address, _zero(b, value.type), type=NONE))
+                return
+            case ops.Load(pointer=pointer):
+                a = self._read(block, (inst, 0))
+                self._reset((inst, 0))
+                address = self._address(pointer)
+                old = b.insert(ops.Load(address, type=inst.type))
+                b.insert(ops.Store(address, b.add(old, a), type=NONE))
+                return
+            case ops.ElementAddr() | ops.NewArray():
+                return
+            case ops.Call():
+                self._call_adjoint(inst)
+                return
+            case ops.TupleGet(tuple=tup, index=index):
+                if _is_float(inst.type):
+                    a = self._read(block, (inst, 0))
+                    self._reset((inst, 0))
+                    self._accumulate((tup, index), a)
+                return
+            case ops.MakeTuple(elements=elements):
+                for _, k in self._keys_of(inst):
+                    a = self._read(block, (inst, k))
+                    self._reset((inst, k))
+                    self._accumulate((elements[k], 0), a)
+                return
+        if not _is_float(inst.type):
+            return
+        a = self._read(block, (inst, 0))
+        self._reset((inst, 0))
+        if isinstance(inst, ops.Cast):
+            if _is_float(inst.value.type):
+                self._accumulate((inst.value, 0), b.cast(a, inst.value.type))
+            return
+        proxy = copy.copy(inst)
+        # operands the rule needs were pushed (or are constants); the others stand for
+        # themselves, as keys of the contributions (the verifier catches a rule that
+        # used a value it should have pushed)
+        mapping = {
+            v: self.primal(v) if v in self.popped or isinstance(v, ops.Const) else v
+            for v in inst.operands()
+        }
+        remap(proxy, mapping, {})
+        back = {id(mapping[v]): v for v in inst.operands()}
+        picked = choice(o, proxy)
+        if picked is not None:
+            cond, x, y = picked
+            zero = _zero(b, inst.type)
+            for operand, contribution in (
+                (x, b.select(cond, a, zero)),
+                (y, b.select(cond, zero, a)),
+            ):
+                original = back.get(id(operand))
+                if original is not None:
+                    self._accumulate((original, 0), contribution)
+            return
+        result = self.primal(inst) if not isinstance(inst, ops.Add | ops.Sub | ops.Neg) else inst
+        for operand, partial in partials(
+            o, proxy, lambda v: self.active(back.get(id(v), v)), result=result
+        ):
+            original = back.get(id(operand))
+            if original is None or partial is None or not self.active(original):
+                continue
+            self._accumulate((original, 0), b.mul(a, partial))
+
+    def _call_adjoint(self, call: ops.Call) -> None:
+        b = self.b
+        block = rblk_cur(b)
+        pattern = self.activity.call_patterns.get(call)
+        if not pattern:
+            return
+        callee = self.module.functions[call.callee]
+        derived = vjp_functions(self.module, callee, pattern)
+        shadows = [self._shadow(call.args[i]) for i in derived.array_params]
+        keys = self._keys_of(call)
+        seed_type = _adjoint_type(call.type)
+        if isinstance(seed_type, TupleType):
+            parts = []
+            for k, t in enumerate(seed_type.elements):
+                if (call, k) in keys:
+                    parts.append(self._read(block, (call, k)))
+                else:
+                    parts.append(_zero(b, t))
+            seed = b.make_tuple(parts)
+        elif keys:
+            seed = self._read(block, (call, 0))
+        else:
+            seed = _zero(b, seed_type)
+        for key in keys:
+            self._reset(key)
+        result = b.call(derived.rev.name, [*shadows, self.rev_tape, seed], derived.rev.return_type)
+        for position, i in enumerate(derived.scalar_params):
+            self._accumulate((call.args[i], 0), b.tuple_get(result, position))
+
+
+def rblk_cur(b: Builder) -> Block:
+    assert b.block is not None
+    return b.block
+
+
+def _returns(block: Block) -> bool:
+    return isinstance(block.terminator, ops.Return)
+
+
+def _is_float(t: Type) -> bool:
+    return isinstance(t, ScalarType) and t.is_float
+
+
+def _move_exit_last(fn: Function, exit_: Block) -> None:
+    fn.blocks.remove(exit_)
+    fn.blocks.append(exit_)
+
+
+def _not_differentiable(what: str, where: Value) -> NotDifferentiable:
+    exc = NotDifferentiable(what)
+    exc.inst = where  # type: ignore[attr-defined]
+    return exc
+
+
+# -- derivative exports ------------------------------------------------------------
+
+
+def reverse_export(
+    module: Module,
+    name: str,
+    kind: str,
+    fn: Function,
+    wrt: list[int],
+    wrt_sequence: bool,
+    loc: Loc,
+) -> Function:
+    """The exported ``grad``/``value_and_grad``/``vjp`` function (see :mod:`.api`)."""
+    result_type = fn.return_type
+    if kind != "vjp" and not _is_float(result_type):
+        raise PassError(
+            f"gradc.{kind} needs '{fn.source_name}' to return a float, not {result_type} "
+            "(use gradc.vjp for other results)",
+            loc,
+        )
+    pattern = frozenset(wrt)
+    derived = vjp_functions(module, fn, pattern)
+    wrapper = Function(name, loc=loc, source_name=name, exported=True)
+    params = []
+    for p in fn.params:
+        arg = Argument(type=p.type, name=p.name, index=len(wrapper.params))
+        wrapper.params.append(arg)
+        params.append(arg)
+    if kind == "vjp":
+        ct = Argument(type=_adjoint_type(result_type), name="cotangent", index=len(wrapper.params))
+        wrapper.params.append(ct)
+    b = Builder(wrapper)
+    b.position_at_end(wrapper.add_block("entry"))
+    with b.at(loc):
+        tape = b.insert(ops.TapeNew(type=TAPE, name="tape"))
+        shadows: dict[int, Value] = {}
+        for i in derived.array_params:
+            t = params[i].type
+            assert isinstance(t, ArrayType)
+            dims = tuple(b.insert(ops.ArrayDim(params[i], k, type=I64)) for k in range(t.ndim))
+            shadow_type = ArrayType(t.dtype, t.ndim, "C")
+            shadows[i] = b.insert(
+                ops.NewArray(
+                    dims, b.const(0.0, t.dtype), type=shadow_type, name=f"d_{t and params[i].name}"
+                )
+            )
+        value = b.call(derived.fwd.name, [*params, tape], derived.fwd.return_type)
+        seed: Value
+        if kind == "vjp":
+            seed = wrapper.params[-1]
+        else:
+            assert isinstance(result_type, ScalarType)
+            seed = b.const(1.0, result_type)
+        adjoints = b.call(
+            derived.rev.name,
+            [*(shadows[i] for i in derived.array_params), tape, seed],
+            derived.rev.return_type,
+        )
+        b.insert(ops.TapeFree(tape, type=NONE))
+        grads: list[Value] = []
+        for i in wrt:
+            if i in shadows:
+                grads.append(shadows[i])
+            else:
+                grads.append(b.tuple_get(adjoints, derived.scalar_params.index(i)))
+        grad: Value = b.make_tuple(grads) if wrt_sequence else grads[0]
+        result = b.make_tuple([value, grad]) if kind == "value_and_grad" else grad
+        wrapper.return_type = result.type
+        b.ret(result)
+    module.add(wrapper)
+    return wrapper
+
+
+__all__ = ["Derived", "reverse_export", "vjp_functions"]
+_ = (Callable, NoneType, can_be_active)

@@ -1,0 +1,236 @@
+"""Derivative rules, one JVP rule and one VJP (adjoint) rule per operation.
+
+A JVP rule maps the tangents of an instruction's operands to the tangent of its result;
+a VJP rule maps the adjoint ``ā`` of its result to contributions to its operands'
+adjoints. Both are built with a :class:`~gradc.compiler.ir.builder.Builder` positioned
+where the derivative code goes. Identities used (``r`` is the result):
+
+==========  ===========================================  =============================
+operation   JVP: ṙ =                                     VJP: ā_x +=
+==========  ===========================================  =============================
+add, sub    ȧ ± ḃ                                         ā, ±ā
+mul         ȧ·b + a·ḃ                                     ā·b, ā·a
+div         (ȧ − r·ḃ) / b                                 ā/b, −ā·r/b
+neg         −ȧ                                            −ā
+abs         sign(a)·ȧ (0 at 0, as JAX)                    sign(a)·ā
+min, max    the tangent of the operand picked              ā to the operand picked
+pow         b·a^(b−1)·ȧ + r·ln(a)·ḃ                       ā·b·a^(b−1), ā·r·ln(a)
+sin         cos(a)·ȧ                                      (the same factor times ā)
+cos         −sin(a)·ȧ
+tan         (1 + r²)·ȧ
+asin, acos  ±ȧ / √(1 − a²)
+atan        ȧ / (1 + a²)
+sinh, cosh  cosh(a)·ȧ, sinh(a)·ȧ
+tanh        (1 − r²)·ȧ
+exp, expm1  r·ȧ, (r + 1)·ȧ
+log         ȧ / a;  log1p: ȧ/(1 + a); log2: ȧ/(a·ln 2); log10: ȧ/(a·ln 10)
+sqrt        ȧ / (2r)
+erf, erfc   ±(2/√π)·exp(−a²)·ȧ
+atan2(y,x)  (x·ẏ − y·ẋ) / (x² + y²)
+hypot       (a·ȧ + b·ḃ) / r
+copysign    sign(a)·sign(b)·ȧ  (0 for b)
+fabs        sign(a)·ȧ
+floor, ceil, trunc: 0 (piecewise constant)
+==========  ===========================================  =============================
+
+``min``/``max``/``abs`` follow NumPy/JAX: the derivative of the branch Python picks (at a
+tie, ``min(a, b)`` and ``max(a, b)`` pick ``a``). Divisions in derivative code are IEEE
+(``fdiv``): ``sqrt'(0)`` is +inf rather than a ZeroDivisionError. ``math.gamma`` and
+``math.lgamma`` have no rule yet (the digamma function is missing): differentiating them
+is a compile-time error.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.builder import Builder
+from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.types import ScalarType
+
+Tangent = Callable[[Value], Value | None]
+"""The tangent of a primal value, or None when it is inactive (a zero tangent)."""
+
+
+class _Ops:
+    """Float arithmetic on a builder, skipping work for ``None`` (zero) operands."""
+
+    def __init__(self, b: Builder) -> None:
+        self.b = b
+
+    def c(self, x: float, like: Value) -> Value:
+        t = like.type
+        assert isinstance(t, ScalarType)
+        return self.b.const(float(x), t)
+
+    def add(self, x: Value | None, y: Value | None) -> Value | None:
+        if x is None:
+            return y
+        if y is None:
+            return x
+        return self.b.add(x, y)
+
+    def sub(self, x: Value | None, y: Value | None) -> Value | None:
+        if y is None:
+            return x
+        if x is None:
+            return self.neg(y)
+        return self.b.sub(x, y)
+
+    def mul(self, x: Value | None, y: Value | None) -> Value | None:
+        if x is None or y is None:
+            return None
+        return self.b.mul(x, y)
+
+    def div(self, x: Value | None, y: Value) -> Value | None:
+        if x is None:
+            return None
+        return self.b.binary(ops.FDiv, x, y)
+
+    def neg(self, x: Value | None) -> Value | None:
+        return None if x is None else self.b.unary(ops.Neg, x)
+
+    def math(self, fn: str, *args: Value) -> Value:
+        return self.b.math(fn, *args)
+
+    def sign(self, x: Value) -> Value:
+        """-1, 0 or 1 as a float of ``x``'s type (0 for 0 and NaN)."""
+        zero = self.c(0.0, x)
+        pos = self.b.cmp("gt", x, zero)
+        neg = self.b.cmp("lt", x, zero)
+        return self.b.select(pos, self.c(1.0, x), self.b.select(neg, self.c(-1.0, x), zero))
+
+    def select(self, cond: Value, x: Value | None, y: Value | None, like: Value) -> Value | None:
+        if x is None and y is None:
+            return None
+        zero = self.c(0.0, like)
+        return self.b.select(cond, x if x is not None else zero, y if y is not None else zero)
+
+
+# -- local derivatives of unary math functions: f'(a) given a and r = f(a) ----------
+
+
+def _math_derivative(o: _Ops, fn: str, a: Value, r: Value) -> Value | None:
+    """f'(a) for a one-argument math function, or None for a zero derivative."""
+    one = o.c(1.0, a)
+    match fn:
+        case "sin":
+            return o.math("cos", a)
+        case "cos":
+            return o.neg(o.math("sin", a))
+        case "tan":
+            return o.add(one, o.mul(r, r))
+        case "asin":
+            return o.div(one, o.math("sqrt", o.b.sub(one, o.b.mul(a, a))))
+        case "acos":
+            return o.neg(o.div(one, o.math("sqrt", o.b.sub(one, o.b.mul(a, a)))))
+        case "atan":
+            return o.div(one, o.b.add(one, o.b.mul(a, a)))
+        case "sinh":
+            return o.math("cosh", a)
+        case "cosh":
+            return o.math("sinh", a)
+        case "tanh":
+            return o.b.sub(one, o.b.mul(r, r))
+        case "exp":
+            return r
+        case "expm1":
+            return o.b.add(r, one)
+        case "log":
+            return o.div(one, a)
+        case "log1p":
+            return o.div(one, o.b.add(one, a))
+        case "log2":
+            return o.div(one, o.b.mul(a, o.c(math.log(2.0), a)))
+        case "log10":
+            return o.div(one, o.b.mul(a, o.c(math.log(10.0), a)))
+        case "sqrt":
+            return o.div(one, o.b.mul(o.c(2.0, a), r))
+        case "fabs":
+            return o.sign(a)
+        case "erf" | "erfc":
+            k = o.c((-1.0 if fn == "erfc" else 1.0) * 2.0 / math.sqrt(math.pi), a)
+            return o.b.mul(k, o.math("exp", o.b.unary(ops.Neg, o.b.mul(a, a))))
+        case "floor" | "ceil" | "trunc":
+            return None
+    raise NotDifferentiable(f"math.{fn}")
+
+
+class NotDifferentiable(Exception):
+    """No derivative rule exists for this construct (the message names it)."""
+
+
+def _pow_partials(
+    o: _Ops, a: Value, b: Value, r: Value, need_b: bool
+) -> tuple[Value, Value | None]:
+    """(∂r/∂a, ∂r/∂b) of r = a**b, with IEEE pow (b·a^(b−1) and r·ln a)."""
+    one = o.c(1.0, a)
+    da = o.b.mul(b, o.b.math("ieee_pow", a, o.b.sub(b, one)))
+    db = o.b.mul(r, o.math("log", a)) if need_b else None
+    return da, db
+
+
+def partials(
+    o: _Ops,
+    inst: Instruction,
+    active: Callable[[Value], bool],
+    result: Value | None = None,
+) -> list[tuple[Value, Value | None]]:
+    """``[(operand, ∂result/∂operand)]`` for the operands of a smooth operation.
+
+    ``result`` is the value of ``inst`` where the rule is built (``inst`` itself by
+    default; the reverse sweep passes the value it popped off the tape). ``None`` as a
+    partial means zero. Raises :class:`NotDifferentiable` for operations without a rule.
+    """
+    r: Value = inst if result is None else result
+    match inst:
+        case ops.Add(lhs=a, rhs=b):
+            return [(a, o.c(1.0, r)), (b, o.c(1.0, r))]
+        case ops.Sub(lhs=a, rhs=b):
+            return [(a, o.c(1.0, r)), (b, o.c(-1.0, r))]
+        case ops.Mul(lhs=a, rhs=b):
+            return [(a, b), (b, a)]
+        case ops.Div(lhs=a, rhs=b) | ops.FDiv(lhs=a, rhs=b):
+            inv = o.div(o.c(1.0, r), b)
+            return [(a, inv), (b, o.neg(o.mul(r, inv)))]
+        case ops.Neg(operand=a):
+            return [(a, o.c(-1.0, r))]
+        case ops.Abs(operand=a):
+            return [(a, o.sign(a))]
+        case ops.Pow(lhs=a, rhs=b):
+            da, db = _pow_partials(o, a, b, r, active(b))
+            return [(a, da), (b, db)]
+        case ops.MathCall(fn="pow" | "ieee_pow", args=(a, b)):
+            da, db = _pow_partials(o, a, b, r, active(b))
+            return [(a, da), (b, db)]
+        case ops.MathCall(fn="atan2", args=(y, x)):
+            den = o.b.add(o.b.mul(x, x), o.b.mul(y, y))
+            return [(y, o.div(x, den)), (x, o.neg(o.div(y, den)))]
+        case ops.MathCall(fn="hypot", args=(a, b)):
+            return [(a, o.div(a, r)), (b, o.div(b, r))]
+        case ops.MathCall(fn="copysign", args=(a, b)):
+            sa = o.math("copysign", o.c(1.0, a), a)
+            sb = o.math("copysign", o.c(1.0, b), b)
+            return [(a, o.b.mul(sa, sb)), (b, None)]
+        case ops.MathCall(fn=fn, args=(a,)):
+            return [(a, _math_derivative(o, fn, a, r))]
+    raise NotDifferentiable(type(inst).OPNAME)
+
+
+def choice(o: _Ops, inst: Instruction) -> tuple[Value, Value, Value] | None:
+    """For ``min``/``max``/``select``: ``(cond, picked if cond, picked otherwise)``."""
+    match inst:
+        case ops.Min(lhs=a, rhs=b):
+            return o.b.cmp("lt", b, a), b, a  # min(a, b) = b if b < a else a
+        case ops.Max(lhs=a, rhs=b):
+            return o.b.cmp("gt", b, a), b, a  # max(a, b) = b if b > a else a
+        case ops.Select(cond=c, if_true=t, if_false=f):
+            return c, t, f
+    return None
+
+
+def make_ops(b: Builder) -> _Ops:
+    """The rule helpers bound to builder ``b``."""
+    return _Ops(b)
