@@ -1,5 +1,5 @@
 # ruff: noqa
-# expect-message: unsupported iterable in for loop: only range(...) is supported
+# expect-message: iterating over tuples is not supported
 # expect-col: 4|13
 # expect-node: For|Name
 import gradc
