@@ -519,6 +519,51 @@ class DecRef(Instruction):
     array: Value
 
 
+@dataclass(eq=False)
+class ElementOffset(Instruction):
+    """The byte offset of ``array[indices]`` from the array's data (no bounds check).
+
+    ``elemaddr %a, (%i)`` is ``addr %a, (elemoffset %a, (%i))`` once the index has
+    been checked; ``phi-decay`` uses this form to carry (base, offset) pairs.
+    """
+
+    OPNAME: ClassVar[str] = "elemoffset"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("array", "indices")
+    array: Value
+    indices: tuple[Value, ...]
+
+
+@dataclass(eq=False)
+class Addr(Instruction):
+    """The derived pointer ``array.data + offset`` (bytes); its base is ``array``."""
+
+    OPNAME: ClassVar[str] = "addr"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("array", "offset")
+    array: Value
+    offset: Value
+
+
+@dataclass(eq=False)
+class PointerAdd(Instruction):
+    """``pointer + offset`` bytes: a derived pointer with the same base."""
+
+    OPNAME: ClassVar[str] = "ptradd"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("pointer", "offset")
+    pointer: Value
+    offset: Value
+
+
+@dataclass(eq=False)
+class Poison(Instruction):
+    """A value of the result type that no execution may observe (LLVM's ``poison``).
+
+    It stands for "no value on this path", e.g. a phi's incoming value along an edge
+    where the variable is dead.
+    """
+
+    OPNAME: ClassVar[str] = "poison"
+
+
 # ---------------------------------------------------------------------------------
 # the reverse-mode tape (a per-call LIFO stack of values; docs/ad.md)
 
@@ -676,6 +721,10 @@ OPERATIONS: dict[str, type[Instruction]] = {
         CopyArray,
         IncRef,
         DecRef,
+        ElementOffset,
+        Addr,
+        PointerAdd,
+        Poison,
         TapeNew,
         TapePush,
         TapePop,
