@@ -132,7 +132,9 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
     # only need the data classes above.
     from gradc.compiler.codegen.emit import emit_object, llvm_version, target_info
     from gradc.compiler.codegen.lower import lower_export
+    from gradc.compiler.codegen.relocatable import RelocatableError, check_object
     from gradc.compiler.codegen.runtime import emit_runtime_object
+    from gradc.compiler.diagnostics import InternalCompilerError
     from gradc.compiler.frontend.module_scan import scan_module
     from gradc.compiler.frontend.source import SourceFile
     from gradc.compiler.infer import infer_module
@@ -189,6 +191,10 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
             llvm_module = lower_export(module, export_name, symbol, options)
         with timer.phase("emit"):
             emitted = emit_object(llvm_module, options)
+            try:
+                check_object(emitted.object_code, export_name, emitted.llvm_text)
+            except RelocatableError as exc:
+                raise InternalCompilerError(f"relocatable check failed: {exc}") from None
         signature = Signature(
             tuple(
                 Param(
@@ -215,6 +221,7 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
         )
     with timer.phase("emit"):
         runtime = emit_runtime_object(options).object_code
+        check_object(runtime, "runtime")
     return BuildOutput(info.name, tuple(entries), target, timer.phases, runtime)
 
 

@@ -1,0 +1,195 @@
+"""The ``relocatable`` check: emitted objects hold no data of the compiling process.
+
+Precompiled objects that embedded pointers, counters or object ids of the process that
+built them crashed when loaded elsewhere (DESIGN.md §7, lesson 1). After emission, each
+object is read back (pyelftools) and checked:
+
+* every relocation refers to a named symbol: one the object defines, a gradc runtime
+  function (``gradc_rt1_*``), or a libm/libc function on the allow-list — never to an
+  absolute address (symbol 0 with an absolute relocation type);
+* defined symbol names follow gradc's content-derived scheme: no hexadecimal addresses
+  (``0x...``) and no long decimal runs (object ids, counters);
+* the optimised LLVM IR converts no integer constant to a pointer (``inttoptr``).
+
+A violation raises :class:`RelocatableError` naming the object, the symbol or relocation,
+and the rule; the build then fails and writes nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+
+from elftools.elf.elffile import ELFFile
+from elftools.elf.relocation import RelocationSection
+
+#: External functions compiled code may call (resolved by name in the loading process).
+LIBRARY_SYMBOLS: frozenset[str] = frozenset(
+    {
+        # libm
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+        "atan2",
+        "sinh",
+        "cosh",
+        "tanh",
+        "exp",
+        "expm1",
+        "log",
+        "log1p",
+        "log2",
+        "log10",
+        "sqrt",
+        "pow",
+        "hypot",
+        "fabs",
+        "floor",
+        "ceil",
+        "trunc",
+        "copysign",
+        "erf",
+        "erfc",
+        "tgamma",
+        "lgamma",
+        "fmod",
+        "round",
+        "exp2",
+        "ldexp",
+        "frexp",
+        "modf",
+        "fmin",
+        "fmax",
+        "cbrt",
+        "sinf",
+        "cosf",
+        "expf",
+        "logf",
+        "powf",
+        "sqrtf",
+        "fmodf",
+        # libc
+        "malloc",
+        "calloc",
+        "realloc",
+        "free",
+        "posix_memalign",
+        "aligned_alloc",
+        "memcpy",
+        "memmove",
+        "memset",
+        "abort",
+    }
+)
+
+RUNTIME_PREFIX = "gradc_rt1_"
+
+# x86-64 relocation types that store an absolute address (R_X86_64_64, _32, _32S).
+_ABSOLUTE_X86_64 = {1, 10, 11}
+
+_SUSPICIOUS_NAME = re.compile(r"0x[0-9a-fA-F]+|\d{9,}")
+_INTTOPTR_CONSTANT = re.compile(r"inttoptr\s*\(\s*i64\s+-?\d+")
+
+
+class RelocatableError(Exception):
+    """An emitted object is not free of the compiling process's data."""
+
+
+@dataclass(frozen=True)
+class Relocation:
+    """One relocation of an object, for ``gradc inspect --relocations``.
+
+    Attributes:
+        section: the relocated section (``.rela.text``).
+        offset: byte offset in that section.
+        type: the ELF relocation type number.
+        symbol: the symbol name (``""`` for none).
+        defined: the symbol is defined in the object itself.
+    """
+
+    section: str
+    offset: int
+    type: int
+    symbol: str
+    defined: bool
+
+
+def relocations(object_code: bytes) -> list[Relocation]:
+    """Every relocation of an ELF relocatable object.
+
+    Raises:
+        RelocatableError: the bytes are not an ELF object.
+    """
+    try:
+        elf = ELFFile(io.BytesIO(object_code))
+    except Exception as exc:  # pyelftools raises its own ELFError subclasses
+        raise RelocatableError(f"not an ELF object: {exc}") from None
+    out: list[Relocation] = []
+    for section in elf.iter_sections():
+        if not isinstance(section, RelocationSection):
+            continue
+        symtab = elf.get_section(section["sh_link"])
+        for rel in section.iter_relocations():
+            sym = symtab.get_symbol(rel["r_info_sym"])
+            defined = sym["st_shndx"] != "SHN_UNDEF"
+            out.append(
+                Relocation(section.name, rel["r_offset"], rel["r_info_type"], sym.name, defined)
+            )
+    return out
+
+
+def defined_symbols(object_code: bytes) -> list[str]:
+    """Names of the symbols an object defines (functions and data, no section symbols)."""
+    elf = ELFFile(io.BytesIO(object_code))
+    names: list[str] = []
+    for section in elf.iter_sections():
+        if section.header["sh_type"] != "SHT_SYMTAB":
+            continue
+        for sym in section.iter_symbols():
+            kind = sym["st_info"]["type"]
+            if sym.name and sym["st_shndx"] != "SHN_UNDEF" and kind in ("STT_FUNC", "STT_OBJECT"):
+                names.append(sym.name)
+    return names
+
+
+def check_object(object_code: bytes, what: str, llvm_text: str = "") -> None:
+    """Check one emitted object (see the module docstring).
+
+    Args:
+        object_code: the ELF relocatable object.
+        what: a name for messages (the export or ``"runtime"``).
+        llvm_text: the optimised LLVM IR it came from, checked for ``inttoptr``.
+
+    Raises:
+        RelocatableError: a rule is broken; the message names the rule and the culprit.
+    """
+    for rel in relocations(object_code):
+        if not rel.symbol:
+            if rel.type in _ABSOLUTE_X86_64:
+                raise RelocatableError(
+                    f"{what}: relocation at {rel.section}+{rel.offset:#x} is an absolute "
+                    "address with no symbol"
+                )
+            continue
+        if rel.defined or rel.symbol.startswith(".L"):
+            continue
+        if rel.symbol.startswith(RUNTIME_PREFIX) or rel.symbol in LIBRARY_SYMBOLS:
+            continue
+        raise RelocatableError(
+            f"{what}: relocation against '{rel.symbol}', which is neither defined in the "
+            "object, a gradc runtime function, nor an allowed libm/libc function"
+        )
+    for name in defined_symbols(object_code):
+        if _SUSPICIOUS_NAME.search(name):
+            raise RelocatableError(
+                f"{what}: symbol '{name}' looks like it holds an address or a process-local counter"
+            )
+    match = _INTTOPTR_CONSTANT.search(llvm_text)
+    if match:
+        raise RelocatableError(
+            f"{what}: LLVM IR converts an integer constant to a pointer ('{match.group(0)}')"
+        )
