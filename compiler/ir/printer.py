@@ -1,7 +1,7 @@
 """Deterministic textual form of the IR (parsed back by :mod:`gradc.compiler.ir.parser`).
 
 Example (``print_module(mod, locs=True)``; without ``locs`` the ``loc(...)`` suffixes are
-left out)::
+left out; tests/ir/test_printer_parser.py round-trips and verifies this text)::
 
     module @poly source "poly.py"
 
@@ -11,17 +11,35 @@ left out)::
       %1 = const 0 : i64  loc("poly.py":5:8)
       br ^loop  loc("poly.py":6:4)
     ^loop:
-      %s = phi [^entry: %0], [^body: %3] : f64  loc("poly.py":6:4)
-      %k = phi [^entry: %1], [^body: %4] : i64  loc("poly.py":6:4)
+      %s = phi [^entry: %0], [^body: %5] : f64  loc("poly.py":6:4)
+      %k = phi [^entry: %1], [^body: %6] : i64  loc("poly.py":6:4)
       %2 = cmp lt %k, %n : i1  loc("poly.py":6:10)
       condbr %2, ^body, ^exit  loc("poly.py":6:4)
     ^body:
-      %c = math sin(%x) : f64  loc("poly.py":7:13)
-      %3 = add %s, %c : f64  loc("poly.py":7:8)
-      %4 = add %k, %one : i64  loc("poly.py":8:8)
-      ...
+      %3 = cast %k : f64  loc("poly.py":7:17)
+      %4 = math sin(%3) : f64  loc("poly.py":7:13)
+      %t = call @helper(%x, %4) : tuple[f64,i64]  loc("poly.py":8:12)
+      %e = extract %t, 0 : f64  loc("poly.py":8:12)
+      %5 = add %s, %e : f64  loc("poly.py":9:8)
+      %one = const 1 : i64  loc("poly.py":10:13)
+      %6 = add %k, %one : i64  loc("poly.py":10:8)
+      br ^loop  loc("poly.py":10:8)
     ^exit:
-      ret %s  loc("poly.py":9:4)
+      ret %s  loc("poly.py":11:4)
+    }
+
+    func @helper(%a: f64, %b: f64) -> tuple[f64,i64] loc("poly.py":13:0) {
+    ^entry:
+      %z = const 0.0 : f64
+      %c = cmp lt %a, %z : i1  loc("poly.py":14:7)
+      condbr %c, ^bad, ^ok  loc("poly.py":14:4)
+    ^bad:
+      raise ValueError "a must be non-negative"  loc("poly.py":15:8)
+    ^ok:
+      %p = mul %a, %b : f64  loc("poly.py":16:11)
+      %i = const 1 : i64  loc("poly.py":16:16)
+      %t = tuple(%p, %i) : tuple[f64,i64]  loc("poly.py":16:11)
+      ret %t  loc("poly.py":16:4)
     }
 
 Grammar (one construct per line; ``//`` starts a comment; blank lines are ignored)::
@@ -41,13 +59,15 @@ Generic operation syntax. Every operation except ``phi`` is printed from its cla
 declarations alone: after ``OPNAME`` come its dataclass fields in declaration order
 (:func:`operation_fields`), each printed by kind:
 
-- operand: ``%v`` (a ``None`` optional operand, as in ``ret``, is left out);
+- operand: ``%v``; an absent optional operand is ``none``, or left out when only absent
+  optional operands follow it (``ret``; ``allocate zeros_like "" none, %a``);
 - tuple of operands: ``(%a, %b)``;
 - successor: ``^label``;
 - attribute: ``true``/``false``; an int; a float as ``repr`` (``0.5``, ``1e+300``,
   ``inf``, ``-inf``, ``nan``); a string bare when it is a plain word
   (``[A-Za-z_][A-Za-z0-9_]*``, not a literal keyword) and JSON-quoted otherwise, or
-  ``@name`` for the function-symbol attributes in :data:`SYMBOL_ATTRS`; a type as its
+  ``@name`` for the function-symbol attributes in :data:`SYMBOL_ATTRS` (always quoted
+  for the free-text attributes in :data:`TEXT_ATTRS`, such as messages); a type as its
   text; a tuple as ``[a, b]``; ``None`` as ``none``.
 
 An attribute is followed by a space, any other field by a comma; a tuple of operands is
@@ -58,7 +78,9 @@ f64``, ``%4 = call @f(%a, %b) : f64``, ``%5 = extract %t, 1 : i64``, ``condbr %c
 result type says (:func:`coerce_literal`): ``const 1.0 : f64``, ``const true : i1``.
 
 An instruction prints ``%name =`` and ``: TYPE`` unless it is a terminator (a terminator
-whose type is neither unknown nor ``none`` prints them too).
+whose type is neither unknown nor ``none`` prints them too) or an unused ``none``-typed
+operation (``store %p, %v``, ``incref %a``); the parser gives a line without a result
+name and type the type ``none`` (unknown for a terminator).
 
 Names: a value's ``name`` hint is used when it is an identifier-like word
 (``[^\\W\\d][\\w.]*``; other characters become ``_``); repeated hints get ``.1``, ``.2``,
@@ -76,7 +98,6 @@ import re
 import types as pytypes
 import typing
 from dataclasses import dataclass
-from functools import cache
 from typing import Literal
 
 from gradc.compiler.ir import ops
@@ -87,11 +108,13 @@ from gradc.compiler.ir.types import NONE, UNKNOWN, ScalarType, Type
 #: Attribute fields that name a function of the module; printed as ``@name``.
 SYMBOL_ATTRS: frozenset[str] = frozenset({"callee"})
 
+#: Attribute fields holding free text (messages); always printed quoted.
+TEXT_ATTRS: frozenset[str] = frozenset({"message"})
+
 #: Words that are literals in attribute position, so strings equal to them are quoted.
 LITERAL_WORDS: frozenset[str] = frozenset({"true", "false", "inf", "nan", "none", "loc"})
 
 _VALUE_NAME = re.compile(r"[^\W\d][\w.]*")
-_LABEL = re.compile(r"[\w.]+")
 _SYMBOL = re.compile(r"[\w.$]+")
 _BARE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BAD_NAME_CHARS = re.compile(r"[^\w.]")
@@ -119,7 +142,9 @@ class OpField:
     annotation: object
 
 
-@cache
+_FIELDS_CACHE: dict[type[Instruction], tuple[OpField, ...]] = {}
+
+
 def operation_fields(cls: type[Instruction]) -> tuple[OpField, ...]:
     """The fields of operation class ``cls`` in declaration (= printing) order.
 
@@ -128,6 +153,13 @@ def operation_fields(cls: type[Instruction]) -> tuple[OpField, ...]:
             ``ATTRS``, or a declared name is not a field (``Phi``, whose ``incoming`` is
             special, is the one operation this does not describe).
     """
+    cached = _FIELDS_CACHE.get(cls)
+    if cached is None:
+        cached = _FIELDS_CACHE[cls] = _compute_fields(cls)
+    return cached
+
+
+def _compute_fields(cls: type[Instruction]) -> tuple[OpField, ...]:
     hints = typing.get_type_hints(cls)
     own = [f for f in dataclasses.fields(cls) if f.name not in _BASE_FIELDS]
     names = {f.name for f in own}
@@ -174,28 +206,28 @@ def is_literal_annotation(ann: object) -> bool:
 def coerce_literal(value: object, type: Type) -> object:
     """Read a numeric literal attribute as the (scalar) result ``type`` says.
 
-    Lossless conversions only: ints and bools become floats for float types, ``0``/``1``
-    become ``False``/``True`` for ``i1``, bools become ints for the other int types.
-    Anything else (``1.5`` for ``i64``) is returned unchanged, for the verifier to report.
+    Two lossless conversions: an int becomes a float for float types (``const 1 : f64``
+    is ``1.0``), ``0``/``1`` become ``False``/``True`` for ``i1``. Anything else
+    (``1.5`` or ``true`` for ``i64``) is returned unchanged, for the verifier to report.
     """
-    if not isinstance(type, ScalarType) or not isinstance(value, int | float):
+    if not isinstance(type, ScalarType) or isinstance(value, bool) or not isinstance(value, int):
         return value
-    if type.is_float and isinstance(value, int):
+    if type.is_float:
         try:
             return float(value)
         except OverflowError:
             return value
-    if type.is_bool and isinstance(value, int) and not isinstance(value, bool):
-        return bool(value) if value in (0, 1) else value
-    if type.is_int and not type.is_bool and isinstance(value, bool):
-        return int(value)
+    if type.is_bool and value in (0, 1):
+        return bool(value)
     return value
 
 
 def has_result(inst: Instruction) -> bool:
-    """True when ``inst`` defines a printed value (``%r = ...``).
+    """True when ``inst`` defines a value other instructions may use.
 
-    Non-terminators always do; terminators only when typed other than unknown or none.
+    Non-terminators always do (a ``none``-typed one too); terminators only when typed
+    other than unknown or none. (Whether the result is *printed* is
+    :meth:`Names.shows_result`.)
     """
     return not inst.IS_TERMINATOR or inst.type not in (UNKNOWN, NONE)
 
@@ -215,9 +247,14 @@ class Names:
         self._values: dict[Value, str] = {}
         self._blocks: dict[Block, str] = {}
         self._foreign_values: dict[Value, str] = {}
+        self._used: set[Value] = set()
+        for inst in fn.instructions():
+            for v in inst.operands():
+                if isinstance(v, Value):
+                    self._used.add(v)
         taken: set[str] = set()
         counter = 0
-        for v in _defined_values(fn):
+        for v in self._defined_values(fn):
             hint = _usable_hint(v.name)
             if hint is None:
                 self._values[v] = str(counter)
@@ -234,8 +271,8 @@ class Names:
 
     def value(self, v: Value | None) -> str:
         """``%name`` of ``v`` (``%?name`` when ``v`` is not defined in the function)."""
-        if v is None:
-            return "%?none"
+        if not isinstance(v, Value):
+            return f"%?<{type(v).__name__}>"
         if v in self._values:
             return "%" + self._values[v]
         if v not in self._foreign_values:
@@ -243,20 +280,29 @@ class Names:
             self._foreign_values[v] = hint if hint is not None else str(len(self._foreign_values))
         return "%?" + self._foreign_values[v]
 
+    def shows_result(self, inst: Instruction) -> bool:
+        """True when ``inst`` prints as ``%name = ... : TYPE``.
+
+        Every value does, except an unused ``none``-typed one (``store %p, %v``,
+        ``incref %a``, ``call @log(%x)``), which prints as a bare operation.
+        """
+        if not has_result(inst):
+            return False
+        return inst.type != NONE or inst in self._used
+
+    def _defined_values(self, fn: Function) -> list[Value]:
+        out: list[Value] = list(fn.params)
+        for inst in fn.instructions():
+            if self.shows_result(inst):
+                out.append(inst)
+        return out
+
     def block(self, b: Block) -> str:
         """``^label`` of ``b`` (``^?label`` when ``b`` is not a block of the function)."""
         if b in self._blocks:
             return "^" + self._blocks[b]
         label = getattr(b, "label", None)
         return "^?" + _sanitize_label(label if isinstance(label, str) else "")
-
-
-def _defined_values(fn: Function) -> list[Value]:
-    out: list[Value] = list(fn.params)
-    for inst in fn.instructions():
-        if has_result(inst):
-            out.append(inst)
-    return out
 
 
 def _usable_hint(name: str | None) -> str | None:
@@ -289,14 +335,14 @@ def format_symbol(name: str) -> str:
     return "@" + (name if _SYMBOL.fullmatch(name) else json.dumps(name))
 
 
-def format_string(text: str) -> str:
-    """A string attribute: bare when a plain word, JSON-quoted otherwise."""
-    if _BARE_WORD.fullmatch(text) and text not in LITERAL_WORDS:
+def format_string(text: str, *, quote: bool = False) -> str:
+    """A string attribute: bare when a plain word (and not ``quote``), else JSON-quoted."""
+    if not quote and _BARE_WORD.fullmatch(text) and text not in LITERAL_WORDS:
         return text
     return json.dumps(text)
 
 
-def format_attr(value: object, *, symbol: bool = False) -> str:
+def format_attr(value: object, *, symbol: bool = False, quote: bool = False) -> str:
     """The printed form of one attribute value (see the module docstring).
 
     Raises:
@@ -311,11 +357,12 @@ def format_attr(value: object, *, symbol: bool = False) -> str:
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, str):
-        return format_symbol(value) if symbol else format_string(value)
+        return format_symbol(value) if symbol else format_string(value, quote=quote)
     if isinstance(value, Type):
         return str(value)
     if isinstance(value, tuple | list):
-        return "[" + ", ".join(format_attr(v, symbol=symbol) for v in value) + "]"
+        items = (format_attr(v, symbol=symbol, quote=quote) for v in value)
+        return "[" + ", ".join(items) + "]"
     raise TypeError(f"cannot print attribute value {value!r} of type {type(value).__name__}")
 
 
@@ -336,7 +383,7 @@ def format_instruction(inst: Instruction, names: Names, *, locs: bool = False) -
     else:
         body = _format_generic(inst, names)
     text = body
-    if has_result(inst):
+    if names.shows_result(inst):
         text = f"{names.value(inst)} = {body} : {inst.type}"
     if locs and inst.loc != UNKNOWN_LOC:
         text += "  " + format_loc(inst.loc)
@@ -346,12 +393,18 @@ def format_instruction(inst: Instruction, names: Names, *, locs: bool = False) -
 def _format_generic(inst: Instruction, names: Names) -> str:
     parts = [inst.OPNAME]
     after_word = True  # the opname or an attribute: followed by a space, not a comma
-    for spec in operation_fields(type(inst)):
+    fields = operation_fields(type(inst))
+    for index, spec in enumerate(fields):
         value = getattr(inst, spec.name)
         if spec.kind == "operand":
             if value is None:
-                continue
-            text = names.value(value)
+                if all(
+                    f.kind == "operand" and getattr(inst, f.name) is None for f in fields[index:]
+                ):
+                    break  # trailing absent operands are left out: ``ret``
+                text = "none"
+            else:
+                text = names.value(value)
         elif spec.kind == "operands":
             items = value if isinstance(value, tuple | list) else (value,)
             text = "(" + ", ".join(names.value(v) for v in items) + ")"
@@ -360,7 +413,9 @@ def _format_generic(inst: Instruction, names: Names) -> str:
         else:
             if is_literal_annotation(spec.annotation):
                 value = coerce_literal(value, inst.type)
-            text = format_attr(value, symbol=spec.name in SYMBOL_ATTRS)
+            text = format_attr(
+                value, symbol=spec.name in SYMBOL_ATTRS, quote=spec.name in TEXT_ATTRS
+            )
         if spec.kind == "operands" and after_word:
             sep = ""
         else:
@@ -421,6 +476,7 @@ def print_module(mod: Module, *, locs: bool = False) -> str:
 __all__ = [
     "LITERAL_WORDS",
     "SYMBOL_ATTRS",
+    "TEXT_ATTRS",
     "Names",
     "OpField",
     "coerce_literal",
