@@ -45,20 +45,24 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
 from gradc.compiler.ir.types import NONE, ArrayType, ScalarType, TupleType, Type
 
-#: Exception messages of operations whose wording the IR (not CPython) decides.
+#: Exception messages of operations whose wording the IR (not CPython) decides; the same
+#: strings as compiled code (gradc.compiler.codegen).
 MESSAGES: dict[str, str] = {
     "int_floordiv_zero": "integer division or modulo by zero",
     "int_mod_zero": "integer modulo by zero",
     "float_div_zero": "float division by zero",
     "float_floordiv_zero": "float floor division by zero",
     "float_mod_zero": "float modulo",
-    "int_pow_negative": "integer power with a negative exponent",
+    "int_pow_negative": (
+        "negative exponent in integer power: the result would be a float, which gradc's "
+        "static types do not allow"
+    ),
     "float_pow_zero_negative": "0.0 cannot be raised to a negative power",
     "float_pow_fractional": "negative number cannot be raised to a fractional power",
-    "float_pow_overflow": "Numerical result out of range",
+    "float_pow_overflow": "(34, 'Numerical result out of range')",  # str() of CPython's
     "cast_nan": "cannot convert float NaN to integer",
     "cast_inf": "cannot convert float infinity to integer",
-    "cast_range": "float out of range for {type}",
+    "cast_range": "int too large to convert",
     "index_range": "index {0} is out of bounds for axis {1} with size {2}",
     "negative_dims": "negative dimensions are not allowed",
 }
@@ -255,7 +259,7 @@ def _cast(m: _Machine, inst: Instruction, vals: list[object]) -> object:
         raise OverflowError(MESSAGES["cast_inf"])
     n = int(x)
     if wrap_int(n, to.bits) != n:
-        raise OverflowError(MESSAGES["cast_range"].format(type=to))
+        raise OverflowError(MESSAGES["cast_range"])
     return n
 
 

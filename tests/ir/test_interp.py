@@ -325,8 +325,8 @@ NAN, INF = math.nan, math.inf
         ("pow", "i64", [2, -1], ValueError, MESSAGES["int_pow_negative"]),
         ("pow", "f64", [0.0, -1.0], ZeroDivisionError, "0.0 cannot be raised to a negative power"),
         ("pow", "f64", [-8.0, 1 / 3], ValueError, MESSAGES["float_pow_fractional"]),
-        ("pow", "f64", [10.0, 400.0], OverflowError, "Numerical result out of range"),
-        ("pow", "f32", [10.0, 40.0], OverflowError, "Numerical result out of range"),
+        ("pow", "f64", [10.0, 400.0], OverflowError, "(34, 'Numerical result out of range')"),
+        ("pow", "f32", [10.0, 40.0], OverflowError, "(34, 'Numerical result out of range')"),
     ],
 )
 def test_arithmetic_exceptions(
@@ -366,8 +366,8 @@ def test_math_exceptions_are_cpythons(fn: str, args: list[float], exc: type, mes
         ("i64", NAN, ValueError, "cannot convert float NaN to integer"),
         ("i64", INF, OverflowError, "cannot convert float infinity to integer"),
         ("i64", -INF, OverflowError, "cannot convert float infinity to integer"),
-        ("i64", 2.0**63, OverflowError, "float out of range for i64"),
-        ("i32", 2.0**31, OverflowError, "float out of range for i32"),
+        ("i64", 2.0**63, OverflowError, "int too large to convert"),
+        ("i32", 2.0**31, OverflowError, "int too large to convert"),
     ],
 )
 def test_cast_exceptions(t: str, value: float, exc: type, message: str) -> None:
