@@ -674,8 +674,14 @@ def _type_const(v: _Verifier, inst: Instruction) -> str | None:
 
 def _type_cast(v: _Verifier, inst: Instruction) -> str | None:
     assert isinstance(inst, ops.Cast)
-    if not _is_scalar(inst.value.type) or not _is_scalar(inst.type):
-        return f"cast from {inst.value.type} to {inst.type}: both must be scalars"
+    src, dst = inst.value.type, inst.type
+    if isinstance(src, ArrayType) and isinstance(dst, ArrayType):
+        # a layout relabel: the same array seen as "any strides" (no code)
+        if (src.dtype, src.ndim) != (dst.dtype, dst.ndim) or dst.layout not in ("A", src.layout):
+            return f"cast from {src} to {dst}: an array cast may only relabel C/F as A"
+        return None
+    if not _is_scalar(src) or not _is_scalar(dst):
+        return f"cast from {src} to {dst}: both must be scalars (or arrays relabelled)"
     return None
 
 

@@ -112,6 +112,10 @@ class _Decay:
             term = pred.terminator
             assert term is not None
             b_v, o_v = self._pair(v, before=term, user=phi)
+            if b_v.type != base.type:  # a layout relabel (C or F array into an A phi)
+                self.b.position_before(term)
+                with self.b.at(term.loc):
+                    b_v = self.b.cast(b_v, base.type)
             base.incoming.append((pred, b_v))
             offset.incoming.append((pred, o_v))
 
@@ -120,7 +124,10 @@ class _Decay:
         fb, fo = self._pair(select.if_false, before=select, user=select)
         self.b.position_before(select)
         with self.b.at(select.loc):
-            base = self.b.select(select.cond, tb, fb)
+            base_type = self._base_type(select)
+            base = self.b.select(
+                select.cond, self.b.cast(tb, base_type), self.b.cast(fb, base_type)
+            )
             base.name = _suffixed(select.name, "base")
             offset = self.b.select(select.cond, to, fo)
             offset.name = _suffixed(select.name, "offset")
@@ -131,8 +138,14 @@ class _Decay:
         if v in self.pairs:
             return self.pairs[v]
         b = self.b
-        b.position_before(before)
-        with b.at(before.loc):
+        # the pair is computed right after the pointer itself, so it dominates every
+        # place the pointer reaches (not just the first merge that asks for it)
+        if isinstance(v, Instruction) and v.block is not None:
+            block = v.block
+            b.position_before(block.instructions[block.instructions.index(v) + 1])
+        else:
+            b.position_before(before)
+        with b.at(v.loc if isinstance(v, Instruction) else before.loc):
             if isinstance(v, ops.ElementAddr):
                 offset = b.insert(ops.ElementOffset(v.array, v.indices, type=I64))
                 pair = (v.array, offset)
@@ -140,7 +153,8 @@ class _Decay:
                 pair = (v.array, v.offset)
             elif isinstance(v, ops.PointerAdd):
                 base, offset = self._pair(v.pointer, before, user)
-                b.position_before(before)
+                assert v.block is not None
+                b.position_before(v.block.instructions[v.block.instructions.index(v) + 1])
                 pair = (base, b.add(offset, v.offset))
             elif isinstance(v, ops.Poison):
                 pair = (
