@@ -243,6 +243,8 @@ def _const(m: _Machine, inst: Instruction, vals: list[object]) -> object:
 
 def _cast(m: _Machine, inst: Instruction, vals: list[object]) -> object:
     (x,) = vals
+    if isinstance(inst.type, ArrayType):
+        return x  # a layout relabel: the same array
     to = _scalar(inst)
     if to.is_bool:
         return x != 0
@@ -409,10 +411,27 @@ def _math(m: _Machine, inst: Instruction, vals: list[object]) -> object:
             return x
         r = float(getattr(math, inst.fn)(x))
         return math.copysign(0.0, x) if r == 0.0 else r  # C keeps the sign of zero
+    if inst.fn == "ieee_pow":
+        return _ieee_pow(*args)
     result = getattr(math, inst.fn)(*args)
     if ops.MATH_FUNCTIONS[inst.fn].returns_bool:
         return bool(result)
     return float(result)
+
+
+def _ieee_pow(x: float, y: float) -> float:
+    """C's ``pow`` (IEEE results, no Python exceptions), as ``ieee_pow`` computes it."""
+    try:
+        return math.pow(x, y)
+    except ZeroDivisionError:
+        return math.inf
+    except ValueError:
+        if x == 0.0 and y < 0.0:
+            return math.copysign(math.inf, x) if float(y).is_integer() and y % 2 else math.inf
+        return math.nan
+    except OverflowError:
+        negative = x < 0.0 and float(y).is_integer() and y % 2 == 1
+        return -math.inf if negative else math.inf
 
 
 @dataclass(frozen=True)
@@ -538,6 +557,12 @@ def _copyarray(m: _Machine, inst: Instruction, vals: list[object]) -> object:
     return np.array(vals[0], order="C", copy=True)
 
 
+def _arrayacc(m: _Machine, inst: Instruction, vals: list[object]) -> object:
+    target, source = vals
+    target += source  # type: ignore[operator]
+    return None
+
+
 def _refcount(m: _Machine, inst: Instruction, vals: list[object]) -> object:
     return None
 
@@ -600,6 +625,7 @@ _RULES: dict[type[Instruction], _Rule] = {
     ops.Store: _store,
     ops.NewArray: _newarray,
     ops.CopyArray: _copyarray,
+    ops.AccumulateArray: _arrayacc,
     ops.IncRef: _refcount,
     ops.DecRef: _refcount,
     ops.TapeNew: _tapenew,

@@ -500,6 +500,18 @@ class CopyArray(Instruction):
 
 
 @dataclass(eq=False)
+class AccumulateArray(Instruction):
+    """``target += source`` elementwise (same shape; any strides). Derivative code uses
+    it to add one shadow array into another (the adjoint of ``a.copy()``)."""
+
+    OPNAME: ClassVar[str] = "arrayacc"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("target", "source")
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    target: Value
+    source: Value
+
+
+@dataclass(eq=False)
 class IncRef(Instruction):
     """Add an owner to the array's block (no-op for borrowed arrays); see ``lifetimes``."""
 
@@ -719,6 +731,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Store,
         NewArray,
         CopyArray,
+        AccumulateArray,
         IncRef,
         DecRef,
         ElementOffset,

@@ -792,6 +792,21 @@ def _type_newarray(v: _Verifier, inst: Instruction) -> str | None:
     return None
 
 
+def _type_arrayacc(v: _Verifier, inst: Instruction) -> str | None:
+    assert isinstance(inst, ops.AccumulateArray)
+    target = _array_operand(v, inst, inst.target)
+    if isinstance(target, str):
+        return target
+    source = _array_operand(v, inst, inst.source)
+    if isinstance(source, str):
+        return source
+    if (target.dtype, target.ndim) != (source.dtype, source.ndim):
+        return f"arrayacc of {source} into {target}: dtype and rank must match"
+    if not target.dtype.is_float:
+        return f"arrayacc target {target} must hold floats"
+    return None
+
+
 def _type_copyarray(v: _Verifier, inst: Instruction) -> str | None:
     assert isinstance(inst, ops.CopyArray)
     t = _array_operand(v, inst, inst.array)
@@ -880,6 +895,7 @@ _TYPE_RULES: dict[type[Instruction], _Rule] = {
     ops.Store: _type_store,
     ops.NewArray: _type_newarray,
     ops.CopyArray: _type_copyarray,
+    ops.AccumulateArray: _type_arrayacc,
     ops.IncRef: _type_refcount,
     ops.DecRef: _type_refcount,
     ops.TapeNew: _type_tapenew,

@@ -159,6 +159,8 @@ class _ForwardMode:
                 t = inst.type
                 assert isinstance(t, ArrayType)
                 return b.insert(ops.NewArray(shape, b.const(0.0, t.dtype), type=t))
+            case ops.CopyArray(array=array):
+                return b.insert(ops.CopyArray(self.tangent(array), type=inst.type))
             case ops.Cast(value=value):
                 return b.cast(self.tangent(value), inst.type)
             case ops.MakeTuple(elements=elements):

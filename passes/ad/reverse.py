@@ -171,12 +171,20 @@ class _ReverseMode:
             for inst in self.body[block]:
                 if not self.active(inst) or not isinstance(inst.type, ArrayType):
                     continue
-                if isinstance(inst, ops.NewArray):
+                if isinstance(inst, ops.NewArray | ops.CopyArray):
                     b.position_before(block.instructions[block.instructions.index(inst) + 1])
                     with b.at(inst.loc):
                         t = inst.type
+                        assert isinstance(t, ArrayType)
+                        shape = (
+                            inst.shape
+                            if isinstance(inst, ops.NewArray)
+                            else tuple(
+                                b.insert(ops.ArrayDim(inst, k, type=I64)) for k in range(t.ndim)
+                            )
+                        )
                         self.shadows[inst] = b.insert(
-                            ops.NewArray(inst.shape, b.const(0.0, t.dtype), type=t, name="shadow")
+                            ops.NewArray(shape, b.const(0.0, t.dtype), type=t, name="shadow")
                         )
                 elif not isinstance(inst, ops.Phi):
                     raise _not_differentiable(f"'{inst.OPNAME}' producing an array", inst)
@@ -220,6 +228,9 @@ class _ReverseMode:
                     self._plan_address(pointer, plan)
                 case ops.ElementAddr() | ops.NewArray():
                     pass
+                case ops.CopyArray(array=source):
+                    self._shadow_needed(source, plan)
+                    self._shadow_needed(inst, plan)
                 case ops.Call(args=args):
                     for a in args:
                         if self.active(a) and isinstance(a.type, ArrayType):
@@ -557,6 +568,10 @@ class _ReverseMode:
                 return
             case ops.ElementAddr() | ops.NewArray():
                 return
+            case ops.CopyArray(array=source):
+                # the copy's adjoints flow back into the source's, element by element
+                b.insert(ops.AccumulateArray(self._shadow(source), self._shadow(inst), type=NONE))
+                return
             case ops.Call():
                 self._call_adjoint(inst)
                 return
@@ -718,11 +733,11 @@ def reverse_export(
         else:
             assert isinstance(result_type, ScalarType)
             seed = b.const(1.0, result_type)
-        adjoints = b.call(
-            derived.rev.name,
-            [*(shadows[i] for i in derived.array_params), tape, seed],
-            derived.rev.return_type,
-        )
+        shadow_args = [
+            b.cast(shadows[i], derived.rev.params[k].type)  # C shadow seen as the param's layout
+            for k, i in enumerate(derived.array_params)
+        ]
+        adjoints = b.call(derived.rev.name, [*shadow_args, tape, seed], derived.rev.return_type)
         b.insert(ops.TapeFree(tape, type=NONE))
         grads: list[Value] = []
         for i in wrt:

@@ -141,6 +141,7 @@ ALL_OPS = ir("""
       %b = newarray(%d), %v : array[f64,1,C]
       %e = newarray(%d) : array[f64,1,C]
       %c = copyarray %a : array[f64,2,C]
+      arrayacc %c, %a
       incref %b
       decref %e
       decref %c
