@@ -19,6 +19,9 @@ The export gets the external symbol given by the caller; every callee it reaches
 Names depend only on the IR, never on counters or object ids, so identical IR gives an
 identical module.
 
+Arrays (descriptors by value inside functions, a descriptor pointer per array
+parameter, owned blocks from the ``gradc_rt1_*`` runtime) are lowered by :mod:`.arrays`.
+
 Python semantics (the tests compare against CPython): ints are 64-bit and wrap (no
 ``nsw``/``nuw``), ``//`` and ``%`` round toward -inf, float ``//`` and ``%`` follow
 CPython's ``Objects/floatobject.c``, float ``**`` follows ``float_pow``, ``math``
@@ -26,7 +29,8 @@ functions follow ``Modules/mathmodule.c`` (see :class:`gradc.compiler.ir.ops.Mat
 Where Python raises, the lowered code fills the error record and returns the exception's
 kind code (``ops.EXCEPTION_KINDS``); a callee's nonzero status is returned unchanged.
 
-This module (with :mod:`.emit`) is the only place in gradc that imports ``llvmlite.ir``.
+The ``gradc.compiler.codegen`` package is the only place in gradc that imports
+``llvmlite.ir``.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from collections.abc import Iterable, Sequence
 
 from llvmlite import ir as ll
 
+from gradc.compiler.codegen import arrays
 from gradc.compiler.diagnostics import CompileError, InternalCompilerError
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
@@ -57,6 +62,7 @@ __all__ = [
     "abi_type",
     "internal_name",
     "lower_export",
+    "param_type",
     "value_type",
 ]
 
@@ -143,22 +149,31 @@ def value_type(t: Type) -> ll.Type:
     """The LLVM type of an SSA value of IR type ``t`` inside a function.
 
     ``i1`` stays ``i1``; tuples are literal structs of their elements' value types;
-    ``none`` is a dummy ``i8`` (only ever the constant 0).
+    ``none`` is a dummy ``i8`` (only ever the constant 0); an array is its descriptor by
+    value and a derived pointer a typed pointer to the element (:mod:`.arrays`).
 
     Raises:
-        CompileError: arrays and derived pointers (not lowered yet).
         InternalCompilerError: an untyped value (``?``) reached the code generator.
     """
     return _lower_type(t, abi=False)
 
 
 def abi_type(t: Type) -> ll.Type:
-    """The LLVM type of ``t`` at the C ABI boundary (parameters and ``*out``).
+    """The LLVM type of ``t`` stored at the C ABI: in ``*out`` and inside tuples.
 
     As :func:`value_type`, but ``bool`` (``i1``) is a ``uint8_t`` (``i8``, 0 or 1), also
     inside tuples, and ``none`` is the one ignored byte ``out`` points to (docs/abi.md).
+    Arrays are descriptors by value here; as parameters see :func:`param_type`.
     """
     return _lower_type(t, abi=True)
+
+
+def param_type(t: Type) -> ll.Type:
+    """The LLVM type of a parameter of IR type ``t``: :func:`abi_type`, except that an
+    array is passed as a pointer to its descriptor (docs/abi.md "Arrays")."""
+    if isinstance(t, ArrayType):
+        return arrays.descriptor_type(t).as_pointer()
+    return abi_type(t)
 
 
 def _lower_type(t: Type, *, abi: bool) -> ll.Type:
@@ -172,10 +187,10 @@ def _lower_type(t: Type, *, abi: bool) -> ll.Type:
         return ll.LiteralStructType([_lower_type(e, abi=abi) for e in t.elements])
     if isinstance(t, NoneType):
         return _I8
-    if isinstance(t, (ArrayType, PointerType)):
-        raise CompileError(
-            f"the code generator does not lower values of type {t} yet", Loc.unknown()
-        )
+    if isinstance(t, ArrayType):
+        return arrays.descriptor_type(t)
+    if isinstance(t, PointerType):
+        return arrays.pointer_type(t)
     raise InternalCompilerError(f"codegen: value of non-lowerable type {t} (untyped IR?)")
 
 
@@ -204,8 +219,8 @@ def lower_export(module: Module, export: str, symbol: str, options: CompilerOpti
         functions and LLVM intrinsics declared by name. Same IR → same module text.
 
     Raises:
-        CompileError: a call of a function missing from ``module``, an exported function
-            with tuple parameters (not C-ABI-compatible by value), or array values.
+        CompileError: a call of a function missing from ``module``, or an exported
+            function with tuple parameters (not C-ABI-compatible by value).
         InternalCompilerError: ill-typed IR (an operation on types it does not accept).
     """
     if export not in module.functions:
@@ -237,7 +252,8 @@ class _ModuleLowering:
                     if isinstance(p.type, TupleType):
                         raise CompileError(
                             f"exported function {func.source_name or name!r} takes a tuple "
-                            f"parameter {p.name or p.index!r}; the C ABI passes scalars only",
+                            f"parameter {p.name or p.index!r}; the C ABI passes scalars and "
+                            "arrays only",
                             func.loc,
                         )
             llname = symbol if name == export else internal_name(name)
@@ -265,7 +281,7 @@ class _ModuleLowering:
         return order
 
     def _declare(self, func: Function, llname: str, *, internal: bool) -> ll.Function:
-        params = [abi_type(p.type) for p in func.params]
+        params = [param_type(p.type) for p in func.params]
         fnty = ll.FunctionType(
             _I32, [*params, abi_type(func.return_type).as_pointer(), self.error_type.as_pointer()]
         )
@@ -403,10 +419,11 @@ class _FunctionLowering:
         self.blocks: dict[Block, ll.Block] = {}
         self.exits: dict[Block, ll.Block] = {}  # LLVM block ending each IR block
         self._raise_blocks: dict[tuple[int, str, int], ll.Block] = {}
-        self._prologue = ll.IRBuilder(llfn.append_basic_block("prologue"))
+        self.prologue = ll.IRBuilder(llfn.append_basic_block("prologue"))
         self.b = ll.IRBuilder()
         self.fast = ml.fast
         self.inst: Instruction | None = None
+        self.arrays = arrays.ArrayLowering(self)
 
     def run(self) -> None:
         """Lower the whole body; unsupported types are reported at the instruction."""
@@ -419,9 +436,12 @@ class _FunctionLowering:
             raise CompileError(exc.message, loc) from None
 
     def _run(self) -> None:
-        func, pro = self.func, self._prologue
+        func, pro = self.func, self.prologue
         for p, arg in zip(func.params, self.llfn.args):
-            self.values[p] = self._from_abi(pro, arg, p.type)
+            if isinstance(p.type, ArrayType):  # a pointer to the caller's descriptor
+                self.values[p] = pro.load(arg, name=arg.name, align=8)
+            else:
+                self.values[p] = self._from_abi(pro, arg, p.type)
         order = _reverse_postorder(func)
         reachable = {id(b) for b in order}
         for block in func.blocks:  # LLVM block order = IR order, for readable output
@@ -456,55 +476,77 @@ class _FunctionLowering:
     # -- helpers ------------------------------------------------------------------------
 
     def value(self, v: Value) -> ll.Value:
+        """The LLVM value of IR value ``v`` (defined earlier in reverse postorder)."""
         try:
             return self.values[v]
         except KeyError:
-            raise self._ice(f"use of a value not defined before ({v.name or v})") from None
+            raise self.ice(f"use of a value not defined before ({v.name or v})") from None
 
-    def _ice(self, what: str) -> InternalCompilerError:
+    def ice(self, what: str) -> InternalCompilerError:
+        """An internal compiler error about the current instruction."""
         inst = self.inst
         where = f" at {inst.loc} ({inst.OPNAME})" if inst is not None else ""
         return InternalCompilerError(f"codegen: {what} in function {self.func.name!r}{where}")
 
     def _scalar(self, v: Value) -> ScalarType:
         if not isinstance(v.type, ScalarType):
-            raise self._ice(f"expected a scalar operand, got {v.type}")
+            raise self.ice(f"expected a scalar operand, got {v.type}")
         return v.type
 
-    def _line(self) -> int:
+    def line(self) -> int:
+        """Source line of the instruction being lowered (0 if unknown)."""
         return self.inst.loc.line if self.inst is not None else 0
 
-    def _raise_block(self, kind: str, message: str) -> ll.Block:
+    def fill_error(
+        self,
+        b: ll.IRBuilder,
+        kind: str,
+        message: str,
+        data: Sequence[ll.Value] | None = None,
+    ) -> None:
+        """Fill ``*err`` at ``b`` and return the kind code (terminates ``b``'s block).
+
+        Without ``data`` the message is constant and ``data[3]`` is set to 0. With
+        ``data`` (up to three ``i64``) they go to ``data[0..]`` and ``data[3]`` is
+        :data:`.arrays.TEMPLATE_FLAG`: the message is a ``str.format`` template over
+        ``data[0..2]`` that the loader fills (docs/abi.md "Error record").
+        """
+        code = ops.EXCEPTION_KINDS[kind]
+        zero = ll.Constant(_I32, 0)
+        err = self.err
+
+        def field(*idx: int) -> ll.Value:
+            return b.gep(err, [zero, *(ll.Constant(_I32, i) for i in idx)], inbounds=True)
+
+        b.store(ll.Constant(_I32, code), field(0))
+        b.store(ll.Constant(_I32, self.line()), field(1))
+        b.store(self.ml.string(message), field(2))
+        for i, v in enumerate(data or ()):
+            b.store(v, field(3, i))
+        flag = arrays.TEMPLATE_FLAG if data else 0
+        b.store(ll.Constant(_I64, flag), field(3, 3))
+        b.ret(ll.Constant(_I32, code))
+
+    def raise_block(self, kind: str, message: str) -> ll.Block:
         """A block that fills ``*err`` and returns the kind code (one per distinct error)."""
         code = ops.EXCEPTION_KINDS[kind]
-        line = self._line()
-        key = (code, message, line)
+        key = (code, message, self.line())
         block = self._raise_blocks.get(key)
         if block is None:
             block = self.llfn.append_basic_block(f"raise.{kind}")
-            b = ll.IRBuilder(block)
-            zero = ll.Constant(_I32, 0)
-            err = self.err
-            b.store(ll.Constant(_I32, code), b.gep(err, [zero, zero], inbounds=True))
-            b.store(
-                ll.Constant(_I32, line), b.gep(err, [zero, ll.Constant(_I32, 1)], inbounds=True)
-            )
-            b.store(
-                self.ml.string(message), b.gep(err, [zero, ll.Constant(_I32, 2)], inbounds=True)
-            )
-            b.ret(ll.Constant(_I32, code))
+            self.fill_error(ll.IRBuilder(block), kind, message)
             self._raise_blocks[key] = block
         return block
 
-    def _continuation(self) -> str:
+    def continuation(self) -> str:
         """Label of the block after a check: ``<ir label>.ok`` (llvmlite numbers repeats)."""
         block = self.inst.block if self.inst is not None else None
         return f"{block.label}.ok" if block is not None else "ok"
 
-    def _raise_if(self, cond: ll.Value, kind: str, message: str) -> None:
+    def raise_if(self, cond: ll.Value, kind: str, message: str) -> None:
         """Raise ``kind(message)`` when ``cond`` (i1) is true; continue in a fresh block."""
-        fail = self._raise_block(kind, message)
-        ok = self.llfn.append_basic_block(self._continuation())
+        fail = self.raise_block(kind, message)
+        ok = self.llfn.append_basic_block(self.continuation())
         br = self.b.cbranch(cond, fail, ok)
         br.set_weights([1, 1 << 20])  # exceptions are cold
         self.b.position_at_end(ok)
@@ -547,13 +589,15 @@ class _FunctionLowering:
         fabs = self._call_intrinsic("fabs", x)
         return self.b.fcmp_ordered("<", fabs, self._fconst(x.type, float("inf")))
 
-    def _any(self, conds: Sequence[ll.Value]) -> ll.Value:
+    def any_of(self, conds: Sequence[ll.Value]) -> ll.Value:
+        """The ``or`` of one or more ``i1`` values."""
         acc = conds[0]
         for c in conds[1:]:
             acc = self.b.or_(acc, c)
         return acc
 
-    def _all(self, conds: Sequence[ll.Value]) -> ll.Value:
+    def all_of(self, conds: Sequence[ll.Value]) -> ll.Value:
+        """The ``and`` of one or more ``i1`` values."""
         acc = conds[0]
         for c in conds[1:]:
             acc = self.b.and_(acc, c)
@@ -584,6 +628,10 @@ class _FunctionLowering:
                 result = self._arith(inst)
             case ops.Div():
                 result = self._div(inst)
+            case ops.FDiv():  # IEEE division (derivative code): no ZeroDivisionError
+                if not self._scalar(inst.lhs).is_float:
+                    raise self.ice(f"fdiv of {inst.lhs.type}")
+                result = b.fdiv(self.value(inst.lhs), self.value(inst.rhs), flags=self.fast)
             case ops.FloorDiv() | ops.Mod():
                 result = self._floordiv_mod(inst)
             case ops.Pow():
@@ -623,13 +671,30 @@ class _FunctionLowering:
             case ops.Return():
                 self._return(inst)
                 result = None
+            case ops.Poison():  # no execution observes it: undef is a valid refinement
+                result = ll.Constant(value_type(inst.type), ll.Undefined)
             case ops.Raise():
                 if inst.exception not in ops.EXCEPTION_KINDS:
-                    raise self._ice(f"unknown exception kind {inst.exception!r}")
-                b.branch(self._raise_block(inst.exception, inst.message))
+                    raise self.ice(f"unknown exception kind {inst.exception!r}")
+                b.branch(self.raise_block(inst.exception, inst.message))
                 result = None
+            case (
+                ops.ArrayDim()
+                | ops.ElementAddr()
+                | ops.ElementOffset()
+                | ops.Addr()
+                | ops.PointerAdd()
+                | ops.Load()
+                | ops.Store()
+                | ops.NewArray()
+                | ops.CopyArray()
+                | ops.AccumulateArray()
+                | ops.IncRef()
+                | ops.DecRef()
+            ):
+                result = self.arrays.lower(inst)
             case _:
-                raise self._ice(f"no lowering for operation {inst.OPNAME!r}")
+                raise self.ice(f"no lowering for operation {inst.OPNAME!r}")
         if result is not None:
             if inst.name and not isinstance(result, ll.Constant) and not result.name:
                 result.name = inst.name
@@ -642,7 +707,7 @@ class _FunctionLowering:
         if isinstance(t, NoneType):
             return ll.Constant(_I8, 0)
         if not isinstance(t, ScalarType):
-            raise self._ice(f"constant of non-scalar type {t}")
+            raise self.ice(f"constant of non-scalar type {t}")
         ty = value_type(t)
         if t.is_float:
             return ll.Constant(ty, float(inst.value))
@@ -663,12 +728,20 @@ class _FunctionLowering:
         return self.b.icmp_unsigned("!=", x, ll.Constant(x.type, 0))
 
     def _cast(self, inst: ops.Cast) -> ll.Value:
-        """Python's conversions; float → int raises like ``int(x)`` (Objects/floatobject.c)."""
+        """Python's conversions; float → int raises like ``int(x)`` (Objects/floatobject.c).
+
+        A cast between array types only relabels the layout (C/F seen as A): no code.
+        """
         b = self.b
+        if isinstance(inst.value.type, ArrayType) and isinstance(inst.type, ArrayType):
+            src_a, dst_a = inst.value.type, inst.type
+            if (src_a.dtype, src_a.ndim) != (dst_a.dtype, dst_a.ndim):
+                raise self.ice(f"array cast from {src_a} to {dst_a}")
+            return self.value(inst.value)
         src = self._scalar(inst.value)
         dst = inst.type
         if not isinstance(dst, ScalarType):
-            raise self._ice(f"cast to non-scalar type {dst}")
+            raise self.ice(f"cast to non-scalar type {dst}")
         x = self.value(inst.value)
         ty = value_type(dst)
         if src == dst:
@@ -686,8 +759,8 @@ class _FunctionLowering:
         # float -> int: checks in f64 (exact for f32 sources), then truncate toward zero.
         if src != F64:
             x = b.fpext(x, ll.DoubleType())
-        self._raise_if(self._is_nan(x), "ValueError", "cannot convert float NaN to integer")
-        self._raise_if(self._is_inf(x), "OverflowError", "cannot convert float infinity to integer")
+        self.raise_if(self._is_nan(x), "ValueError", "cannot convert float NaN to integer")
+        self.raise_if(self._is_inf(x), "OverflowError", "cannot convert float infinity to integer")
         lo, hi = -(1 << (dst.bits - 1)), 1 << (dst.bits - 1)
         dbl = ll.DoubleType()
         if dst.bits >= 54:  # lo - 1 is not a double; no double lies strictly in (lo-1, lo)
@@ -696,7 +769,7 @@ class _FunctionLowering:
             above = b.fcmp_ordered(">", x, ll.Constant(dbl, float(lo - 1)))
         below = b.fcmp_ordered("<", x, ll.Constant(dbl, float(hi)))
         in_range = b.and_(above, below)
-        self._raise_if(
+        self.raise_if(
             b.xor(in_range, ll.Constant(_I1, 1)), "OverflowError", "int too large to convert"
         )
         return b.fptosi(x, ty)
@@ -726,10 +799,10 @@ class _FunctionLowering:
     def _div(self, inst: ops.Div) -> ll.Value:
         t = self._scalar(inst.lhs)
         if not t.is_float:
-            raise self._ice(f"true division of {t} (inference converts ints to f64)")
+            raise self.ice(f"true division of {t} (inference converts ints to f64)")
         x, y = self.value(inst.lhs), self.value(inst.rhs)
         is_zero = self.b.fcmp_ordered("==", y, self._fconst(y.type, 0.0))
-        self._raise_if(is_zero, "ZeroDivisionError", "float division by zero")
+        self.raise_if(is_zero, "ZeroDivisionError", "float division by zero")
         return self.b.fdiv(x, y, flags=self.fast)
 
     def _floordiv_mod(self, inst: ops.BinaryOp) -> ll.Value:
@@ -739,7 +812,7 @@ class _FunctionLowering:
         if t.is_float:
             return self._float_floordiv_mod(x, y, is_mod)
         if t == I1:
-            raise self._ice("floor division of bools (inference converts them to int)")
+            raise self.ice("floor division of bools (inference converts them to int)")
         return self._int_floordiv_mod(x, y, is_mod)
 
     def _int_floordiv_mod(self, x: ll.Value, y: ll.Value, is_mod: bool) -> ll.Value:
@@ -752,7 +825,7 @@ class _FunctionLowering:
         ty = x.type
         zero, one, minus1 = ll.Constant(ty, 0), ll.Constant(ty, 1), ll.Constant(ty, -1)
         message = "integer modulo by zero" if is_mod else "integer division or modulo by zero"
-        self._raise_if(b.icmp_signed("==", y, zero), "ZeroDivisionError", message)
+        self.raise_if(b.icmp_signed("==", y, zero), "ZeroDivisionError", message)
         y_is_m1 = b.icmp_signed("==", y, minus1)
         safe_y = b.select(y_is_m1, one, y)
         r = b.srem(x, safe_y)
@@ -783,7 +856,7 @@ class _FunctionLowering:
         ty = x.type
         zero, one, half = self._fconst(ty, 0.0), self._fconst(ty, 1.0), self._fconst(ty, 0.5)
         message = "float modulo" if is_mod else "float floor division by zero"
-        self._raise_if(b.fcmp_ordered("==", y, zero), "ZeroDivisionError", message)
+        self.raise_if(b.fcmp_ordered("==", y, zero), "ZeroDivisionError", message)
         mod = b.frem(x, y, name="fmod")
         mod_nonzero = b.fcmp_unordered("!=", mod, zero)
         signs_differ = b.xor(b.fcmp_ordered("<", y, zero), b.fcmp_ordered("<", mod, zero))
@@ -803,9 +876,9 @@ class _FunctionLowering:
         t = self._scalar(inst.lhs)
         x, y = self.value(inst.lhs), self.value(inst.rhs)
         if t == I1:
-            raise self._ice("power of bools (inference converts them to int)")
+            raise self.ice("power of bools (inference converts them to int)")
         if not t.is_float:
-            self._raise_if(
+            self.raise_if(
                 b.icmp_signed("<", y, ll.Constant(y.type, 0)), "ValueError", _NEGATIVE_INT_POW
             )
             return b.call(self.ml.ipow(x.type), [x, y])
@@ -832,19 +905,19 @@ class _FunctionLowering:
         zero_neg = b.and_(
             b.fcmp_ordered("==", x, zero), b.and_(b.fcmp_ordered("<", y, zero), y_finite)
         )
-        self._raise_if(zero_neg, "ZeroDivisionError", "0.0 cannot be raised to a negative power")
+        self.raise_if(zero_neg, "ZeroDivisionError", "0.0 cannot be raised to a negative power")
         y_fraction = b.fcmp_ordered("!=", y, self._call_intrinsic("floor", y))
-        negative_fraction = self._all(
+        negative_fraction = self.all_of(
             [b.fcmp_ordered("<", x, zero), x_finite, y_finite, y_fraction]
         )
-        self._raise_if(
+        self.raise_if(
             negative_fraction,
             "ValueError",
             "negative number cannot be raised to a fractional power",
         )
         r = self._call_intrinsic("pow", x, y)
-        overflow = self._all([self._is_inf(r), x_finite, y_finite])
-        self._raise_if(overflow, "OverflowError", "(34, 'Numerical result out of range')")
+        overflow = self.all_of([self._is_inf(r), x_finite, y_finite])
+        self.raise_if(overflow, "OverflowError", "(34, 'Numerical result out of range')")
         return r
 
     def _min_max(self, inst: ops.BinaryOp) -> ll.Value:
@@ -871,7 +944,7 @@ class _FunctionLowering:
         t = self._scalar(inst.lhs)
         x, y = self.value(inst.lhs), self.value(inst.rhs)
         if inst.pred not in _ICMP:
-            raise self._ice(f"unknown comparison {inst.pred!r}")
+            raise self.ice(f"unknown comparison {inst.pred!r}")
         if t.is_float:
             kind, op = _FCMP[inst.pred]
             if kind == "ordered":
@@ -897,12 +970,12 @@ class _FunctionLowering:
         b = self.b
         fn = ops.MATH_FUNCTIONS.get(inst.fn)
         if fn is None:
-            raise self._ice(f"unknown math function {inst.fn!r}")
+            raise self.ice(f"unknown math function {inst.fn!r}")
         if len(inst.args) != fn.arity:
-            raise self._ice(f"math.{fn.name} takes {fn.arity} arguments")
+            raise self.ice(f"math.{fn.name} takes {fn.arity} arguments")
         for a in inst.args:
             if not self._scalar(a).is_float:
-                raise self._ice(f"math.{fn.name} of {a.type} (inference converts to f64)")
+                raise self.ice(f"math.{fn.name} of {a.type} (inference converts to f64)")
         args = [self.value(a) for a in inst.args]
         x = args[0]
         ty = x.type
@@ -913,48 +986,50 @@ class _FunctionLowering:
                 return self._is_inf(x)
             case "isfinite":
                 return self._is_finite(x)
+            case "ieee_pow":  # C pow, no Python checks (derivative code)
+                return self._call_intrinsic("pow", *args)
         if fn.name in ("gamma", "lgamma"):
             zero = self._fconst(ty, 0.0)
-            pole = self._all(
+            pole = self.all_of(
                 [
                     b.fcmp_ordered("<=", x, zero),
                     self._is_finite(x),
                     b.fcmp_ordered("==", x, self._call_intrinsic("floor", x)),
                 ]
             )
-            self._raise_if(pole, "ValueError", _DOMAIN_ERROR)
+            self.raise_if(pole, "ValueError", _DOMAIN_ERROR)
         if fn.name == "sqrt":
             # the domain rule, decided on the argument: only x < 0 (not -0.0, not NaN)
             # gives NaN from non-NaN, and sqrt of a finite number is finite
             negative = b.fcmp_ordered("<", x, self._fconst(ty, 0.0))
-            self._raise_if(negative, "ValueError", _DOMAIN_ERROR)
+            self.raise_if(negative, "ValueError", _DOMAIN_ERROR)
             return self._call_intrinsic("sqrt", x)
         if fn.name in _MATH_INTRINSICS:
             r = self._call_intrinsic(fn.name, *args)
         elif fn.name in _MATH_LIBM:
             r = b.call(self.ml.libm(_MATH_LIBM[fn.name], ty, fn.arity), args)
         else:
-            raise self._ice(f"no lowering for math.{fn.name}")
+            raise self.ice(f"no lowering for math.{fn.name}")
         if fn.check == "none":
             return r
         if fn.check == "pow":
-            finite = self._all([self._is_finite(a) for a in args])
-            self._raise_if(b.and_(finite, self._is_nan(r)), "ValueError", _DOMAIN_ERROR)
+            finite = self.all_of([self._is_finite(a) for a in args])
+            self.raise_if(b.and_(finite, self._is_nan(r)), "ValueError", _DOMAIN_ERROR)
             inf = b.and_(finite, self._is_inf(r))
             x_zero = b.fcmp_ordered("==", x, self._fconst(ty, 0.0))
-            self._raise_if(b.and_(inf, x_zero), "ValueError", _DOMAIN_ERROR)
-            self._raise_if(inf, "OverflowError", _RANGE_ERROR)
+            self.raise_if(b.and_(inf, x_zero), "ValueError", _DOMAIN_ERROR)
+            self.raise_if(inf, "OverflowError", _RANGE_ERROR)
             return r
         if fn.check not in ("domain", "overflow"):
-            raise self._ice(f"unknown math check {fn.check!r}")
-        no_nan_in = b.xor(self._any([self._is_nan(a) for a in args]), ll.Constant(_I1, 1))
-        self._raise_if(b.and_(self._is_nan(r), no_nan_in), "ValueError", _DOMAIN_ERROR)
-        finite_in = self._all([self._is_finite(a) for a in args])
+            raise self.ice(f"unknown math check {fn.check!r}")
+        no_nan_in = b.xor(self.any_of([self._is_nan(a) for a in args]), ll.Constant(_I1, 1))
+        self.raise_if(b.and_(self._is_nan(r), no_nan_in), "ValueError", _DOMAIN_ERROR)
+        finite_in = self.all_of([self._is_finite(a) for a in args])
         inf_from_finite = b.and_(self._is_inf(r), finite_in)
         if fn.check == "overflow":
-            self._raise_if(inf_from_finite, "OverflowError", _RANGE_ERROR)
+            self.raise_if(inf_from_finite, "OverflowError", _RANGE_ERROR)
         else:
-            self._raise_if(inf_from_finite, "ValueError", _DOMAIN_ERROR)
+            self.raise_if(inf_from_finite, "ValueError", _DOMAIN_ERROR)
         return r
 
     # -- calls and returns ------------------------------------------------------------------
@@ -965,13 +1040,20 @@ class _FunctionLowering:
         callee = self.ml.module.functions[inst.callee]
         llcallee = self.ml.functions[inst.callee]
         if len(inst.args) != len(callee.params):
-            raise self._ice(f"call of {inst.callee!r} with {len(inst.args)} arguments")
-        args = [self._to_abi(b, self.value(a), p.type) for a, p in zip(inst.args, callee.params)]
-        slot = self._prologue.alloca(abi_type(callee.return_type), name=f"{inst.callee}.out")
+            raise self.ice(f"call of {inst.callee!r} with {len(inst.args)} arguments")
+        args = []
+        for a, p in zip(inst.args, callee.params):
+            if isinstance(p.type, ArrayType):  # by pointer to a descriptor in a stack slot
+                slot = self.prologue.alloca(value_type(p.type), name=f"{inst.callee}.arg")
+                b.store(self.value(a), slot, align=8)
+                args.append(slot)
+            else:
+                args.append(self._to_abi(b, self.value(a), p.type))
+        slot = self.prologue.alloca(abi_type(callee.return_type), name=f"{inst.callee}.out")
         status = b.call(llcallee, [*args, slot, self.err], name=f"{inst.callee}.status")
         failed = b.icmp_signed("!=", status, ll.Constant(_I32, 0))
         propagate = self.llfn.append_basic_block(f"propagate.{inst.callee}")
-        ok = self.llfn.append_basic_block(self._continuation())
+        ok = self.llfn.append_basic_block(self.continuation())
         b.cbranch(failed, propagate, ok).set_weights([1, 1 << 20])
         ll.IRBuilder(propagate).ret(status)
         b.position_at_end(ok)
@@ -984,6 +1066,6 @@ class _FunctionLowering:
         rt = self.func.return_type
         if not isinstance(rt, NoneType):
             if inst.value is None:
-                raise self._ice(f"return without a value from a function returning {rt}")
+                raise self.ice(f"return without a value from a function returning {rt}")
             b.store(self._to_abi(b, self.value(inst.value), rt), self.out)
         b.ret(ll.Constant(_I32, 0))

@@ -12,24 +12,52 @@ The ``codegen`` fixture (session-scoped) is a :class:`Toolkit`:
   ``("raise", type, message)``, the same for compiled and Python functions.
 
 Calling follows docs/abi.md exactly (status return, ``out`` pointer, 48-byte error record).
+Arrays: an argument is a NumPy array (or a ready :func:`descriptor_class` instance),
+passed as a pointer to a borrowed descriptor (``meminfo`` NULL); an array result comes back
+as its descriptor (a ctypes Structure): :func:`to_numpy` copies it into NumPy and
+``codegen.runtime.decref(desc.meminfo)`` releases it. An IndexError whose record carries
+a template (``data[3] == 1``) is formatted like the loader does, and the raised exception
+gets ``.data`` (the four payload words) besides ``.line``.
+
+The runtime object (:mod:`gradc.compiler.codegen.runtime`) is linked once per session into
+the JIT library ``gradc_rt1``; every test library links against it with
+``add_jit_library`` (the loader's recipe).
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import llvmlite.binding as llvm
+import numpy as np
 import pytest
 
 from gradc.compiler.codegen.emit import emit_object
 from gradc.compiler.codegen.lower import lower_export
+from gradc.compiler.codegen.runtime import RUNTIME_SYMBOLS, emit_runtime_object
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Argument, Function, Module
 from gradc.compiler.ir.loc import Loc
-from gradc.compiler.ir.types import F32, F64, I1, I8, I32, I64, NoneType, TupleType, Type
+from gradc.compiler.ir.types import (
+    F32,
+    F64,
+    I1,
+    I8,
+    I32,
+    I64,
+    ArrayType,
+    NoneType,
+    ScalarType,
+    TupleType,
+    Type,
+)
 from gradc.compiler.options import CompilerOptions
+
+#: Name of the session's runtime JIT library.
+RUNTIME_LIBRARY = "gradc_rt1"
 
 EXCEPTIONS: dict[int, type[Exception]] = {
     1: ValueError,
@@ -66,8 +94,66 @@ _SCALARS = {
 }
 
 
+#: NumPy dtype of each array element type.
+NUMPY_DTYPES: dict[ScalarType, Any] = {
+    F64: np.float64,
+    F32: np.float32,
+    I64: np.int64,
+    I32: np.int32,
+    I8: np.int8,
+    I1: np.bool_,
+}
+
+
+@functools.cache
+def descriptor_class(ndim: int) -> Any:
+    """The ctypes Structure of a rank-``ndim`` array descriptor (docs/abi.md)."""
+    fields = [
+        ("data", ctypes.c_void_p),
+        ("meminfo", ctypes.c_void_p),
+        ("shape", ctypes.c_int64 * ndim),
+        ("strides", ctypes.c_int64 * ndim),
+    ]
+    cls = type(f"Descriptor{ndim}", (ctypes.Structure,), {"_fields_": fields})
+    assert ctypes.sizeof(cls) == 16 + 16 * ndim
+    return cls
+
+
+def descriptor(a: np.ndarray) -> Any:
+    """A borrowed descriptor of NumPy array ``a`` (meminfo NULL; keep ``a`` alive)."""
+    d = descriptor_class(a.ndim)()
+    d.data = a.ctypes.data
+    d.meminfo = None
+    for k in range(a.ndim):
+        d.shape[k] = a.shape[k]
+        d.strides[k] = a.strides[k]
+    return d
+
+
+class _Interface:
+    def __init__(self, desc: Any, dtype: Any) -> None:
+        ndim = len(desc.shape)
+        self.__array_interface__ = {
+            "version": 3,
+            "data": (desc.data or 0, False),
+            "shape": tuple(desc.shape[k] for k in range(ndim)),
+            "strides": tuple(desc.strides[k] for k in range(ndim)),
+            "typestr": np.dtype(dtype).str,
+        }
+
+
+def to_numpy(desc: Any, dtype: ScalarType | Any) -> np.ndarray:
+    """A NumPy copy of the array described by ``desc`` (an IR scalar type or a dtype)."""
+    if isinstance(dtype, ScalarType):
+        dtype = NUMPY_DTYPES[dtype]
+    return np.array(_Interface(desc, dtype), copy=True)
+
+
 def ctype_of(t: Type) -> Any:
-    """The ctypes type of IR type ``t`` at the ABI (tuples become Structures)."""
+    """The ctypes type of IR type ``t`` at the ABI (tuples become Structures, arrays
+    descriptors)."""
+    if isinstance(t, ArrayType):
+        return descriptor_class(t.ndim)
     if isinstance(t, TupleType):
         fields = [(f"e{i}", ctype_of(e)) for i, e in enumerate(t.elements)]
         return type("Tuple", (ctypes.Structure,), {"_fields_": fields})
@@ -82,6 +168,10 @@ def from_c(value: Any, t: Type) -> Any:
         return tuple(from_c(getattr(value, f"e{i}"), e) for i, e in enumerate(t.elements))
     if isinstance(t, NoneType):
         return None
+    if isinstance(t, ArrayType):
+        copy = descriptor_class(t.ndim)()
+        ctypes.pointer(copy)[0] = value
+        return copy
     raw = value.value if hasattr(value, "value") else value
     return bool(raw) if t == I1 else raw
 
@@ -92,7 +182,10 @@ class Compiled:
     def __init__(self, func: Function, address: int) -> None:
         self.func = func
         self.result_type = ctype_of(func.return_type)
-        argtypes = [ctype_of(p.type) for p in func.params]
+        argtypes = [
+            ctypes.POINTER(ctype_of(p.type)) if isinstance(p.type, ArrayType) else ctype_of(p.type)
+            for p in func.params
+        ]
         proto = ctypes.CFUNCTYPE(
             ctypes.c_int32, *argtypes, ctypes.POINTER(self.result_type), ctypes.POINTER(GradcError)
         )
@@ -101,13 +194,56 @@ class Compiled:
     def __call__(self, *args: Any) -> Any:
         out = self.result_type()
         err = GradcError()
-        status = self.cfunc(*args, ctypes.byref(out), ctypes.byref(err))
+        cargs = []
+        for a, p in zip(args, self.func.params):
+            if isinstance(p.type, ArrayType):
+                d = descriptor(a) if isinstance(a, np.ndarray) else a
+                cargs.append(ctypes.byref(d))
+            else:
+                cargs.append(a)
+        status = self.cfunc(*cargs, ctypes.byref(out), ctypes.byref(err))
         if status != 0:
             assert status == err.kind, (status, err.kind)
-            exc = EXCEPTIONS[status](err.message.decode("utf-8"))
+            message = err.message.decode("utf-8")
+            if err.data[3] == 1:  # a template over data[0..2] (docs/abi.md)
+                message = message.format(*err.data[:3])
+            exc = EXCEPTIONS[status](message)
             exc.line = err.line  # type: ignore[attr-defined]
+            exc.data = tuple(err.data)  # type: ignore[attr-defined]
             raise exc
         return from_c(out, self.func.return_type)
+
+
+class Runtime:
+    """The runtime library linked into the session's JIT (addresses and callables)."""
+
+    def __init__(self, jit: Any) -> None:
+        obj = emit_runtime_object(CompilerOptions()).object_code
+        builder = llvm.JITLibraryBuilder().add_object_img(obj)
+        for name in RUNTIME_SYMBOLS:
+            builder.export_symbol(name)
+        self.tracker = builder.link(jit, RUNTIME_LIBRARY)
+        self.alloc = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int64)(
+            self.tracker["gradc_rt1_alloc"]
+        )
+        self.incref = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.tracker["gradc_rt1_incref"])
+        self.decref = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.tracker["gradc_rt1_decref"])
+        self._live = ctypes.c_int64.from_address(self.tracker["gradc_rt1_live"])
+
+    @property
+    def live(self) -> int:
+        """Blocks allocated and not yet freed."""
+        return int(self._live.value)
+
+    @staticmethod
+    def refcount(meminfo: int) -> int:
+        """The reference count in a block's header."""
+        return int(ctypes.c_int64.from_address(meminfo).value)
+
+    @staticmethod
+    def nbytes(meminfo: int) -> int:
+        """The data size recorded in a block's header."""
+        return int(ctypes.c_int64.from_address(meminfo + 8).value)
 
 
 class Toolkit:
@@ -117,6 +253,7 @@ class Toolkit:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         self.jit = llvm.create_lljit_compiler()
+        self.runtime = Runtime(self.jit)
         self._trackers: list[Any] = []
         self._libraries = 0
 
@@ -162,6 +299,7 @@ class Toolkit:
         builder = llvm.JITLibraryBuilder()
         for name, obj in objects.items():
             builder.add_object_img(obj).export_symbol(self.symbol(name))
+        builder.add_jit_library(RUNTIME_LIBRARY)  # resolves gradc_rt1_*
         self._libraries += 1
         tracker = builder.link(self.jit, f"codegen_test_{self._libraries}")
         self._trackers.append(tracker)  # keep the code mapped for the whole session
@@ -174,7 +312,14 @@ class Toolkit:
         """``("ok", value)`` or ``("raise", exception type, message)``."""
         try:
             return ("ok", fn(*args))
-        except (ValueError, ZeroDivisionError, OverflowError, AssertionError) as exc:
+        except (
+            ValueError,
+            ZeroDivisionError,
+            OverflowError,
+            AssertionError,
+            IndexError,
+            MemoryError,
+        ) as exc:
             return ("raise", type(exc), str(exc))
 
 

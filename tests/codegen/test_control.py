@@ -221,15 +221,3 @@ def test_unknown_callee_and_tuple_parameter_are_compile_errors(codegen: Any) -> 
     b.ret(b.tuple_get(b.function.params[0], 0))
     with pytest.raises(CompileError, match="tuple parameter"):
         lower_export(m, "g", "g", CompilerOptions())
-
-
-def test_array_values_are_a_compile_error_at_the_def(codegen: Any) -> None:
-    from gradc.compiler.codegen.lower import lower_export
-    from gradc.compiler.ir.types import ArrayType
-
-    m = Module("arrays")
-    b = codegen.function(m, "f", [("a", ArrayType(F64, 1, "C"))], F64, line=7)
-    b.ret(b.const(0.0, F64))
-    with pytest.raises(CompileError, match="array") as info:
-        lower_export(m, "f", "f", CompilerOptions())
-    assert info.value.loc.line == 7
