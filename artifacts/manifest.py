@@ -7,9 +7,11 @@ identical bytes)::
     producer:  {gradc: str, llvmlite: str, llvm: str}
     target:    {triple: str, cpu: str, features: str}
     module:    str                                 # module name (file stem)
+    runtime:   {abi: "rt1", object: "objects/<sha256>.o", sha256: str}   # optional (1.1)
     entries: [                                     # exports, in source order
       { name: str,                                 # Python name of the export
-        signature: {params: [[name, type], ...], result: type},   # gradc type strings
+        signature: {params: [[name, type], ...], result: type,     # gradc type strings
+                    writes: [name, ...]},          # array params the export writes (1.1)
         abi_version: int,                          # docs/abi.md (ABI_VERSION)
         symbol: str,                               # C-ABI entry symbol in the object
         object: "objects/<sha256>.o",              # relative path of the ELF object
@@ -19,8 +21,17 @@ identical bytes)::
         dependencies: {str: str},                  # callee/dependency name -> its hash
         texts: {"ir"|"llvm"|"asm": "texts/<sha256>.ir" | ".ll" | ".s"} }, ...]
 
-Readers accept any minor version of their major version (unknown fields are ignored) and
-refuse other major versions with :class:`FormatVersionError`.
+Type strings are ``gradc.compiler.ir.types.python_name``'s: ``f64``, ``f32``, ``i64``,
+``i32``, ``bool``, ``none``, ``tuple[f64,i64]`` and arrays spelt like annotations
+(``f64[:]``, ``f64[:, ::1]`` C order, ``f64[::1, :]`` Fortran order).
+
+``runtime`` is the object defining the ``gradc_rt1_*`` functions of docs/abi.md; the
+loader links the first one it sees once per process and every artifact against it.
+
+History: 1.0 had no ``runtime`` and no ``signature.writes``; 1.1 readers accept 1.0
+manifests (no runtime; nothing written). Readers accept any minor version of their major
+version (unknown fields are ignored) and refuse other major versions with
+:class:`FormatVersionError`.
 """
 
 from __future__ import annotations
@@ -35,10 +46,13 @@ import msgpack
 from gradc.artifacts.errors import ArtifactError, FormatVersionError
 
 #: (major, minor) of the format this module writes.
-FORMAT_VERSION: tuple[int, int] = (1, 0)
+FORMAT_VERSION: tuple[int, int] = (1, 1)
 
 #: Calling-convention version of docs/abi.md.
 ABI_VERSION = 1
+
+#: Name of the runtime ABI whose object a manifest carries (docs/abi.md "Runtime functions").
+RUNTIME_ABI = "rt1"
 
 MANIFEST_NAME = "manifest.msgpack"
 
@@ -92,15 +106,27 @@ class Target:
 
 
 @dataclass(frozen=True)
+class Runtime:
+    """The runtime object of the artifact: its ABI name (``"rt1"``) and content address."""
+
+    abi: str
+    object: str
+    sha256: str
+
+
+@dataclass(frozen=True)
 class EntrySignature:
     """Signature of an export: ``params`` as (name, gradc type) pairs, ``result`` type string.
 
     Type strings are those of ``gradc.compiler.driver.Signature``: ``"f64"``, ``"f32"``,
-    ``"i64"``, ``"i32"``, ``"bool"``, ``"none"``, ``"tuple[f64,i64]"`` (nesting allowed).
+    ``"i64"``, ``"i32"``, ``"bool"``, ``"none"``, ``"tuple[f64,i64]"`` (nesting allowed),
+    arrays as ``"f64[:]"``, ``"f64[:, ::1]"``, ``"f64[::1, :]"``. ``writes`` names the
+    (array) parameters the export may write to, in parameter order.
     """
 
     params: tuple[tuple[str, str], ...]
     result: str
+    writes: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         args = ", ".join(f"{n}: {t}" for n, t in self.params)
@@ -132,6 +158,7 @@ class Manifest:
     module: str
     entries: tuple[Entry, ...]
     format_version: tuple[int, int] = FORMAT_VERSION
+    runtime: Runtime | None = None
 
     def entry(self, name: str) -> Entry:
         """The entry exported as ``name``.
@@ -150,7 +177,7 @@ class Manifest:
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest as plain msgpack-able data (lists and dicts)."""
-        return {
+        data: dict[str, Any] = {
             "format_version": list(self.format_version),
             "producer": {
                 "gradc": self.producer.gradc,
@@ -169,6 +196,7 @@ class Manifest:
                     "signature": {
                         "params": [[n, t] for n, t in e.signature.params],
                         "result": e.signature.result,
+                        "writes": list(e.signature.writes),
                     },
                     "abi_version": e.abi_version,
                     "symbol": e.symbol,
@@ -182,6 +210,13 @@ class Manifest:
                 for e in self.entries
             ],
         }
+        if self.runtime is not None:
+            data["runtime"] = {
+                "abi": self.runtime.abi,
+                "object": self.runtime.object,
+                "sha256": self.runtime.sha256,
+            }
+        return data
 
     def encode(self) -> bytes:
         """msgpack bytes with every map's keys sorted (byte-reproducible)."""
@@ -232,6 +267,14 @@ class Manifest:
         names = [e.name for e in entries]
         if len(set(names)) != len(names):
             raise ArtifactError(f"{where}: duplicate export names in {names}")
+        runtime = None
+        if "runtime" in top:
+            rt = r.req_map(top["runtime"], "runtime")
+            obj = r.req_str(rt, "object", "runtime")
+            sha = r.req_str(rt, "sha256", "runtime")
+            if blob_sha256(obj) != sha or not obj.endswith(".o"):
+                raise r.fail(f"runtime.object {obj!r} does not match its sha256 {sha!r}")
+            runtime = Runtime(r.req_str(rt, "abi", "runtime"), obj, sha)
         return cls(
             producer=Producer(
                 gradc=r.req_str(prod, "gradc", "producer"),
@@ -246,6 +289,7 @@ class Manifest:
             module=r.req_str(top, "module", "manifest"),
             entries=tuple(entries),
             format_version=found,
+            runtime=runtime,
         )
 
 
@@ -298,10 +342,18 @@ class _Reader:
         m = self.req_map(raw, name)
         sig = self.req_map(self.get(m, "signature", name), f"{name}.signature")
         params = []
+        writes = list(self.req_list(sig.get("writes", []), f"{name}.signature.writes"))
         for j, p in enumerate(self.req_list(self.get(sig, "params", name), f"{name}.params")):
-            if not (isinstance(p, list) and len(p) == 2 and all(isinstance(s, str) for s in p)):
+            # [name, type] (1.0, 1.1); [name, type, writes] is read too.
+            ok = isinstance(p, list) and len(p) in (2, 3) and all(isinstance(s, str) for s in p[:2])
+            if not ok or (len(p) == 3 and not isinstance(p[2], bool)):
                 raise self.fail(f"{name}.signature.params[{j}] must be [name, type]")
             params.append((p[0], p[1]))
+            if len(p) == 3 and p[2] and p[0] not in writes:
+                writes.append(p[0])
+        names = [n for n, _ in params]
+        if not all(isinstance(w, str) and w in names for w in writes):
+            raise self.fail(f"{name}.signature.writes {writes!r} names no parameter")
         abi = self.get(m, "abi_version", name)
         if type(abi) is not int:
             raise self.fail(f"{name}.abi_version must be an int")
@@ -321,7 +373,9 @@ class _Reader:
         return Entry(
             name=self.req_str(m, "name", name),
             signature=EntrySignature(
-                tuple(params), self.req_str(sig, "result", f"{name}.signature")
+                tuple(params),
+                self.req_str(sig, "result", f"{name}.signature"),
+                tuple(n for n in names if n in writes),
             ),
             abi_version=abi,
             symbol=self.req_str(m, "symbol", name),

@@ -4,7 +4,7 @@ Layout::
 
     NAME.gradc/
       manifest.msgpack       see gradc.artifacts.manifest
-      objects/<sha256>.o     relocatable objects, content-addressed
+      objects/<sha256>.o     relocatable objects (exports and the runtime), content-addressed
       texts/<sha256>.ir|.ll|.s   IR, LLVM IR and assembly texts for ``gradc inspect``
       .lock                  empty; writers hold it (filelock) while they write
 
@@ -34,11 +34,13 @@ from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.manifest import (
     ABI_VERSION,
     MANIFEST_NAME,
+    RUNTIME_ABI,
     TEXT_EXTENSIONS,
     Entry,
     EntrySignature,
     Manifest,
     Producer,
+    Runtime,
     Target,
     blob_sha256,
     object_path,
@@ -56,6 +58,8 @@ _FILE_MODE = 0o644
 
 
 class _ParamLike(Protocol):
+    """A parameter; optional ``writes: bool`` (the export may write this array)."""
+
     @property
     def name(self) -> str: ...
     @property
@@ -100,8 +104,9 @@ class CompiledEntryLike(Protocol):
 class BuildOutputLike(Protocol):
     """What :func:`write_artifact` reads from ``gradc.compiler.driver.BuildOutput``.
 
-    Optional: ``producer`` (a :class:`Producer`); when absent the versions of this process
-    are used.
+    Optional: ``producer`` (a :class:`Producer`; when absent the versions of this process
+    are used) and ``runtime_object`` (bytes of the ``gradc_rt1_*`` runtime object; stored
+    as the manifest's ``runtime`` when non-empty).
     """
 
     @property
@@ -158,6 +163,7 @@ def build_manifest(
                 signature=EntrySignature(
                     params=tuple((p.name, p.type) for p in e.signature.params),
                     result=e.signature.result,
+                    writes=tuple(p.name for p in e.signature.params if getattr(p, "writes", False)),
                 ),
                 abi_version=int(getattr(e, "abi_version", ABI_VERSION)),
                 symbol=e.symbol,
@@ -169,6 +175,12 @@ def build_manifest(
                 texts=texts,
             )
         )
+    runtime = None
+    runtime_code = bytes(getattr(build, "runtime_object", b"") or b"")
+    if runtime_code:
+        sha = hashlib.sha256(runtime_code).hexdigest()
+        runtime = Runtime(RUNTIME_ABI, object_path(sha), sha)
+        blobs[runtime.object] = runtime_code
     manifest = Manifest(
         producer=producer,
         target=Target(
@@ -178,6 +190,7 @@ def build_manifest(
         ),
         module=build.module_name,
         entries=tuple(entries),
+        runtime=runtime,
     )
     # Round-trip through the validator: what we write is what readers accept.
     Manifest.from_dict(manifest.to_dict(), "new manifest")
@@ -280,6 +293,8 @@ def _referenced_or_none(out: Path) -> set[str] | None:
 def referenced_blobs(manifest: Manifest) -> set[str]:
     """Relative paths of every blob ``manifest`` references."""
     refs: set[str] = set()
+    if manifest.runtime is not None:
+        refs.add(manifest.runtime.object)
     for e in manifest.entries:
         refs.add(e.object)
         refs.update(e.texts.values())

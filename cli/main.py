@@ -205,6 +205,12 @@ def _print_manifest(artifact: Path, manifest: Manifest) -> None:
     console.print(
         f"target {t.triple}, cpu {t.cpu}, features {t.features or '(none)'}", highlight=False
     )
+    if manifest.runtime is not None:
+        size = _object_size(artifact, manifest.runtime.object)
+        console.print(
+            f"runtime {manifest.runtime.abi}: {'missing' if size is None else f'{size} bytes'}",
+            highlight=False,
+        )
     table = Table()
     table.add_column("name", style="bold")
     table.add_column("signature")
@@ -213,9 +219,10 @@ def _print_manifest(artifact: Path, manifest: Manifest) -> None:
     table.add_column("key")
     for e in manifest.entries:
         size = _object_size(artifact, e.object)
+        writes = f"\nwrites {', '.join(e.signature.writes)}" if e.signature.writes else ""
         table.add_row(
             e.name,
-            str(e.signature),
+            f"{e.signature}{writes}",
             e.symbol,
             "missing" if size is None else str(size),
             e.key[:12],

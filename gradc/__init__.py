@@ -49,6 +49,7 @@ __all__ = [
     "i64",
     "jvp",
     "load",
+    "runtime_stats",
     "value_and_grad",
     "vjp",
 ]
@@ -247,3 +248,20 @@ def load(path: str | Any) -> Library:
     from gradc.artifacts.loader.cpu import load as _load
 
     return _load(path)
+
+
+def runtime_stats() -> dict[str, int]:
+    """Counters of the gradc runtime in this process: ``{"live": n}``.
+
+    ``live`` is the number of blocks (arrays allocated by compiled code) allocated and not
+    yet freed, read from the runtime's ``gradc_rt1_live`` (docs/abi.md); 0 until an
+    artifact carrying the runtime has been loaded. Imports nothing (no compiler, and no
+    loader when none has been used), so it is cheap to call in a loop or a leak test.
+    """
+    import sys
+
+    loader = sys.modules.get("gradc.artifacts.loader.cpu")
+    if loader is None:
+        return {"live": 0}
+    stats: dict[str, int] = loader.runtime_stats()
+    return stats

@@ -12,9 +12,25 @@ Each export is called with the C ABI of docs/abi.md::
 
 The Python-side wrapper checks the argument count and types (TypeError naming the
 parameter), converts, calls, turns a nonzero status into the Python exception of the error
-record's kind, and converts the result (tuple structs become tuples, ``bool`` becomes
-``bool``). Everything that can be prepared once (ctypes prototypes, converters, result
-types) is prepared at load.
+record's kind (formatting template messages), and converts the result (tuple structs
+become tuples, ``bool`` becomes ``bool``, array descriptors become NumPy arrays).
+Everything that can be prepared once (ctypes prototypes, converters, result types) is
+prepared at load.
+
+**Runtime.** The first artifact that carries a runtime object (manifest ``runtime``) has
+it linked once per process into the JIT library ``gradc_rt1``; every artifact library is
+linked against that library (``add_jit_library``), so all arrays in the process share one
+set of ``gradc_rt1_*`` functions and one ``gradc_rt1_live`` counter
+(:func:`runtime_stats`).
+
+**Arrays.** An array argument is passed as a borrowed descriptor of the NumPy array's
+memory (a read-only array is refused for a parameter the export writes). An owned array
+result (``meminfo`` not NULL) becomes a NumPy array whose ``.base`` is an
+:class:`ArrayOwner` that calls ``gradc_rt1_decref`` when NumPy drops it; the owner keeps
+the runtime (and the JIT) alive, so results outlive their :class:`Library`. A borrowed
+result (``meminfo`` NULL: the export returned one of its arguments) becomes a view into
+that argument's memory (its ``.base`` is the argument, or the array owning its memory as
+NumPy's own views have it), read-only when the argument is.
 
 This module imports no compiler code and not ``llvmlite.ir`` directly (though
 ``llvmlite.binding`` itself imports it); numpy is imported only when a signature has arrays.
@@ -22,10 +38,12 @@ This module imports no compiler code and not ``llvmlite.ir`` directly (though
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import itertools
 import operator
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -35,10 +53,19 @@ from typing import Any
 import llvmlite.binding as llvm
 
 from gradc.artifacts.errors import ArtifactError
-from gradc.artifacts.manifest import ABI_VERSION, Entry, Manifest
+from gradc.artifacts.manifest import ABI_VERSION, RUNTIME_ABI, Entry, Manifest
 from gradc.artifacts.store import read_blob, read_manifest
 
-__all__ = ["EXCEPTION_KINDS", "ErrorRecord", "Library", "llvm_version", "load"]
+__all__ = [
+    "EXCEPTION_KINDS",
+    "RUNTIME_LIBRARY",
+    "ArrayOwner",
+    "ErrorRecord",
+    "Library",
+    "llvm_version",
+    "load",
+    "runtime_stats",
+]
 
 
 class ErrorRecord(ctypes.Structure):
@@ -89,6 +116,82 @@ def llvm_version() -> str:
     return ".".join(str(v) for v in llvm.llvm_version_info)
 
 
+# ---------------------------------------------------------------------------- the runtime
+
+#: JIT library name of the process's runtime (docs/abi.md "Runtime functions").
+RUNTIME_LIBRARY = f"gradc_{RUNTIME_ABI}"
+_RT_PREFIX = f"gradc_{RUNTIME_ABI}_"
+_RT_DECREF = _RT_PREFIX + "decref"
+_RT_LIVE = _RT_PREFIX + "live"
+_RT_SYMBOLS = tuple(_RT_PREFIX + s for s in ("alloc", "incref", "decref", "live"))
+
+
+class _Runtime:
+    """The linked runtime library: ``gradc_rt1_decref`` and the ``gradc_rt1_live`` counter.
+
+    Holds the JIT and the runtime's resource tracker, so the runtime code stays mapped as
+    long as any array owner (or library) refers to this object.
+    """
+
+    __slots__ = ("decref", "jit", "live", "sha256", "tracker")
+
+    def __init__(self, jit: Any, tracker: Any, sha256: str) -> None:
+        self.jit = jit
+        self.tracker = tracker
+        self.sha256 = sha256
+        self.decref = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(tracker[_RT_DECREF])
+        self.live = ctypes.c_int64.from_address(tracker[_RT_LIVE])
+
+
+_runtime: _Runtime | None = None
+
+
+def _link_runtime(jit: Any, code: bytes, sha256: str) -> _Runtime:
+    """The process's runtime, linking ``code`` as it unless one is linked already.
+
+    The first runtime object wins: every ``rt1`` object implements the same ABI.
+    """
+    global _runtime
+    with _jit_lock:
+        if _runtime is None:
+            builder = llvm.JITLibraryBuilder().add_object_img(code)
+            for symbol in _RT_SYMBOLS:
+                builder.export_symbol(symbol)
+            _runtime = _Runtime(jit, builder.link(jit, RUNTIME_LIBRARY), sha256)
+        return _runtime
+
+
+def runtime_stats() -> dict[str, int]:
+    """``{"live": n}``: runtime blocks (owned arrays) allocated and not yet freed in this
+    process; 0 before any runtime is linked."""
+    rt = _runtime
+    return {"live": int(rt.live.value) if rt is not None else 0}
+
+
+class ArrayOwner:
+    """The ``.base`` of an array returned by compiled code: owns one reference to its block.
+
+    NumPy reads ``__array_interface__`` once when it makes the array; when the array (and
+    every view of it) is gone, the owner is collected and releases the block with
+    ``gradc_rt1_decref``.
+    """
+
+    __slots__ = ("__array_interface__", "_meminfo", "_runtime")
+
+    def __init__(self, runtime: _Runtime, meminfo: int, interface: dict[str, Any]) -> None:
+        self._runtime = runtime
+        self._meminfo = meminfo
+        self.__array_interface__ = interface
+
+    def __del__(self) -> None:
+        meminfo, self._meminfo = self._meminfo, 0
+        if meminfo:
+            self._runtime.decref(meminfo)
+
+    def __repr__(self) -> str:
+        return f"<gradc.ArrayOwner of block {self._meminfo:#x}>"
+
+
 # ---------------------------------------------------------------------------- types
 
 
@@ -97,17 +200,21 @@ class _Type:
     """How one gradc type crosses the C ABI.
 
     Attributes:
-        text: the gradc type string (``"f64"``, ``"tuple[f64,i64]"``).
-        ctype: its ctypes type (as a parameter, or as ``*out``).
+        text: the gradc type string (``"f64"``, ``"tuple[f64,i64]"``, ``"f64[:, ::1]"``).
+        ctype: its ctypes type as ``*out`` and inside tuples (an array's descriptor).
+        param_ctype: its ctypes type as a parameter when not ``ctype`` (a pointer to an
+            array's descriptor).
         convert: Python argument -> ctypes argument, or None when ctypes' own conversion
             is already exact (f64/f32 accept anything with ``__float__``); raises
             TypeError/OverflowError/ValueError with a message that the caller prefixes
             with the parameter name.
         result: the value read from ``*out`` (``out.value`` for scalars, the struct for
-            tuples) -> the Python result.
+            tuples) -> the Python result. Unused when ``array_result`` is set.
         scalar: ``*out`` is a simple ctypes scalar (read through ``.value``).
         argument_ok: values of this type can be passed as arguments.
         result_ok: values of this type can be returned.
+        array_result: for types holding arrays: (the value read from ``*out``, the call's
+            arguments) -> the Python result (borrowed arrays are found among the arguments).
     """
 
     text: str
@@ -117,6 +224,8 @@ class _Type:
     scalar: bool = True
     argument_ok: bool = True
     result_ok: bool = True
+    array_result: Callable[[Any, Sequence[Any]], Any] | None = None
+    param_ctype: Any = None
 
 
 _INT_RANGES = {"i64": (-(2**63), 2**63 - 1), "i32": (-(2**31), 2**31 - 1)}
@@ -209,8 +318,16 @@ def _split_top(inner: str) -> list[str]:
     return [p for p in parts if p]
 
 
+_DTYPES = {"f64": "float64", "f32": "float32", "i64": "int64", "i32": "int32", "bool": "bool"}
+_ARRAY = re.compile(r"(f64|f32|i64|i32|bool)\[([:\s,1]*)\]")
+_OLD_ARRAY = re.compile(r"array\[(f64|f32|i64|i32|bool),\s*([0-9]+),\s*([CFA])\]")
+
+
 def _parse_type(text: str) -> _Type:
     """The :class:`_Type` of a gradc type string from a manifest signature.
+
+    Arrays are spelt like annotations (``f64[:]``, ``f64[:, ::1]`` C order, ``f64[::1, :]``
+    Fortran order; ``types.python_name``); the older ``array[f64,2,C]`` is read too.
 
     Raises:
         ArtifactError: the string is not a gradc type.
@@ -221,24 +338,43 @@ def _parse_type(text: str) -> _Type:
     if text.startswith("tuple[") and text.endswith("]"):
         elements = [_parse_type(t) for t in _split_top(text[6:-1])]
         return _tuple_type(text, elements)
-    if text.startswith("array[") and text.endswith("]"):
-        parts = _split_top(text[6:-1])
-        if len(parts) == 3 and parts[0] in _DTYPES and parts[1].isdigit():
-            return _array_type(text, parts[0], int(parts[1]), parts[2])
+    m = _ARRAY.fullmatch(text)
+    if m is not None:
+        axes = [a.strip() for a in m.group(2).split(",")]
+        contiguous = [k for k, a in enumerate(axes) if a == "::1"]
+        if all(a in (":", "::1") for a in axes):
+            if not contiguous:
+                return _array_type(text, m.group(1), len(axes), "A")
+            if contiguous == [len(axes) - 1]:
+                return _array_type(text, m.group(1), len(axes), "C")
+            if contiguous == [0]:
+                return _array_type(text, m.group(1), len(axes), "F")
+    m = _OLD_ARRAY.fullmatch(text)
+    if m is not None and int(m.group(2)) >= 1:
+        return _array_type(text, m.group(1), int(m.group(2)), m.group(3))
     raise ArtifactError(f"unknown gradc type {text!r} in a manifest signature")
 
 
 def _tuple_type(text: str, elements: list[_Type]) -> _Type:
     fields = [(f"e{i}", e.ctype) for i, e in enumerate(elements)]
     struct = type(f"gradc_{text}", (ctypes.Structure,), {"_fields_": fields})
+    getters = [(operator.attrgetter(f"e{i}"), e) for i, e in enumerate(elements)]
+    if any(e.array_result is not None for e in elements):
+        parts = [(get, e.array_result or _ignore_args(e.result)) for get, e in getters]
+
+        def read_arrays(s: Any, args: Sequence[Any]) -> tuple[Any, ...]:
+            return tuple([conv(get(s), args) for get, conv in parts])
+
+        return _Type(text, struct, None, _same, scalar=False, argument_ok=False,
+                     array_result=read_arrays)  # fmt: skip
     if len(elements) > 1 and all(e.result is _same for e in elements):
         # Scalar fields of ints and floats read as Python values already: one C call.
         result: Callable[[Any], Any] = operator.attrgetter(*(name for name, _ in fields))
     else:
-        getters = [(operator.attrgetter(f"e{i}"), e.result) for i, e in enumerate(elements)]
+        scalars = [(get, e.result) for get, e in getters]
 
         def read_tuple(s: Any) -> tuple[Any, ...]:
-            return tuple([conv(get(s)) for get, conv in getters])
+            return tuple([conv(get(s)) for get, conv in scalars])
 
         result = read_tuple
 
@@ -246,50 +382,170 @@ def _tuple_type(text: str, elements: list[_Type]) -> _Type:
     return _Type(text, struct, None, result, scalar=False, argument_ok=False)
 
 
-_DTYPES = {"f64": "float64", "f32": "float32", "i64": "int64", "i32": "int32", "bool": "bool"}
+def _ignore_args(convert: Callable[[Any], Any]) -> Callable[[Any, Sequence[Any]], Any]:
+    def read(value: Any, args: Sequence[Any]) -> Any:
+        return convert(value)
+
+    return read
 
 
-def _array_type(text: str, dtype: str, ndim: int, layout: str) -> _Type:
-    """An array parameter: a pointer to ``gradc_array_N`` (docs/abi.md), borrowed."""
-
-    class Descriptor(ctypes.Structure):
-        _fields_ = (
+def _descriptor(ndim: int) -> Any:
+    """The ctypes Structure ``gradc_array_N`` of docs/abi.md."""
+    cached = _DESCRIPTORS.get(ndim)
+    if cached is None:
+        fields = (
             ("data", ctypes.c_void_p),
             ("meminfo", ctypes.c_void_p),
             ("shape", ctypes.c_int64 * ndim),
             ("strides", ctypes.c_int64 * ndim),
         )
+        cached = type(f"gradc_array_{ndim}", (ctypes.Structure,), {"_fields_": fields})
+        assert ctypes.sizeof(cached) == 16 + 16 * ndim
+        _DESCRIPTORS[ndim] = cached
+    return cached
 
-    want = _DTYPES[dtype]
 
-    def convert(v: Any) -> Descriptor:
-        import numpy as np
+_DESCRIPTORS: dict[int, Any] = {}
 
+
+def _array_type(text: str, dtype: str, ndim: int, layout: str) -> _Type:
+    """An array: a pointer to a borrowed ``gradc_array_N`` as a parameter, the descriptor by
+    value as a result (docs/abi.md "Arrays")."""
+    import numpy as np
+
+    descriptor = _descriptor(ndim)
+    want = np.dtype(_DTYPES[dtype])
+    typestr = want.str
+    itemsize = want.itemsize
+
+    def convert(v: Any) -> Any:
         if not isinstance(v, np.ndarray):
             raise TypeError(f"must be {text} (a numpy array), got {type(v).__name__}")
-        if v.dtype != np.dtype(want) or v.ndim != ndim:
+        if v.dtype != want or v.ndim != ndim:
             raise TypeError(f"must be {text} ({want}, {ndim}-d), got {v.dtype}, {v.ndim}-d")
         if layout == "C" and not v.flags.c_contiguous:
             raise ValueError(f"must be C-contiguous ({text}); pass np.ascontiguousarray(...)")
         if layout == "F" and not v.flags.f_contiguous:
             raise ValueError(f"must be Fortran-contiguous ({text}); pass np.asfortranarray(...)")
-        d = Descriptor()
+        d = descriptor()
         d.data = v.ctypes.data
-        d.meminfo = None
         d.shape[:] = v.shape
         d.strides[:] = v.strides
         return d
 
-    # An array result needs the gradc runtime (meminfo ownership): not supported yet.
-    return _Type(text, ctypes.POINTER(Descriptor), convert, _same, scalar=False, result_ok=False)
+    def to_numpy(d: Any, args: Sequence[Any]) -> Any:
+        data = d.data or 0
+        meminfo = d.meminfo
+        shape = tuple(d.shape)
+        strides = tuple(d.strides)
+        if meminfo:
+            rt = _runtime
+            if rt is None:  # cannot happen: owned blocks come from the runtime
+                raise RuntimeError("compiled code returned an owned array but no runtime is linked")
+            interface = {
+                "version": 3,
+                "shape": shape,
+                "typestr": typestr,
+                "data": (data, False),
+                "strides": strides,
+            }
+            return np.asarray(ArrayOwner(rt, meminfo, interface))
+        return _borrowed_view(np, data, shape, strides, want, itemsize, args, text)
+
+    return _Type(text, descriptor, convert, _same, scalar=False, array_result=to_numpy,
+                 param_ctype=ctypes.POINTER(descriptor))  # fmt: skip
+
+
+def _extent(data: int, shape: Sequence[int], strides: Sequence[int], itemsize: int) -> range:
+    """Bytes spanned by an array: ``range(lo, hi)`` (empty for an array of no elements)."""
+    if 0 in shape:
+        return range(data, data)
+    lo = hi = data
+    for n, st in zip(shape, strides):
+        if st < 0:
+            lo += (n - 1) * st
+        else:
+            hi += (n - 1) * st
+    return range(lo, hi + itemsize)
+
+
+def _borrowed_view(
+    np: Any,
+    data: int,
+    shape: tuple[int, ...],
+    strides: tuple[int, ...],
+    dtype: Any,
+    itemsize: int,
+    args: Sequence[Any],
+    text: str,
+) -> Any:
+    """A view of the argument array whose memory holds a borrowed result."""
+    span = _extent(data, shape, strides, itemsize)
+    for a in args:
+        if not isinstance(a, np.ndarray) or a.dtype != dtype:
+            continue
+        addr = a.ctypes.data
+        if (addr, tuple(a.shape), tuple(a.strides)) == (data, shape, strides):
+            view = a.view()
+            break
+        if not span:
+            continue
+        have = _extent(addr, a.shape, a.strides, a.itemsize)
+        if not (have.start <= span.start and span.stop <= have.stop):
+            continue
+        root = a
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        root_span = _extent(root.ctypes.data, root.shape, root.strides, root.itemsize)
+        if root.flags.c_contiguous or root.flags.f_contiguous:
+            offset = data - root_span.start
+            view = np.ndarray(shape, dtype, buffer=root, offset=offset, strides=strides)
+        else:
+            interface = {
+                "version": 3,
+                "shape": shape,
+                "typestr": dtype.str,
+                "data": (data, not a.flags.writeable),
+                "strides": strides,
+            }
+            view = np.asarray(_Borrowed(a, interface))
+        break
+    else:
+        if not span:
+            return np.ndarray(shape, dtype)  # no elements: nothing to share
+        raise RuntimeError(
+            f"compiled code returned a borrowed {text} array that lies in no argument"
+        )
+    if not a.flags.writeable and view.flags.writeable:
+        view.flags.writeable = False
+    return view
+
+
+class _Borrowed:
+    """Base of a view into an argument that NumPy cannot re-slice: keeps the argument."""
+
+    __slots__ = ("__array_interface__", "array")
+
+    def __init__(self, array: Any, interface: dict[str, Any]) -> None:
+        self.array = array
+        self.__array_interface__ = interface
 
 
 # ---------------------------------------------------------------------------- exports
 
 
+def _error_message(err: ErrorRecord) -> str:
+    """The record's message, a template formatted with ``data[0..2]`` when ``data[3] == 1``."""
+    message = ctypes.string_at(err.message).decode("utf-8", "replace") if err.message else ""
+    if err.data[3] == 1:
+        with contextlib.suppress(IndexError, KeyError, ValueError):  # else shown as it is
+            message = message.format(*err.data[:3])
+    return message
+
+
 def _raise_error(status: int, err: ErrorRecord, qualname: str) -> None:
     kind = err.kind or status
-    message = ctypes.string_at(err.message).decode("utf-8", "replace") if err.message else ""
+    message = _error_message(err)
     cls = EXCEPTION_KINDS.get(kind)
     if cls is None:
         exc: Exception = RuntimeError(f"{message} (unknown gradc error kind {kind})")
@@ -298,6 +554,21 @@ def _raise_error(status: int, err: ErrorRecord, qualname: str) -> None:
     if err.line > 0:
         exc.add_note(f"raised by compiled {qualname} at source line {err.line}")
     raise exc
+
+
+def _written(convert: Callable[[Any], Any], function: str) -> Callable[[Any], Any]:
+    """``convert`` for an array parameter the export writes: read-only arrays are refused."""
+
+    def convert_written(v: Any) -> Any:
+        d = convert(v)
+        if not v.flags.writeable:
+            raise ValueError(
+                f"is a read-only array, but {function}() writes to it; pass a writeable "
+                "copy (np.array(a))"
+            )
+        return d
+
+    return convert_written
 
 
 def _make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Callable[..., Any]:
@@ -316,16 +587,21 @@ def _make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Cal
     out_type = result.ctype if result.result_ok else ctypes.c_uint8
     proto = ctypes.CFUNCTYPE(
         ctypes.c_int32,
-        *(t.ctype for _, t in params),
+        *(t.param_ctype or t.ctype for _, t in params),
         ctypes.POINTER(out_type),
         ctypes.POINTER(ErrorRecord),
     )
     cfunc = proto(address)
-    converters = tuple(t.convert for _, t in params)
-    checks = tuple(t.convert or _FLOAT_CHECKS.get(t.text) for _, t in params)
+    written = set(entry.signature.writes)
+    converters = tuple(
+        _written(t.convert, entry.name) if n in written and t.convert is not None else t.convert
+        for n, t in params
+    )
+    checks = tuple(c or _FLOAT_CHECKS.get(t.text) for c, (_, t) in zip(converters, params))
     to_convert = tuple((i, c) for i, c in enumerate(converters) if c is not None)
     scalar_result = result.scalar
     convert_result = result.result
+    array_result = result.array_result
 
     def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         """Match positional and keyword arguments to parameters like Python does."""
@@ -363,6 +639,7 @@ def _make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Cal
     def call(*args: Any, **kwargs: Any) -> Any:
         if kwargs or len(args) != nparams:
             args = bind(args, kwargs)
+        given = args  # the caller's objects stay referenced until the result is built
         if to_convert:
             converted = list(args)
             try:
@@ -381,6 +658,8 @@ def _make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Cal
             raise
         if status:
             _raise_error(status, err, qualname)
+        if array_result is not None:
+            return array_result(out, given)
         return convert_result(out.value if scalar_result else out)
 
     def not_supported(*args: Any, **kwargs: Any) -> Any:
@@ -487,26 +766,36 @@ def _check_target(path: Path, manifest: Manifest) -> None:
             )
 
 
-def _read_objects(path: Path) -> tuple[Manifest, dict[str, bytes]]:
-    """The manifest and its verified objects (sha256 -> bytes).
+def _read_objects(path: Path) -> tuple[Manifest, dict[str, bytes], bytes | None]:
+    """The manifest, its verified objects (sha256 -> bytes) and its runtime object.
 
     A writer may replace the artifact between reading the manifest and its blobs; then
-    the manifest has changed and the read is retried once.
+    the manifest has changed and the read is retried once. The runtime object is read only
+    while no runtime is linked in this process.
     """
+
+    def blobs(m: Manifest) -> tuple[dict[str, bytes], bytes | None]:
+        objects = {e.sha256: read_blob(path, e.object) for e in m.entries}
+        runtime = None
+        if m.runtime is not None and _runtime is None:
+            runtime = read_blob(path, m.runtime.object)
+        return objects, runtime
+
     manifest = read_manifest(path)
     try:
-        return manifest, {e.sha256: read_blob(path, e.object) for e in manifest.entries}
+        return manifest, *blobs(manifest)
     except ArtifactError:
         again = read_manifest(path)
         if again == manifest:
             raise
-        return again, {e.sha256: read_blob(path, e.object) for e in again.entries}
+        return again, *blobs(again)
 
 
 def load(path: str | os.PathLike[str]) -> Library:
     """Load the artifact directory ``path`` (``build/NAME.gradc``) into this process.
 
-    Takes about a millisecond per object plus the one-off cost of creating the JIT.
+    Takes about a millisecond per object plus the one-off cost of creating the JIT (and
+    linking the runtime, for the first artifact that carries one).
 
     Raises:
         ArtifactError: the directory or manifest is missing or truncated, an object is
@@ -515,18 +804,31 @@ def load(path: str | os.PathLike[str]) -> Library:
         FormatVersionError: the artifact's major format version is not this gradc's.
     """
     path = Path(path)
-    manifest, objects = _read_objects(path)
+    manifest, objects, runtime_code = _read_objects(path)
     for e in manifest.entries:
         if e.abi_version != ABI_VERSION:
             raise ArtifactError(
                 f"{path}: export {e.name!r} uses calling convention version {e.abi_version}; "
                 f"this loader speaks version {ABI_VERSION}"
             )
+    if manifest.runtime is not None and manifest.runtime.abi != RUNTIME_ABI:
+        raise ArtifactError(
+            f"{path}: the artifact's runtime speaks {manifest.runtime.abi!r}; "
+            f"this loader links {RUNTIME_ABI!r}"
+        )
     _check_target(path, manifest)
     jit = _lljit()
+    if runtime_code is not None and manifest.runtime is not None:
+        try:
+            _link_runtime(jit, runtime_code, manifest.runtime.sha256)
+        except RuntimeError as exc:
+            raise ArtifactError(f"{path}: linking the runtime object failed: {exc}") from exc
+    runtime = _runtime
     builder = llvm.JITLibraryBuilder()
     for sha in sorted(objects):
         builder.add_object_img(objects[sha])
+    if runtime is not None:
+        builder.add_jit_library(RUNTIME_LIBRARY)
     for e in manifest.entries:
         builder.export_symbol(e.symbol)
     with _jit_lock:
@@ -534,11 +836,15 @@ def load(path: str | os.PathLike[str]) -> Library:
     try:
         tracker = builder.link(jit, library_name)
     except RuntimeError as exc:
-        raise ArtifactError(f"{path}: linking the objects failed: {exc}") from exc
+        hint = ""
+        if _RT_PREFIX in str(exc) and runtime is None:
+            hint = " (the artifact needs the gradc runtime but carries none: rebuild it)"
+        raise ArtifactError(f"{path}: linking the objects failed: {exc}{hint}") from exc
+    keepalive = (tracker, runtime)
     functions = {}
     for e in manifest.entries:
         address = tracker[e.symbol]
         if not address:
             raise ArtifactError(f"{path}: symbol {e.symbol} of {e.name!r} is not defined")
-        functions[e.name] = _make_export(e, manifest.module, address, tracker)
-    return Library(path, manifest, functions, tracker)
+        functions[e.name] = _make_export(e, manifest.module, address, keepalive)
+    return Library(path, manifest, functions, keepalive)

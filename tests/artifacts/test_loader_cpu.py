@@ -103,6 +103,22 @@ def _sum(b, fn, args, out, err):  # type: ignore[no-untyped-def]
     b.ret(zero)
 
 
+def _template(b, fn, args, out, err):  # type: ignore[no-untyped-def]
+    # IndexError with a template over data[0..2] (docs/abi.md "Error record")
+    zero = ir.Constant(I32, 0)
+    data = b.gep(err, [zero, ir.Constant(I32, 3)])
+    for k, v in enumerate((args[0], ir.Constant(I64, 1), ir.Constant(I64, 3), ir.Constant(I64, 1))):
+        b.store(v, b.gep(data, [zero, ir.Constant(I32, k)]))
+    set_error(b, fn, err, 5, 3, "index {0} is out of bounds for axis {1} with size {2}")
+
+
+def _bad_template(b, fn, args, out, err):  # type: ignore[no-untyped-def]
+    zero = ir.Constant(I32, 0)
+    flag = b.gep(err, [zero, ir.Constant(I32, 3), ir.Constant(I32, 3)])
+    b.store(ir.Constant(I64, 1), flag)
+    set_error(b, fn, err, 1, 0, "bad {7} template")
+
+
 ARRAY1 = ir.LiteralStructType(
     [I8.as_pointer(), I8.as_pointer(), ir.ArrayType(I64, 1), ir.ArrayType(I64, 1)]
 )
@@ -129,7 +145,11 @@ def _entries():  # type: ignore[no-untyped-def]
         entry("libm", [("x", "f64", F64)], ("f64", F64), _libm),
         entry("unknown_kind", [], ("none", I8), _kind(99)),
         entry("noop", [("k", "i32", I32)], ("none", I8), _noop),
-        entry("asum", [("a", "array[f64,1,A]", ARRAY1.as_pointer())], ("f64", F64), _sum),
+        entry("asum", [("a", "f64[:]", ARRAY1.as_pointer())], ("f64", F64), _sum),
+        entry("asum_old", [("a", "array[f64,1,A]", ARRAY1.as_pointer())], ("f64", F64), _sum),
+        entry("csum", [("a", "f64[::1]", ARRAY1.as_pointer())], ("f64", F64), _sum),
+        entry("template", [("i", "i64", I64)], ("none", I8), _template),
+        entry("bad_template", [], ("none", I8), _bad_template),
         *(entry(f"raise{k}", [], ("none", I8), _kind(k)) for k in range(1, 9)),
     ]
 
@@ -238,10 +258,51 @@ def test_array_argument(lib: Library) -> None:
     assert lib.asum(a) == 45.0
     assert lib.asum(a[::3]) == 0 + 3 + 6 + 9
     assert lib.asum(a[::-1]) == 45.0
-    with pytest.raises(TypeError, match=r"argument 'a' must be array\[f64,1,A\] \(float64, 1-d\)"):
+    with pytest.raises(TypeError, match=r"argument 'a' must be f64\[:\] \(float64, 1-d\)"):
         lib.asum(np.arange(10))
     with pytest.raises(TypeError, match="a numpy array"):
         lib.asum([1.0, 2.0])
+    # the spelling of format 1.0 manifests is still read
+    assert lib.asum_old(a[::-1]) == 45.0
+    with pytest.raises(TypeError, match=r"must be array\[f64,1,A\] \(float64, 1-d\)"):
+        lib.asum_old(np.arange(10))
+    assert lib.csum(a) == 45.0
+    with pytest.raises(ValueError, match=r"argument 'a' must be C-contiguous \(f64\[::1\]\)"):
+        lib.csum(a[::2])
+
+
+def test_template_error_messages(lib: Library) -> None:
+    with pytest.raises(IndexError) as info:
+        lib.template(-7)
+    assert str(info.value) == "index -7 is out of bounds for axis 1 with size 3"
+    assert any("source line 3" in note for note in info.value.__notes__)
+    with pytest.raises(ValueError) as bad:
+        lib.bad_template()
+    assert str(bad.value) == "bad {7} template"  # not a valid template: shown as it is
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("f64[:]", True),
+        ("bool[:, :, ::1]", True),
+        ("i32[::1, :]", True),
+        ("f32[::1]", True),
+        ("f64[:, ::1, :]", False),
+        ("f64[]", False),
+        ("f16[:]", False),
+        ("array[f64,0,C]", False),
+        ("tuple[f64[:],i64]", True),
+    ],
+)
+def test_type_strings(text: str, ok: bool) -> None:
+    from gradc.artifacts.loader.cpu import _parse_type
+
+    if ok:
+        assert _parse_type(text).text == text
+    else:
+        with pytest.raises(ArtifactError, match="unknown gradc type"):
+            _parse_type(text)
 
 
 def test_library_api(lib: Library, artifact: Path) -> None:

@@ -6,10 +6,11 @@ import msgpack
 import pytest
 
 from gradc.artifacts.errors import ArtifactError, FormatVersionError
-from gradc.artifacts.manifest import FORMAT_VERSION, Manifest
-from gradc.artifacts.store import build_manifest
+from gradc.artifacts.manifest import FORMAT_VERSION, Manifest, Runtime
+from gradc.artifacts.store import build_manifest, referenced_blobs
+from gradc.compiler.driver import BuildOutput, CompiledEntry, Param, Signature
 
-from .fakes import PRODUCER, fake_build
+from .fakes import PRODUCER, fake_build, fake_entry
 
 
 def _manifest() -> Manifest:
@@ -38,6 +39,9 @@ def test_encoding_has_sorted_keys_and_is_stable() -> None:
     assert list(raw["entries"][0]) == sorted(raw["entries"][0])
     assert raw["format_version"] == list(FORMAT_VERSION)
     assert set(raw) == {"format_version", "producer", "target", "module", "entries"}
+    assert raw["entries"][0]["signature"] == {
+        "params": [["x", "f64"], ["n", "i64"]], "result": "f64", "writes": [],
+    }  # fmt: skip
     assert set(raw["entries"][0]) == {
         "name", "signature", "abi_version", "symbol", "object", "sha256", "key",
         "key_components", "dependencies", "texts",
@@ -69,6 +73,48 @@ def test_newer_minor_version_with_unknown_fields_is_accepted() -> None:
     assert m.format_version == (FORMAT_VERSION[0], FORMAT_VERSION[1] + 5)
 
 
+def _array_build(runtime: bytes = b"\x7fELF runtime") -> BuildOutput:
+    e = fake_entry("axpy", result="none")
+    sig = Signature(
+        (Param("a", "f64"), Param("x", "f64[:]"), Param("y", "f64[:]", writes=True)), "none"
+    )
+    e = CompiledEntry(**{**e.__dict__, "signature": sig})
+    return BuildOutput("mod", (e,), fake_build().target, runtime_object=runtime)
+
+
+def test_runtime_and_writes() -> None:
+    m, blobs = build_manifest(_array_build(), PRODUCER)
+    assert m.format_version == (1, 1)
+    assert isinstance(m.runtime, Runtime)
+    assert m.runtime.abi == "rt1"
+    assert blobs[m.runtime.object] == b"\x7fELF runtime"
+    assert m.runtime.object in referenced_blobs(m)
+    assert m.entry("axpy").signature.writes == ("y",)
+    again = Manifest.decode(m.encode())
+    assert again == m
+    raw = msgpack.unpackb(m.encode())
+    assert raw["runtime"] == {"abi": "rt1", "object": m.runtime.object, "sha256": m.runtime.sha256}
+    assert raw["entries"][0]["signature"]["writes"] == ["y"]
+    assert build_manifest(_array_build(b""), PRODUCER)[0].runtime is None
+
+
+def test_version_1_0_manifests_are_read() -> None:
+    raw = _raw()
+    raw["format_version"] = [1, 0]
+    for e in raw["entries"]:
+        del e["signature"]["writes"]
+    m = Manifest.decode(msgpack.packb(raw))
+    assert m.runtime is None
+    assert all(e.signature.writes == () for e in m.entries)
+
+
+def test_param_triples_are_read() -> None:
+    raw = msgpack.unpackb(build_manifest(_array_build(), PRODUCER)[0].encode())
+    sig = raw["entries"][0]["signature"]
+    sig["params"] = [["a", "f64", False], ["x", "f64[:]", True], ["y", "f64[:]"]]
+    assert Manifest.decode(msgpack.packb(raw)).entries[0].signature.writes == ("x", "y")
+
+
 @pytest.mark.parametrize("cut", [1, 10, 100])
 def test_truncated_manifest(cut: int) -> None:
     data = _manifest().encode()
@@ -87,6 +133,13 @@ def test_truncated_manifest(cut: int) -> None:
         (lambda r: r["entries"][1].update(name="f"), "duplicate export"),
         (lambda r: r.update(format_version=[1]), "format_version"),
         (lambda r: r["producer"].update(llvm=22), "producer.llvm must be a string"),
+        (lambda r: r["entries"][0]["signature"].update(writes=["zz"]), "names no parameter"),
+        (lambda r: r["entries"][0]["signature"].update(writes="x"), "must be a list"),
+        (lambda r: r.update(runtime={"abi": "rt1"}), "runtime lacks field 'object'"),
+        (
+            lambda r: r.update(runtime={"abi": "rt1", "object": "objects/x.o", "sha256": "x"}),
+            "invalid blob path",
+        ),
     ],
 )
 def test_schema_errors(mutate, match: str) -> None:  # type: ignore[no-untyped-def]

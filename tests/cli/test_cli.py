@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import gradc
-from gradc.artifacts.manifest import Producer
+from gradc.artifacts.manifest import FORMAT_VERSION, Producer
 from gradc.artifacts.store import read_manifest, write_artifact
 from gradc.cli.main import cli
 from gradc.compiler.driver import BuildOutput, CompiledEntry, Param, Signature
@@ -64,11 +64,11 @@ def test_inspect_json(fake_artifact: Path) -> None:
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert data["module"] == "fake"
-    assert data["format_version"] == [1, 0]
+    assert data["format_version"] == list(FORMAT_VERSION)
     (e,) = data["entries"]
     assert e["name"] == "f"
     assert e["object_size"] == len(OBJECT)
-    assert e["signature"] == {"params": [["x", "f64"]], "result": "f64"}
+    assert e["signature"] == {"params": [["x", "f64"]], "result": "f64", "writes": []}
 
 
 @pytest.mark.parametrize(
@@ -151,3 +151,17 @@ def test_build_rejects_bad_options(tmp_path: Path) -> None:
     assert r.exit_code == 2
     r = CliRunner().invoke(cli, ["build", str(tmp_path / "missing.py")])
     assert r.exit_code == 2
+
+
+def test_inspect_shows_runtime_and_written_parameters(tmp_path: Path) -> None:
+    base = _fake_build().entries[0]
+    sig = Signature((Param("a", "f64[:]", writes=True), Param("x", "f64")), "none")
+    entry = CompiledEntry(**{**base.__dict__, "signature": sig})
+    build = BuildOutput("arr", (entry,), _fake_build().target, runtime_object=b"\x7fELF rt")
+    out = tmp_path / "arr.gradc"
+    write_artifact(out, build, producer=Producer("0.1.0", "0.50.0", "22.1.0"))
+    r = CliRunner().invoke(cli, ["inspect", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "runtime rt1: 7 bytes" in r.output
+    assert "(a: f64[:], x: f64) -> none" in r.output
+    assert "writes a" in r.output
