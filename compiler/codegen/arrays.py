@@ -26,9 +26,10 @@ the byte stride is a multiple of the itemsize); ``elemoffset`` is the same sum i
     data    = meminfo + 64               ; 64-byte aligned, C-contiguous strides
 
 ``incref``/``decref`` call ``gradc_rt1_incref``/``gradc_rt1_decref`` on ``meminfo``
-(which do nothing for NULL, i.e. for borrowed arrays). Artifact objects only *declare*
-the ``gradc_rt1_*`` functions: their relocations name them, and the loader resolves them
-against the runtime library it linked once per process.
+(which do nothing for NULL, i.e. for borrowed arrays); on a tuple, on every array in it.
+Artifact objects only *declare* the ``gradc_rt1_*`` functions: their relocations name
+them, and the loader resolves them against the runtime library it linked once per
+process.
 
 **Index errors.** ``elemaddr`` wraps a negative index once (``i + shape[k]``); with
 ``options.boundscheck`` an index still outside ``[0, shape[k])`` raises IndexError with
@@ -48,7 +49,7 @@ from llvmlite import ir as ll
 from gradc.compiler.diagnostics import InternalCompilerError
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
-from gradc.compiler.ir.types import I1, ArrayType, PointerType, ScalarType
+from gradc.compiler.ir.types import I1, ArrayType, PointerType, ScalarType, TupleType, Type
 
 if TYPE_CHECKING:
     from gradc.compiler.codegen.lower import _FunctionLowering
@@ -616,9 +617,26 @@ class ArrayLowering:
     # -- reference counts ---------------------------------------------------------------
 
     def _refcount(self, inst: ops.IncRef | ops.DecRef, name: str) -> None:
-        self._array_type(inst.array.type)
-        meminfo = self._field(self.fl.value(inst.array), _MEMINFO)
-        self.b.call(self._runtime(name), [meminfo])
+        """Call the runtime on the ``meminfo`` of the array, or of every array inside a
+        tuple (``lifetimes`` counts references of tuples that hold arrays)."""
+        t = inst.array.type
+        if not isinstance(t, (ArrayType, TupleType)):
+            raise self.fl.ice(f"{inst.OPNAME} of {t}")
+        self._refcount_value(self.fl.value(inst.array), t, self._runtime(name))
+
+    def _refcount_value(self, v: ll.Value, t: Type, fn: ll.Function) -> None:
+        if isinstance(t, ArrayType):
+            self.b.call(fn, [self._field(v, _MEMINFO)])
+        elif isinstance(t, TupleType):
+            for i, et in enumerate(t.elements):
+                if _holds_arrays(et):
+                    self._refcount_value(self.b.extract_value(v, i), et, fn)
+
+
+def _holds_arrays(t: Type) -> bool:
+    if isinstance(t, ArrayType):
+        return True
+    return isinstance(t, TupleType) and any(_holds_arrays(e) for e in t.elements)
 
 
 def _is_zero_bits(v: object) -> bool:

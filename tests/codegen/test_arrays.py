@@ -567,6 +567,27 @@ def test_array_relabel_cast_is_free(codegen: Any) -> None:
     assert f(np.arange(4), np.arange(10)[::3], False) == 9
 
 
+def test_refcounts_of_tuples_act_on_every_array_inside(codegen: Any, no_leaks: Any) -> None:
+    m = Module("tuple_rc")
+    at = ArrayType(F64, 1, "C")
+    tt = TupleType((at, I64, TupleType((at, F64))))
+    b = codegen.function(m, "f", [("n", I64)], TupleType((at, at)))
+    (n,) = b.function.params
+    x = newarray(b, [n], b.const(1.0, F64), at)
+    y = newarray(b, [n], b.const(2.0, F64), at)
+    t = b.make_tuple([x, n, b.make_tuple([y, b.const(0.5, F64)])])
+    assert t.type == tt
+    b.insert(ops.IncRef(t, type=NONE))  # x and y: 2 references each
+    b.insert(ops.IncRef(t, type=NONE))  # 3
+    b.insert(ops.DecRef(t, type=NONE))  # 2
+    b.ret(b.make_tuple([x, y]))
+    f = codegen.build(m, ["f"])["f"]
+    dx, dy = f(3)
+    assert no_leaks.refcount(dx.meminfo) == no_leaks.refcount(dy.meminfo) == 2
+    for d in (dx, dy, dx, dy):
+        no_leaks.decref(d.meminfo)
+
+
 # -- the runtime ------------------------------------------------------------------------------
 
 
