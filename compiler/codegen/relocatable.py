@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
@@ -133,7 +134,7 @@ def relocations(object_code: bytes) -> list[Relocation]:
     for section in elf.iter_sections():
         if not isinstance(section, RelocationSection):
             continue
-        symtab = elf.get_section(section["sh_link"])
+        symtab: Any = elf.get_section(section["sh_link"])
         for rel in section.iter_relocations():
             sym = symtab.get_symbol(rel["r_info_sym"])
             defined = sym["st_shndx"] != "SHN_UNDEF"
@@ -150,7 +151,8 @@ def defined_symbols(object_code: bytes) -> list[str]:
     for section in elf.iter_sections():
         if section.header["sh_type"] != "SHT_SYMTAB":
             continue
-        for sym in section.iter_symbols():
+        symtab: Any = section
+        for sym in symtab.iter_symbols():
             kind = sym["st_info"]["type"]
             if sym.name and sym["st_shndx"] != "SHN_UNDEF" and kind in ("STT_FUNC", "STT_OBJECT"):
                 names.append(sym.name)

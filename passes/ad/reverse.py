@@ -196,13 +196,13 @@ class _ReverseMode:
                     shadow.loc = phi.loc
                     block.insert(len(block.phis()), shadow)
                     self.shadows[phi] = shadow
-        for phi, shadow in list(self.shadows.items()):
-            if isinstance(phi, ops.Phi):
-                assert isinstance(shadow, ops.Phi)
-                for pred, v in phi.incoming:
+        for merged, merged_shadow in list(self.shadows.items()):
+            if isinstance(merged, ops.Phi):
+                assert isinstance(merged_shadow, ops.Phi)
+                for pred, v in merged.incoming:
                     if v not in self.shadows:
-                        raise _not_differentiable("an array phi of a parameter", phi)
-                    shadow.incoming.append((pred, self.shadows[v]))
+                        raise _not_differentiable("an array phi of a parameter", merged)
+                    merged_shadow.incoming.append((pred, self.shadows[v]))
 
     def _shadow_needed(self, array: Value, plan: _BlockPlan) -> None:
         """Make the shadow of ``array`` available to the reverse sweep of this block."""
@@ -546,6 +546,7 @@ class _ReverseMode:
 
     def _adjoint(self, inst: Instruction) -> None:
         b = self.b
+        a: Value
         block = rblk_cur(b)
         o = make_ops(b)
         match inst:

@@ -41,7 +41,7 @@ def _is_pointer(v: Value) -> bool:
 
 def run_function(fn: Function) -> Function:
     """Decay every pointer phi and select of ``fn``."""
-    merges = [
+    merges: list[Instruction] = [
         inst
         for inst in fn.instructions()
         if isinstance(inst, ops.Phi | ops.Select) and _is_pointer(inst)
@@ -145,10 +145,10 @@ class _Decay:
             b.position_before(block.instructions[block.instructions.index(v) + 1])
         else:
             b.position_before(before)
+        pair: tuple[Value, Value]
         with b.at(v.loc if isinstance(v, Instruction) else before.loc):
             if isinstance(v, ops.ElementAddr):
-                offset = b.insert(ops.ElementOffset(v.array, v.indices, type=I64))
-                pair = (v.array, offset)
+                pair = (v.array, b.insert(ops.ElementOffset(v.array, v.indices, type=I64)))
             elif isinstance(v, ops.Addr):
                 pair = (v.array, v.offset)
             elif isinstance(v, ops.PointerAdd):
