@@ -25,7 +25,8 @@ def compile_module(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path |
     def _compile(path: Path | str) -> Any:
         key = Path(path).resolve()
         if key in failures:
-            raise failures[key]
+            # the cached exception, with its traceback reset so it does not grow per test
+            raise failures[key].with_traceback(None)
         if key not in cache:
             try:
                 cache[key] = _build_and_load(key, tmp_path_factory)
