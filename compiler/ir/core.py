@@ -69,6 +69,9 @@ class Instruction(Value):
 
     loc: Loc = UNKNOWN_LOC
     block: Block | None = field(default=None, repr=False)
+    #: Owned arrays to release if this (``MAY_RAISE``) instruction raises; the
+    #: ``lifetimes`` pass fills it, lowering emits the releases on the error exit.
+    unwind: tuple[Value, ...] = field(default=(), repr=False)
 
     def operands(self) -> list[Value]:
         """The values this instruction uses, in field order."""

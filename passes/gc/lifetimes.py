@@ -36,8 +36,8 @@ After::
     decref %b                                 (after %b's last use)
     ret %a                                    (incref/decref of %a cancelled: a move)
 
-Exceptions raised in compiled code leave the function at once; arrays owned at that
-point are not released (a known leak on error paths only).
+An operation that may raise records in ``unwind`` the owned arrays live across it, and
+lowering releases them on its error exit, so exceptions leak nothing either.
 """
 
 from __future__ import annotations
@@ -120,6 +120,7 @@ def run_function(fn: Function) -> Function:
     cancellable = _insert_increfs(fn)
     _insert_decrefs(fn)
     _cancel_pairs(fn, cancellable)
+    _record_unwind(fn)
     return fn
 
 
@@ -232,6 +233,28 @@ def _cancel_pairs(fn: Function, cancellable: set[Instruction]) -> None:
                 dead.add(id(inst))
         if dead:
             block.instructions = [i for i in block.instructions if id(i) not in dead]
+
+
+def _record_unwind(fn: Function) -> None:
+    """Give each instruction that may raise the owned arrays live across it.
+
+    When it raises, the function leaves at once; lowering releases these on that exit so
+    that an exception does not leak the temporaries (the normal-path ``decref`` after
+    the instruction never runs).
+    """
+    live = compute_liveness(fn, _owns, _uses)
+    order = _order(fn)
+    for block in fn.blocks:
+        holding: set[Value] = set()
+        for succ in block.successors():
+            holding |= live.live_in[succ]
+        holding |= live.phi_uses[block]
+        for inst in reversed(block.instructions):
+            holding.discard(inst)
+            if inst.MAY_RAISE and not inst.IS_TERMINATOR:
+                inst.unwind = tuple(sorted(holding, key=order))
+            if not isinstance(inst, ops.Phi):
+                holding.update(v for v in _uses(inst) if _owns(v))
 
 
 def _unique(values: list[Value]) -> list[Value]:
