@@ -260,3 +260,33 @@ def test_functions_without_arrays_are_untouched() -> None:
         }
         """
     assert run_lifetimes(text) == print_module(parse_module(text))
+
+
+def test_operations_that_may_raise_record_the_arrays_to_release() -> None:
+    module = parse_module(
+        """
+        func @f(%n: i64, %i: i64) -> f64 {
+        ^entry:
+          %z = const 0.0 : f64
+          %a = newarray(%n), %z : ARR
+          %b = newarray(%n), %z : ARR
+          %p = elemaddr %b, (%i) : ptr[f64]
+          %x = load %p : f64
+          %q = elemaddr %a, (%i) : ptr[f64]
+          %y = load %q : f64
+          %s = add %x, %y : f64
+          ret %s
+        }
+        """.replace("ARR", ARR)
+    )
+    get("lifetimes").run(module)
+    fn = module.functions["f"]
+    unwind = [
+        (inst.OPNAME, [v.name for v in inst.unwind]) for inst in fn.instructions() if inst.MAY_RAISE
+    ]
+    assert unwind == [
+        ("newarray", []),  # nothing is held yet
+        ("newarray", ["a"]),  # failing to allocate %b must release %a
+        ("elemaddr", ["a", "b"]),  # a bounds error on %b releases both
+        ("elemaddr", ["a"]),  # %b was already released
+    ]
