@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Function, Instruction, Value
 from gradc.compiler.ir.types import ArrayType, PointerType, ScalarType, TupleType, Type
+from gradc.passes.analysis.pointers import array_sources
 
 
 def can_be_active(t: Type) -> bool:
@@ -50,24 +51,6 @@ class Activity:
         return v in self.active
 
 
-def _array_roots(v: Value) -> list[Value]:
-    """The array values a pointer or array may refer to (through phis and casts)."""
-    out: list[Value] = []
-    seen: set[Value] = set()
-    work = [v]
-    while work:
-        x = work.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        if isinstance(x, ops.ElementAddr):
-            work.append(x.array)
-        elif isinstance(x, ops.Phi | ops.Select | ops.Cast) and not isinstance(x.type, ScalarType):
-            work.extend(x.operands() if not isinstance(x, ops.Select) else [x.if_true, x.if_false])
-        out.append(x)
-    return out
-
-
 def analyze(fn: Function, active_params: frozenset[int]) -> Activity:
     """Forward activity of ``fn`` when the parameters at ``active_params`` are active."""
     active: set[Value] = {p for p in fn.params if p.index in active_params}
@@ -82,7 +65,7 @@ def analyze(fn: Function, active_params: frozenset[int]) -> Activity:
                 changed = True
             if isinstance(inst, ops.Store) and inst.value in active:
                 # storing an active value makes the array (and everything it aliases) active
-                for root in _array_roots(inst.pointer):
+                for root in array_sources(inst.pointer):
                     if isinstance(root.type, ArrayType) and root not in active:
                         active.add(root)
                         changed = True
@@ -90,7 +73,7 @@ def analyze(fn: Function, active_params: frozenset[int]) -> Activity:
                 # the callee may store active values into any array it is given
                 for a in inst.args:
                     if can_be_active(a.type) and isinstance(a.type, ArrayType) and a not in active:
-                        for root in _array_roots(a):
+                        for root in array_sources(a):
                             if isinstance(root.type, ArrayType) and root not in active:
                                 active.add(root)
                                 changed = True
@@ -114,7 +97,7 @@ def _becomes_active(inst: Instruction, active: set[Value]) -> bool:
     if not can_be_active(inst.type):
         return False
     if isinstance(inst, ops.Load):
-        return any(r in active for r in _array_roots(inst.pointer))
+        return any(r in active for r in array_sources(inst.pointer))
     if isinstance(inst, ops.ElementAddr):
         return inst.array in active
     if isinstance(inst, ops.NewArray | ops.Const | ops.TapePop):

@@ -11,27 +11,12 @@ from __future__ import annotations
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Module, Value
 from gradc.compiler.ir.types import PointerType
+from gradc.passes.analysis.pointers import array_sources
 
 
 def _roots(v: Value) -> set[Argument]:
     """The parameters an array or pointer value may alias."""
-    out: set[Argument] = set()
-    seen: set[Value] = set()
-    work = [v]
-    while work:
-        x = work.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        if isinstance(x, Argument):
-            out.add(x)
-        elif isinstance(x, ops.ElementAddr):
-            work.append(x.array)
-        elif isinstance(x, ops.Phi | ops.Select):
-            work.extend(x.operands())
-        elif isinstance(x, ops.Cast):
-            work.append(x.value)
-    return out
+    return {x for x in array_sources(v) if isinstance(x, Argument)}
 
 
 def written_params(module: Module) -> dict[str, set[int]]:

@@ -47,6 +47,7 @@ from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Modul
 from gradc.compiler.ir.types import NONE, ArrayType, PointerType, TupleType, Type
 from gradc.passes.analysis.cfg import split_critical_edges
 from gradc.passes.analysis.liveness import compute_liveness
+from gradc.passes.analysis.pointers import pointer_bases
 
 
 def is_managed(t: Type) -> bool:
@@ -65,27 +66,6 @@ def _managed(v: Value) -> bool:
 def _owns(v: Value) -> bool:
     """Does ``v`` hold a reference of its own (rather than borrow one)?"""
     return _managed(v) and not isinstance(v, Argument)
-
-
-def pointer_bases(v: Value) -> list[Value]:
-    """The tracked objects a derived pointer points into (DESIGN.md §2).
-
-    ``elemaddr`` derives from its array; a phi or select of pointers from the bases of
-    every incoming pointer (``phi-decay`` rewrites those into explicit base phis).
-    """
-    bases: list[Value] = []
-    seen: set[Value] = set()
-    work = [v]
-    while work:
-        p = work.pop()
-        if p in seen:
-            continue
-        seen.add(p)
-        if isinstance(p, ops.ElementAddr):
-            bases.append(p.array)
-        elif isinstance(p, ops.Phi | ops.Select):
-            work.extend(x for x in p.operands() if isinstance(x.type, PointerType))
-    return bases
 
 
 def _uses(inst: Instruction) -> list[Value]:
