@@ -19,7 +19,9 @@ identical bytes)::
         key: str,                                  # hex sha256 cache key
         key_components: {str: str | int | float | bool | None},
         dependencies: {str: str},                  # callee/dependency name -> its hash
-        texts: {"ir"|"llvm"|"asm": "texts/<sha256>.ir" | ".ll" | ".s"} }, ...]
+        texts: {"ir"|"llvm"|"asm": "texts/<sha256>.ir" | ".ll" | ".s"},
+        wrapper: {symbol: str, object: "objects/<sha256>.o", sha256: str} }, ...]
+                                                   # optional (1.1): CPython fast-call wrapper
 
 Type strings are ``gradc.compiler.ir.types.python_name``'s: ``f64``, ``f32``, ``i64``,
 ``i32``, ``bool``, ``none``, ``tuple[f64,i64]`` and arrays spelt like annotations
@@ -27,8 +29,10 @@ Type strings are ``gradc.compiler.ir.types.python_name``'s: ``f64``, ``f32``, ``
 
 ``runtime`` is the object defining the ``gradc_rt1_*`` functions of docs/abi.md; the
 loader links the first one it sees once per process and every artifact against it.
+``wrapper`` is the export's CPython ``METH_FASTCALL`` wrapper object (docs/abi.md "Fast
+call path"), absent for exports that only have the ctypes path.
 
-History: 1.0 had no ``runtime`` and no ``signature.writes``; 1.1 readers accept 1.0
+History: 1.0 had no ``runtime``, ``wrapper`` and ``signature.writes``; 1.1 readers accept 1.0
 manifests (no runtime; nothing written). Readers accept any minor version of their major
 version (unknown fields are ignored) and refuse other major versions with
 :class:`FormatVersionError`.
@@ -115,6 +119,15 @@ class Runtime:
 
 
 @dataclass(frozen=True)
+class Wrapper:
+    """An export's fast-call wrapper: its symbol and its object's content address."""
+
+    symbol: str
+    object: str
+    sha256: str
+
+
+@dataclass(frozen=True)
 class EntrySignature:
     """Signature of an export: ``params`` as (name, gradc type) pairs, ``result`` type string.
 
@@ -147,6 +160,7 @@ class Entry:
     key_components: dict[str, Any] = field(default_factory=dict)
     dependencies: dict[str, str] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)
+    wrapper: Wrapper | None = None
 
 
 @dataclass(frozen=True)
@@ -206,6 +220,17 @@ class Manifest:
                     "key_components": dict(e.key_components),
                     "dependencies": dict(e.dependencies),
                     "texts": dict(e.texts),
+                    **(
+                        {}
+                        if e.wrapper is None
+                        else {
+                            "wrapper": {
+                                "symbol": e.wrapper.symbol,
+                                "object": e.wrapper.object,
+                                "sha256": e.wrapper.sha256,
+                            }
+                        }
+                    ),
                 }
                 for e in self.entries
             ],
@@ -270,10 +295,7 @@ class Manifest:
         runtime = None
         if "runtime" in top:
             rt = r.req_map(top["runtime"], "runtime")
-            obj = r.req_str(rt, "object", "runtime")
-            sha = r.req_str(rt, "sha256", "runtime")
-            if blob_sha256(obj) != sha or not obj.endswith(".o"):
-                raise r.fail(f"runtime.object {obj!r} does not match its sha256 {sha!r}")
+            obj, sha = r.blob(rt, "runtime")
             runtime = Runtime(r.req_str(rt, "abi", "runtime"), obj, sha)
         return cls(
             producer=Producer(
@@ -338,6 +360,14 @@ class _Reader:
                 raise self.fail(f"{name}[{k!r}] must be a string, got {type(v).__name__}")
         return dict(m)
 
+    def blob(self, m: dict[str, Any], name: str) -> tuple[str, str]:
+        """The ``object`` path and ``sha256`` of map ``m``, checked against each other."""
+        obj = self.req_str(m, "object", name)
+        sha = self.req_str(m, "sha256", name)
+        if blob_sha256(obj) != sha or not obj.endswith(".o"):
+            raise self.fail(f"{name}.object {obj!r} does not match its sha256 {sha!r}")
+        return obj, sha
+
     def entry(self, raw: object, name: str) -> Entry:
         m = self.req_map(raw, name)
         sig = self.req_map(self.get(m, "signature", name), f"{name}.signature")
@@ -357,10 +387,12 @@ class _Reader:
         abi = self.get(m, "abi_version", name)
         if type(abi) is not int:
             raise self.fail(f"{name}.abi_version must be an int")
-        obj = self.req_str(m, "object", name)
-        sha = self.req_str(m, "sha256", name)
-        if blob_sha256(obj) != sha or not obj.endswith(".o"):
-            raise self.fail(f"{name}.object {obj!r} does not match its sha256 {sha!r}")
+        obj, sha = self.blob(m, name)
+        wrapper = None
+        if "wrapper" in m:
+            w = self.req_map(m["wrapper"], f"{name}.wrapper")
+            wobj, wsha = self.blob(w, f"{name}.wrapper")
+            wrapper = Wrapper(self.req_str(w, "symbol", f"{name}.wrapper"), wobj, wsha)
         texts = self.str_map(m.get("texts", {}), f"{name}.texts")
         for kind, path in texts.items():
             if kind not in TEXT_EXTENSIONS or not path.endswith(TEXT_EXTENSIONS[kind]):
@@ -385,4 +417,5 @@ class _Reader:
             key_components=dict(components),
             dependencies=self.str_map(m.get("dependencies", {}), f"{name}.dependencies"),
             texts=texts,
+            wrapper=wrapper,
         )

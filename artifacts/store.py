@@ -42,6 +42,7 @@ from gradc.artifacts.manifest import (
     Producer,
     Runtime,
     Target,
+    Wrapper,
     blob_sha256,
     object_path,
     text_path,
@@ -77,8 +78,10 @@ class CompiledEntryLike(Protocol):
     """What :func:`write_artifact` reads from each ``BuildOutput.entries`` item.
 
     ``gradc.compiler.driver.CompiledEntry`` fits. Optional attributes read with
-    ``getattr``: ``dependencies`` (name -> hash, default ``{}``) and ``abi_version``
-    (default :data:`~gradc.artifacts.manifest.ABI_VERSION`).
+    ``getattr``: ``dependencies`` (name -> hash, default ``{}``), ``abi_version``
+    (default :data:`~gradc.artifacts.manifest.ABI_VERSION`), ``wrapper_object`` (bytes of
+    the CPython fast-call wrapper, ``b""`` for none) and ``wrapper_symbol`` (default: the
+    entry symbol with ``gradc_`` replaced by ``gradcpy_``, docs/abi.md).
     """
 
     @property
@@ -157,6 +160,13 @@ def build_manifest(
                 rel = text_path(hashlib.sha256(data).hexdigest(), kind)
                 blobs[rel] = data
                 texts[kind] = rel
+        wrapper = None
+        wrapper_code = bytes(getattr(e, "wrapper_object", b"") or b"")
+        if wrapper_code:
+            wsha = hashlib.sha256(wrapper_code).hexdigest()
+            wsym = getattr(e, "wrapper_symbol", None) or default_wrapper_symbol(e.symbol)
+            wrapper = Wrapper(wsym, object_path(wsha), wsha)
+            blobs[wrapper.object] = wrapper_code
         entries.append(
             Entry(
                 name=e.name,
@@ -173,6 +183,7 @@ def build_manifest(
                 key_components=dict(e.key_components),
                 dependencies=dict(getattr(e, "dependencies", {}) or {}),
                 texts=texts,
+                wrapper=wrapper,
             )
         )
     runtime = None
@@ -195,6 +206,12 @@ def build_manifest(
     # Round-trip through the validator: what we write is what readers accept.
     Manifest.from_dict(manifest.to_dict(), "new manifest")
     return manifest, blobs
+
+
+def default_wrapper_symbol(symbol: str) -> str:
+    """The wrapper symbol of entry ``symbol`` (docs/abi.md): ``gradc_f_<key>`` ->
+    ``gradcpy_f_<key>``."""
+    return "gradcpy_" + symbol.removeprefix("gradc_")
 
 
 def write_artifact(
@@ -297,6 +314,8 @@ def referenced_blobs(manifest: Manifest) -> set[str]:
         refs.add(manifest.runtime.object)
     for e in manifest.entries:
         refs.add(e.object)
+        if e.wrapper is not None:
+            refs.add(e.wrapper.object)
         refs.update(e.texts.values())
     return refs
 

@@ -216,6 +216,7 @@ def _print_manifest(artifact: Path, manifest: Manifest) -> None:
     table.add_column("signature")
     table.add_column("symbol", overflow="fold")
     table.add_column("object (bytes)", justify="right")
+    table.add_column("call")
     table.add_column("key")
     for e in manifest.entries:
         size = _object_size(artifact, e.object)
@@ -225,6 +226,7 @@ def _print_manifest(artifact: Path, manifest: Manifest) -> None:
             f"{e.signature}{writes}",
             e.symbol,
             "missing" if size is None else str(size),
+            "fast" if e.wrapper is not None else "ctypes",
             e.key[:12],
         )
     console.print(table)

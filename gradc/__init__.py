@@ -236,18 +236,20 @@ def vjp(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
 # ---------------------------------------------------------------------------- loading
 
 
-def load(path: str | Any) -> Library:
+def load(path: str | Any, *, fastcall: bool | None = None) -> Library:
     """Load a built artifact directory (``build/NAME.gradc``) into this process.
 
     Returns a :class:`~gradc.artifacts.loader.cpu.Library` with one callable per export.
-    Imports the loader (and ``llvmlite.binding``) on first use only.
+    Imports the loader (and ``llvmlite.binding``) on first use only. Exports with a
+    fast-call wrapper are called through it unless ``fastcall=False`` (default: the
+    environment variable ``GRADC_FASTCALL``, on unless ``0``); the others through ctypes.
 
     Raises:
         ArtifactError: the artifact is missing, corrupt, or of a newer format version.
     """
     from gradc.artifacts.loader.cpu import load as _load
 
-    return _load(path)
+    return _load(path, fastcall=fastcall)
 
 
 def runtime_stats() -> dict[str, int]:

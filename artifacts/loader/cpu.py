@@ -58,9 +58,11 @@ from gradc.artifacts.store import read_blob, read_manifest
 
 __all__ = [
     "EXCEPTION_KINDS",
+    "FASTCALL_ENV",
     "RUNTIME_LIBRARY",
     "ArrayOwner",
     "ErrorRecord",
+    "FastExport",
     "Library",
     "llvm_version",
     "load",
@@ -675,6 +677,160 @@ def _make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Cal
     fn.__gradc_entry__ = entry  # type: ignore[attr-defined]
     fn.__gradc_address__ = address  # type: ignore[attr-defined]
     fn.__gradc_keepalive__ = keepalive  # type: ignore[attr-defined]  # code stays mapped
+    fn.__gradc_bind__ = bind  # type: ignore[attr-defined]
+    return fn
+
+
+# ---------------------------------------------------------------------------- fast call path
+
+#: Environment variable: ``0`` keeps every export on the ctypes path.
+FASTCALL_ENV = "GRADC_FASTCALL"
+
+#: CPython functions a fast-call wrapper may call (docs/abi.md "Fast call path"; the code
+#: generator's ``pywrapper.PYTHON_API_FUNCTIONS``).
+PYTHON_API_FUNCTIONS: tuple[str, ...] = (
+    "PyBool_FromLong",
+    "PyErr_Clear",
+    "PyErr_Occurred",
+    "PyFloat_AsDouble",
+    "PyFloat_FromDouble",
+    "PyLong_AsLongLong",
+    "PyLong_FromLongLong",
+    "PyLong_FromVoidPtr",
+    "PyObject_GetAttrString",
+    "PyObject_Vectorcall",
+    "PyTuple_New",
+    "PyTuple_SetItem",
+    "Py_DecRef",
+    "Py_IncRef",
+)
+
+#: The data symbols a wrapper may refer to, and the objects they are.
+PYTHON_API_DATA: dict[str, object] = {
+    "_Py_FalseStruct": False,
+    "_Py_NoneStruct": None,
+    "_Py_TrueStruct": True,
+}
+
+#: ``ml_flags`` of a wrapper: ``METH_FASTCALL | METH_KEYWORDS``.
+_METH_FASTCALL_KEYWORDS = 0x0080 | 0x0002
+
+
+def _fastcall_enabled() -> bool:
+    return os.environ.get(FASTCALL_ENV, "1").strip() not in ("0", "false", "no", "off")
+
+
+_api_cache: dict[str, int] = {}
+
+
+def _python_api() -> dict[str, int]:
+    """Name -> address in this interpreter of every symbol a wrapper may need."""
+    if not _api_cache:
+        api = {}
+        for name in PYTHON_API_FUNCTIONS:
+            fn = getattr(ctypes.pythonapi, name, None)
+            if fn is not None:
+                api[name] = ctypes.cast(fn, ctypes.c_void_p).value or 0
+        for name, obj in PYTHON_API_DATA.items():
+            api[name] = id(obj)  # CPython: an object's id is its address
+        _api_cache.update(api)
+    return dict(_api_cache)
+
+
+class _PyMethodDef(ctypes.Structure):
+    _fields_ = (
+        ("ml_name", ctypes.c_char_p),
+        ("ml_meth", ctypes.c_void_p),
+        ("ml_flags", ctypes.c_int),
+        ("ml_doc", ctypes.c_char_p),
+    )
+
+
+_new_cfunction: Any = None
+
+
+def _pycfunction_new(mdef: _PyMethodDef, self: object, module: str) -> Any:
+    global _new_cfunction
+    if _new_cfunction is None:
+        fn = ctypes.pythonapi.PyCFunction_NewEx
+        fn.restype = ctypes.py_object
+        fn.argtypes = (ctypes.c_void_p, ctypes.py_object, ctypes.py_object)
+        _new_cfunction = fn
+    return _new_cfunction(ctypes.addressof(mdef), self, module)
+
+
+class FastExport:
+    """``self`` of a fast export (a CPython builtin whose C function is the wrapper).
+
+    The wrapper hands calls it cannot take (keywords, a wrong count, an argument that
+    does not unbox) to this object, whose call is the ctypes path, and reports errors
+    through :attr:`_gradc_raise`. It keeps the wrapper's method definition and the
+    library's code alive as long as the builtin exists.
+    """
+
+    __slots__ = (
+        "__gradc_entry__",
+        "_gradc_bind",
+        "_gradc_call",
+        "_gradc_fast",
+        "_gradc_keep",
+        "_gradc_raise",
+    )
+
+    def __init__(
+        self,
+        entry: Entry,
+        call: Callable[..., Any],
+        raise_error: Callable[[int, int], None],
+        keep: Any,
+    ) -> None:
+        self.__gradc_entry__ = entry
+        self._gradc_call = call
+        self._gradc_bind = getattr(call, "__gradc_bind__", None)
+        self._gradc_raise = raise_error
+        self._gradc_keep = keep
+        self._gradc_fast: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fast = self._gradc_fast
+        if kwargs and fast is not None and self._gradc_bind is not None:
+            # Bind keywords here, then take the fast path positionally (an argument that
+            # does not unbox comes back here without keywords: the ctypes path).
+            return fast(*self._gradc_bind(args, kwargs))
+        return self._gradc_call(*args, **kwargs)
+
+
+_self_classes: dict[str, type[FastExport]] = {}
+
+
+def _self_class(module: str) -> type[FastExport]:
+    """A subclass of :class:`FastExport` named after the module, so that a fast export's
+    ``__qualname__`` reads ``module.name`` as the ctypes path's does."""
+    cls = _self_classes.get(module)
+    if cls is None:
+        cls = type(module, (FastExport,), {"__slots__": (), "__module__": module})
+        cls.__qualname__ = module
+        _self_classes[module] = cls
+    return cls
+
+
+def _make_fast(
+    entry: Entry, module: str, address: int, call: Callable[..., Any], keepalive: Any
+) -> Callable[..., Any] | None:
+    """The builtin of a fast-call wrapper at ``address``; None when there is none."""
+    if not address:
+        return None
+    qualname = f"{module}.{entry.name}"
+
+    def raise_error(status: int, err_address: int) -> None:
+        _raise_error(status, ErrorRecord.from_address(err_address), qualname)
+
+    names = ", ".join(n for n, _ in entry.signature.params)
+    doc = f"{entry.name}($self, {names})\n--\n\n{call.__doc__}" if names else call.__doc__
+    mdef = _PyMethodDef(entry.name.encode(), address, _METH_FASTCALL_KEYWORDS, (doc or "").encode())
+    self = _self_class(module)(entry, call, raise_error, (mdef, keepalive))
+    fn: Callable[..., Any] = _pycfunction_new(mdef, self, module)
+    self._gradc_fast = fn  # a cycle (fn -> self -> fn), collected with the library
     return fn
 
 
@@ -697,12 +853,18 @@ class Library:
     """
 
     def __init__(
-        self, path: Path, manifest: Manifest, functions: dict[str, Callable[..., Any]], tracker: Any
+        self,
+        path: Path,
+        manifest: Manifest,
+        functions: dict[str, Callable[..., Any]],
+        tracker: Any,
+        ctypes_functions: dict[str, Callable[..., Any]] | None = None,
     ) -> None:
         self._gradc_path = path
         self._gradc_manifest = manifest
         self._gradc_functions = functions
         self._gradc_tracker = tracker
+        self._gradc_ctypes = ctypes_functions if ctypes_functions is not None else functions
         for name, fn in functions.items():
             if not name.startswith("_gradc_"):
                 setattr(self, name, fn)
@@ -748,6 +910,16 @@ class Library:
         """The artifact's manifest (shadowed by an export named ``manifest``)."""
         return self._gradc_manifest
 
+    def ctypes_function(self, name: str) -> Callable[..., Any]:
+        """Export ``name`` on the ctypes path even when it has a fast-call wrapper (for
+        benchmarks and tests; shadowed by an export named ``ctypes_function``)."""
+        self[name]  # KeyError naming the exports
+        return self._gradc_ctypes[name]
+
+    def is_fast(self, name: str) -> bool:
+        """Whether export ``name`` is called through its fast-call wrapper."""
+        return self[name] is not self._gradc_ctypes[name]
+
 
 def _check_target(path: Path, manifest: Manifest) -> None:
     """Refuse objects for another architecture or with CPU features this host lacks."""
@@ -766,20 +938,28 @@ def _check_target(path: Path, manifest: Manifest) -> None:
             )
 
 
-def _read_objects(path: Path) -> tuple[Manifest, dict[str, bytes], bytes | None]:
-    """The manifest, its verified objects (sha256 -> bytes) and its runtime object.
+def _read_objects(
+    path: Path, fast: bool
+) -> tuple[Manifest, dict[str, bytes], dict[str, bytes], bytes | None]:
+    """The manifest, its verified entry objects and fast-call wrapper objects (sha256 ->
+    bytes; no wrappers unless ``fast``) and its runtime object.
 
     A writer may replace the artifact between reading the manifest and its blobs; then
     the manifest has changed and the read is retried once. The runtime object is read only
     while no runtime is linked in this process.
     """
 
-    def blobs(m: Manifest) -> tuple[dict[str, bytes], bytes | None]:
+    def blobs(m: Manifest) -> tuple[dict[str, bytes], dict[str, bytes], bytes | None]:
         objects = {e.sha256: read_blob(path, e.object) for e in m.entries}
+        wrappers = {}
+        if fast:
+            for e in m.entries:
+                if e.wrapper is not None:
+                    wrappers[e.wrapper.sha256] = read_blob(path, e.wrapper.object)
         runtime = None
         if m.runtime is not None and _runtime is None:
             runtime = read_blob(path, m.runtime.object)
-        return objects, runtime
+        return objects, wrappers, runtime
 
     manifest = read_manifest(path)
     try:
@@ -791,11 +971,16 @@ def _read_objects(path: Path) -> tuple[Manifest, dict[str, bytes], bytes | None]
         return again, *blobs(again)
 
 
-def load(path: str | os.PathLike[str]) -> Library:
+def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Library:
     """Load the artifact directory ``path`` (``build/NAME.gradc``) into this process.
 
     Takes about a millisecond per object plus the one-off cost of creating the JIT (and
     linking the runtime, for the first artifact that carries one).
+
+    Exports with a fast-call wrapper (docs/abi.md "Fast call path") are CPython builtins
+    calling it; the others, and all of them with ``fastcall=False`` (default: on unless
+    the environment variable ``GRADC_FASTCALL`` is ``0``), are Python functions calling
+    through ctypes. A wrapper that fails to link leaves its library on the ctypes path.
 
     Raises:
         ArtifactError: the directory or manifest is missing or truncated, an object is
@@ -804,7 +989,8 @@ def load(path: str | os.PathLike[str]) -> Library:
         FormatVersionError: the artifact's major format version is not this gradc's.
     """
     path = Path(path)
-    manifest, objects, runtime_code = _read_objects(path)
+    fast = _fastcall_enabled() if fastcall is None else fastcall
+    manifest, objects, wrappers, runtime_code = _read_objects(path, fast)
     for e in manifest.entries:
         if e.abi_version != ABI_VERSION:
             raise ArtifactError(
@@ -824,27 +1010,62 @@ def load(path: str | os.PathLike[str]) -> Library:
         except RuntimeError as exc:
             raise ArtifactError(f"{path}: linking the runtime object failed: {exc}") from exc
     runtime = _runtime
-    builder = llvm.JITLibraryBuilder()
-    for sha in sorted(objects):
-        builder.add_object_img(objects[sha])
-    if runtime is not None:
-        builder.add_jit_library(RUNTIME_LIBRARY)
-    for e in manifest.entries:
-        builder.export_symbol(e.symbol)
-    with _jit_lock:
-        library_name = f"gradc:{manifest.module}:{next(_library_numbers)}"
-    try:
-        tracker = builder.link(jit, library_name)
-    except RuntimeError as exc:
-        hint = ""
-        if _RT_PREFIX in str(exc) and runtime is None:
-            hint = " (the artifact needs the gradc runtime but carries none: rebuild it)"
-        raise ArtifactError(f"{path}: linking the objects failed: {exc}{hint}") from exc
+    tracker = None
+    if wrappers:
+        try:
+            tracker = _link(jit, manifest, objects, wrappers, runtime)
+        except RuntimeError:
+            wrappers = {}  # e.g. a CPython lacking a function the wrapper calls: use ctypes
+    if tracker is None:
+        try:
+            tracker = _link(jit, manifest, objects, {}, runtime)
+        except RuntimeError as exc:
+            hint = ""
+            if _RT_PREFIX in str(exc) and runtime is None:
+                hint = " (the artifact needs the gradc runtime but carries none: rebuild it)"
+            raise ArtifactError(f"{path}: linking the objects failed: {exc}{hint}") from exc
     keepalive = (tracker, runtime)
     functions = {}
+    slow = {}
     for e in manifest.entries:
         address = tracker[e.symbol]
         if not address:
             raise ArtifactError(f"{path}: symbol {e.symbol} of {e.name!r} is not defined")
-        functions[e.name] = _make_export(e, manifest.module, address, keepalive)
-    return Library(path, manifest, functions, keepalive)
+        call = _make_export(e, manifest.module, address, keepalive)
+        slow[e.name] = call
+        builtin = None
+        if e.wrapper is not None and e.wrapper.sha256 in wrappers:
+            builtin = _make_fast(e, manifest.module, tracker[e.wrapper.symbol], call, keepalive)
+        functions[e.name] = builtin or call
+    return Library(path, manifest, functions, keepalive, slow)
+
+
+def _link(
+    jit: Any,
+    manifest: Manifest,
+    objects: dict[str, bytes],
+    wrappers: dict[str, bytes],
+    runtime: Any,
+) -> Any:
+    """Link entry ``objects`` and fast-call ``wrappers`` into a new JIT library; returns
+    its resource tracker.
+
+    Raises:
+        RuntimeError: LLVM's linker failed (an undefined symbol ...).
+    """
+    builder = llvm.JITLibraryBuilder()
+    for blobs in (objects, wrappers):
+        for sha in sorted(blobs):
+            builder.add_object_img(blobs[sha])
+    if runtime is not None:
+        builder.add_jit_library(RUNTIME_LIBRARY)
+    for e in manifest.entries:
+        builder.export_symbol(e.symbol)
+        if e.wrapper is not None and e.wrapper.sha256 in wrappers:
+            builder.export_symbol(e.wrapper.symbol)
+    if wrappers:
+        for name, address in _python_api().items():
+            builder.import_symbol(name, address)
+    with _jit_lock:
+        library_name = f"gradc:{manifest.module}:{next(_library_numbers)}"
+    return builder.link(jit, library_name)

@@ -98,6 +98,31 @@ def test_runtime_and_writes() -> None:
     assert build_manifest(_array_build(b""), PRODUCER)[0].runtime is None
 
 
+def test_wrapper_objects() -> None:
+    base = fake_entry("f")
+    e = CompiledEntry(**base.__dict__)
+    object.__setattr__(e, "wrapper_object", b"\x7fELF wrapper")  # the driver's field
+    build = BuildOutput("mod", (e, fake_entry("g")), fake_build().target)
+    m, blobs = build_manifest(build, PRODUCER)
+    w = m.entry("f").wrapper
+    assert w is not None
+    assert w.symbol == "gradcpy_" + e.symbol.removeprefix("gradc_")
+    assert blobs[w.object] == b"\x7fELF wrapper"
+    assert w.object in referenced_blobs(m)
+    assert m.entry("g").wrapper is None
+    assert Manifest.decode(m.encode()) == m
+    raw = msgpack.unpackb(m.encode())
+    assert raw["entries"][0]["wrapper"] == {
+        "symbol": w.symbol,
+        "object": w.object,
+        "sha256": w.sha256,
+    }
+    assert "wrapper" not in raw["entries"][1]
+    raw["entries"][0]["wrapper"]["sha256"] = "0" * 64
+    with pytest.raises(ArtifactError, match=r"entries\[0\]\.wrapper\.object .* does not match"):
+        Manifest.decode(msgpack.packb(raw))
+
+
 def test_version_1_0_manifests_are_read() -> None:
     raw = _raw()
     raw["format_version"] = [1, 0]

@@ -1,0 +1,437 @@
+"""The fast call path: a CPython ``METH_FASTCALL`` wrapper per export (DESIGN.md §6).
+
+:func:`emit_wrapper` builds, at build time, a second small object per export whose one
+function is a CPython method::
+
+    PyObject *gradcpy_<NAME>_<key16>(PyObject *self, PyObject *const *args,
+                                     Py_ssize_t nargs, PyObject *kwnames);
+                                     /* METH_FASTCALL | METH_KEYWORDS */
+
+It unboxes the arguments, calls the export's C-ABI entry (docs/abi.md; the entry symbol
+is only *declared* here and resolves against the export's own object in the same JIT
+library), and boxes the result. It uses only functions of CPython's stable ABI (resolved
+by name by the loader, which imports their addresses from the running interpreter), and
+never touches an object's fields, so one object works with every CPython >= 3.11:
+
+=========================== ==========================================================
+``f64`` / ``f32`` argument  ``PyFloat_AsDouble`` (``fptrunc`` for f32)
+``i64`` / ``i32`` argument  ``PyLong_AsLongLong`` (range-checked for i32)
+``bool`` argument           ``args[k] == Py_True`` / ``== Py_False``
+float result                ``PyFloat_FromDouble``
+int result                  ``PyLong_FromLongLong``
+``bool`` result             ``PyBool_FromLong``
+``None`` result             ``Py_None`` with ``Py_IncRef``
+tuple result                ``PyTuple_New`` + ``PyTuple_SetItem`` (nested tuples nest)
+=========================== ==========================================================
+
+**Slow path.** ``self`` is the loader's Python object for the export: calling it runs the
+full ctypes path (argument binding, validation with errors that name the parameter). The
+wrapper hands the whole call to it, unchanged, with ``PyObject_Vectorcall(self, args,
+nargs, kwnames)`` whenever the fast path cannot take it: keyword arguments, a wrong
+argument count, or an argument that does not unbox (the pending exception is cleared
+first: the slow path raises its own, named one). Nothing has run yet then, so the call
+happens exactly once.
+
+**Errors.** A nonzero status calls ``self._gradc_raise(status, address_of_err)``, which
+reads the error record (docs/abi.md) while it is still on the wrapper's stack and raises
+the Python exception; the wrapper returns NULL.
+
+Array parameters and results are not handled here: :func:`emit_wrapper` returns ``b""``
+for such signatures and the loader keeps those exports on the ctypes path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from llvmlite import ir as ll
+
+from gradc.compiler.codegen.emit import emit_object
+from gradc.compiler.options import CompilerOptions
+
+__all__ = [
+    "PYTHON_API_DATA",
+    "PYTHON_API_FUNCTIONS",
+    "PYTHON_API_SYMBOLS",
+    "RAISE_ATTRIBUTE",
+    "WRAPPER_PREFIX",
+    "emit_wrapper",
+    "wrapper_module",
+    "wrapper_symbol",
+]
+
+#: Prefix of wrapper symbols: ``gradc_f_<key16>`` has the wrapper ``gradcpy_f_<key16>``.
+WRAPPER_PREFIX = "gradcpy_"
+
+#: Attribute of ``self`` called on an error: ``self._gradc_raise(status, err_address)``.
+RAISE_ATTRIBUTE = "_gradc_raise"
+
+#: CPython functions a wrapper may call (all in the stable ABI; the loader imports them).
+PYTHON_API_FUNCTIONS: tuple[str, ...] = (
+    "PyBool_FromLong",
+    "PyErr_Clear",
+    "PyErr_Occurred",
+    "PyFloat_AsDouble",
+    "PyFloat_FromDouble",
+    "PyLong_AsLongLong",
+    "PyLong_FromLongLong",
+    "PyLong_FromVoidPtr",
+    "PyObject_GetAttrString",
+    "PyObject_Vectorcall",
+    "PyTuple_New",
+    "PyTuple_SetItem",
+    "Py_DecRef",
+    "Py_IncRef",
+)
+
+#: CPython data a wrapper may refer to (the singletons ``True``, ``False``, ``None``).
+PYTHON_API_DATA: tuple[str, ...] = ("_Py_FalseStruct", "_Py_NoneStruct", "_Py_TrueStruct")
+
+#: Every external symbol of a wrapper object besides its export's entry symbol.
+PYTHON_API_SYMBOLS: frozenset[str] = frozenset(PYTHON_API_FUNCTIONS + PYTHON_API_DATA)
+
+#: ``ml_flags`` of the wrapper: ``METH_FASTCALL | METH_KEYWORDS``.
+METH_FASTCALL_KEYWORDS = 0x0080 | 0x0002
+
+_I1 = ll.IntType(1)
+_I8 = ll.IntType(8)
+_I32 = ll.IntType(32)
+_I64 = ll.IntType(64)
+_F64 = ll.DoubleType()
+_F32 = ll.FloatType()
+_OBJ = _I8.as_pointer()  # PyObject *
+_ERR = ll.LiteralStructType([_I32, _I32, _I8.as_pointer(), ll.ArrayType(_I64, 4)])
+
+_SCALAR_ABI: dict[str, ll.Type] = {
+    "f64": _F64,
+    "f32": _F32,
+    "i64": _I64,
+    "i32": _I32,
+    "bool": _I8,
+    "none": _I8,
+}
+
+
+class _ParamLike(Protocol):
+    @property
+    def type(self) -> str: ...
+
+
+class SignatureLike(Protocol):
+    """``gradc.compiler.driver.Signature``: parameter and result type strings."""
+
+    @property
+    def params(self) -> Iterable[_ParamLike]: ...
+    @property
+    def result(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class _Type:
+    """A scalar (``text`` in :data:`_SCALAR_ABI`) or a tuple of ``elements``."""
+
+    text: str
+    elements: tuple[_Type, ...] = ()
+
+    @property
+    def is_tuple(self) -> bool:
+        return self.text == "tuple"
+
+    def abi(self) -> ll.Type:
+        if self.is_tuple:
+            return ll.LiteralStructType([e.abi() for e in self.elements])
+        return _SCALAR_ABI[self.text]
+
+
+def _split_top(inner: str) -> list[str]:
+    parts: list[str] = []
+    depth = start = 0
+    for i, ch in enumerate(inner):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(inner[start:i].strip())
+            start = i + 1
+    parts.append(inner[start:].strip())
+    return [p for p in parts if p]
+
+
+def _parse(text: str) -> _Type | None:
+    """The type of a signature string; None for arrays (not on the fast path)."""
+    text = text.strip()
+    if text in _SCALAR_ABI:
+        return _Type(text)
+    if text.startswith("tuple[") and text.endswith("]"):
+        elements = [_parse(t) for t in _split_top(text[6:-1])]
+        if any(e is None for e in elements):
+            return None
+        return _Type("tuple", tuple(e for e in elements if e is not None))
+    return None  # arrays (and anything else): the ctypes path handles them
+
+
+def wrapper_symbol(symbol: str) -> str:
+    """The wrapper symbol of entry ``symbol``: ``gradc_f_<key16>`` -> ``gradcpy_f_<key16>``."""
+    if not symbol.startswith("gradc_"):
+        raise ValueError(f"not a gradc entry symbol: {symbol!r}")
+    return WRAPPER_PREFIX + symbol[len("gradc_") :]
+
+
+class _Api:
+    """Declarations of the CPython functions and data of one wrapper module."""
+
+    def __init__(self, mod: ll.Module) -> None:
+        self.mod = mod
+        self._fns: dict[str, ll.Function] = {}
+        sigs: dict[str, tuple[ll.Type, list[ll.Type]]] = {
+            "PyBool_FromLong": (_OBJ, [_I64]),
+            "PyErr_Clear": (ll.VoidType(), []),
+            "PyErr_Occurred": (_OBJ, []),
+            "PyFloat_AsDouble": (_F64, [_OBJ]),
+            "PyFloat_FromDouble": (_OBJ, [_F64]),
+            "PyLong_AsLongLong": (_I64, [_OBJ]),
+            "PyLong_FromLongLong": (_OBJ, [_I64]),
+            "PyLong_FromVoidPtr": (_OBJ, [_I8.as_pointer()]),
+            "PyObject_GetAttrString": (_OBJ, [_OBJ, _I8.as_pointer()]),
+            "PyObject_Vectorcall": (_OBJ, [_OBJ, _OBJ.as_pointer(), _I64, _OBJ]),
+            "PyTuple_New": (_OBJ, [_I64]),
+            "PyTuple_SetItem": (_I32, [_OBJ, _I64, _OBJ]),
+            "Py_DecRef": (ll.VoidType(), [_OBJ]),
+            "Py_IncRef": (ll.VoidType(), [_OBJ]),
+        }
+        assert set(sigs) == set(PYTHON_API_FUNCTIONS)
+        self._sigs = sigs
+        self._data: dict[str, ll.GlobalVariable] = {}
+
+    def __call__(self, b: ll.IRBuilder, name: str, args: Sequence[ll.Value]) -> ll.Value:
+        fn = self._fns.get(name)
+        if fn is None:
+            ret, params = self._sigs[name]
+            fn = ll.Function(self.mod, ll.FunctionType(ret, params), name=name)
+            self._fns[name] = fn
+        return b.call(fn, list(args))
+
+    def data(self, name: str) -> ll.Value:
+        gv = self._data.get(name)
+        if gv is None:
+            assert name in PYTHON_API_DATA
+            gv = ll.GlobalVariable(self.mod, _I8, name=name)
+            gv.linkage = "external"
+            self._data[name] = gv
+        return gv
+
+
+def wrapper_module(signature: SignatureLike, symbol: str) -> ll.Module | None:
+    """The wrapper of entry ``symbol`` as an LLVM module; None when the signature has
+    arrays (see the module docstring for the function it defines)."""
+    params = [_parse(p.type) for p in signature.params]
+    result = _parse(signature.result)
+    if result is None or any(p is None or p.is_tuple for p in params):
+        return None
+    ptypes = [p for p in params if p is not None]
+    mod = ll.Module(name=wrapper_symbol(symbol), context=ll.Context())
+    api = _Api(mod)
+    out_type = result.abi()
+    entry = ll.Function(
+        mod,
+        ll.FunctionType(
+            _I32, [p.abi() for p in ptypes] + [out_type.as_pointer(), _ERR.as_pointer()]
+        ),
+        name=symbol,
+    )
+    fn = ll.Function(
+        mod,
+        ll.FunctionType(_OBJ, [_OBJ, _OBJ.as_pointer(), _I64, _OBJ]),
+        name=wrapper_symbol(symbol),
+    )
+    self_, args, nargs, kwnames = fn.args
+    self_.name, args.name, nargs.name, kwnames.name = "self", "args", "nargs", "kwnames"
+
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    slow = fn.append_basic_block("slow")
+    slow_clear = fn.append_basic_block("slow.clear")
+    out = b.alloca(out_type, name="out")
+    err = b.alloca(_ERR, name="err")
+    argv = b.alloca(_OBJ, size=2, name="argv")  # for the error path's call
+    positional = b.and_(
+        b.icmp_unsigned("==", kwnames, ll.Constant(_OBJ, None)),
+        b.icmp_signed("==", nargs, ll.Constant(_I64, len(ptypes))),
+    )
+    first = fn.append_basic_block("unbox")
+    b.cbranch(positional, first, slow)
+    b.position_at_end(first)
+
+    values: list[ll.Value] = []
+    for k, t in enumerate(ptypes):
+        obj = b.load(b.gep(args, [ll.Constant(_I64, k)]), name=f"arg{k}")
+        values.append(_unbox(b, api, fn, t, obj, k, slow, slow_clear))
+
+    status = b.call(entry, [*values, out, err], name="status")
+    ok = fn.append_basic_block("box")
+    failed = fn.append_basic_block("raise")
+    b.cbranch(b.icmp_signed("==", status, ll.Constant(_I32, 0)), ok, failed)
+
+    b.position_at_end(ok)
+    b.ret(_box(b, api, fn, result, b.load(out)))
+
+    b.position_at_end(failed)
+    b.ret(_raise(b, api, mod, self_, status, err, argv))
+
+    b.position_at_end(slow_clear)
+    api(b, "PyErr_Clear", [])
+    b.branch(slow)
+    b.position_at_end(slow)
+    b.ret(api(b, "PyObject_Vectorcall", [self_, args, nargs, kwnames]))
+    return mod
+
+
+def _unbox(
+    b: ll.IRBuilder,
+    api: _Api,
+    fn: ll.Function,
+    t: _Type,
+    obj: ll.Value,
+    k: int,
+    slow: ll.Block,
+    slow_clear: ll.Block,
+) -> ll.Value:
+    """The C value of argument ``obj``; branches to the slow path when it does not unbox."""
+    nxt = fn.append_basic_block(f"unbox.{k + 1}")
+    if t.text == "bool":
+        is_true = b.icmp_unsigned("==", obj, api.data("_Py_TrueStruct"))
+        is_false = b.icmp_unsigned("==", obj, api.data("_Py_FalseStruct"))
+        b.cbranch(b.or_(is_true, is_false), nxt, slow)
+        b.position_at_end(nxt)
+        return b.zext(is_true, _I8)
+    if t.text in ("f64", "f32"):
+        x = api(b, "PyFloat_AsDouble", [obj])
+        maybe_error = b.fcmp_ordered("==", x, ll.Constant(_F64, -1.0))
+    else:
+        x = api(b, "PyLong_AsLongLong", [obj])
+        maybe_error = b.icmp_signed("==", x, ll.Constant(_I64, -1))
+    check = fn.append_basic_block(f"unbox.{k}.check")
+    b.cbranch(maybe_error, check, nxt)
+    b.position_at_end(check)
+    occurred = api(b, "PyErr_Occurred", [])
+    b.cbranch(b.icmp_unsigned("!=", occurred, ll.Constant(_OBJ, None)), slow_clear, nxt)
+    b.position_at_end(nxt)
+    if t.text == "f32":
+        return b.fptrunc(x, _F32)
+    if t.text == "i32":
+        narrow = b.trunc(x, _I32)
+        in_range = fn.append_basic_block(f"unbox.{k}.i32")
+        b.cbranch(b.icmp_signed("==", b.sext(narrow, _I64), x), in_range, slow)  # else Overflow
+        b.position_at_end(in_range)
+        return narrow
+    return x
+
+
+def _box(b: ll.IRBuilder, api: _Api, fn: ll.Function, t: _Type, value: ll.Value) -> ll.Value:
+    """A new reference to the Python object of C ``value`` (NULL with an exception set)."""
+    if t.text in ("f64", "f32"):
+        x = b.fpext(value, _F64) if t.text == "f32" else value
+        return api(b, "PyFloat_FromDouble", [x])
+    if t.text in ("i64", "i32"):
+        return api(b, "PyLong_FromLongLong", [b.sext(value, _I64) if t.text == "i32" else value])
+    if t.text == "bool":
+        return api(b, "PyBool_FromLong", [b.zext(value, _I64)])
+    if t.text == "none":
+        none = api.data("_Py_NoneStruct")
+        api(b, "Py_IncRef", [none])
+        return none
+    # tuple: boxing an element may fail (MemoryError): drop the tuple and pass NULL on
+    tup = api(b, "PyTuple_New", [ll.Constant(_I64, len(t.elements))])
+    null = ll.Constant(_OBJ, None)
+    done = fn.append_basic_block("tuple.done")
+    fill = fn.append_basic_block("tuple.fill")
+    incoming = [(null, b.block)]
+    b.cbranch(b.icmp_unsigned("==", tup, null), done, fill)
+    b.position_at_end(fill)
+    for i, e in enumerate(t.elements):
+        item = _box(b, api, fn, e, b.extract_value(value, i))
+        fail = fn.append_basic_block(f"tuple.item{i}.fail")
+        nxt = fn.append_basic_block(f"tuple.item{i}.ok")
+        b.cbranch(b.icmp_unsigned("==", item, null), fail, nxt)
+        b.position_at_end(fail)
+        api(b, "Py_DecRef", [tup])
+        incoming.append((null, b.block))
+        b.branch(done)
+        b.position_at_end(nxt)
+        api(b, "PyTuple_SetItem", [tup, ll.Constant(_I64, i), item])  # steals item
+    incoming.append((tup, b.block))
+    b.branch(done)
+    b.position_at_end(done)
+    phi = b.phi(_OBJ, name="tuple")
+    for v, block in incoming:
+        phi.add_incoming(v, block)
+    return phi
+
+
+def _raise(
+    b: ll.IRBuilder,
+    api: _Api,
+    mod: ll.Module,
+    self_: ll.Value,
+    status: ll.Value,
+    err: ll.Value,
+    argv: ll.Value,
+) -> ll.Value:
+    """``self._gradc_raise(status, &err)``; returns NULL (the exception is set)."""
+    name = bytearray(RAISE_ATTRIBUTE.encode()) + b"\0"
+    gv = ll.GlobalVariable(mod, ll.ArrayType(_I8, len(name)), name=".raise_attribute")
+    gv.linkage = "private"
+    gv.global_constant = True
+    gv.initializer = ll.Constant(ll.ArrayType(_I8, len(name)), name)
+    null = ll.Constant(_OBJ, None)
+    fn = b.function
+    method = api(b, "PyObject_GetAttrString", [self_, b.bitcast(gv, _I8.as_pointer())])
+    have_method = fn.append_basic_block("raise.call")
+    give_up = fn.append_basic_block("raise.null")
+    b.cbranch(b.icmp_unsigned("==", method, null), give_up, have_method)
+    b.position_at_end(have_method)
+    code = api(b, "PyLong_FromLongLong", [b.sext(status, _I64)])
+    where = api(b, "PyLong_FromVoidPtr", [b.bitcast(err, _I8.as_pointer())])
+    b.store(code, argv)
+    b.store(where, b.gep(argv, [ll.Constant(_I64, 1)]))
+    both = b.and_(b.icmp_unsigned("!=", code, null), b.icmp_unsigned("!=", where, null))
+    call = fn.append_basic_block("raise.vectorcall")
+    cleanup = fn.append_basic_block("raise.cleanup")
+    b.cbranch(both, call, cleanup)
+    b.position_at_end(call)
+    returned = api(b, "PyObject_Vectorcall", [method, argv, ll.Constant(_I64, 2), null])
+    drop = fn.append_basic_block("raise.drop")
+    b.cbranch(b.icmp_unsigned("!=", returned, null), drop, cleanup)
+    b.position_at_end(drop)
+    api(b, "Py_DecRef", [returned])  # the raiser always raises; never reached in practice
+    b.branch(cleanup)
+    b.position_at_end(cleanup)
+    for obj in (code, where):
+        has = fn.append_basic_block("raise.decref")
+        after = fn.append_basic_block("raise.next")
+        b.cbranch(b.icmp_unsigned("!=", obj, null), has, after)
+        b.position_at_end(has)
+        api(b, "Py_DecRef", [obj])
+        b.branch(after)
+        b.position_at_end(after)
+    api(b, "Py_DecRef", [method])
+    b.branch(give_up)
+    b.position_at_end(give_up)
+    return null
+
+
+def emit_wrapper(signature: SignatureLike, symbol: str, options: CompilerOptions) -> bytes:
+    """The wrapper object of the export whose C-ABI entry is ``symbol``; ``b""`` when
+    the signature has arrays (those stay on the loader's ctypes path).
+
+    ``signature`` is the export's ``gradc.compiler.driver.Signature``; ``options`` give the
+    CPU and optimisation level (as for the entry's own object). The object defines
+    :func:`wrapper_symbol` ``(symbol)`` and refers to ``symbol`` and to
+    :data:`PYTHON_API_SYMBOLS` only. Deterministic like every emitted object.
+    """
+    mod = wrapper_module(signature, symbol)
+    if mod is None:
+        return b""
+    return emit_object(mod, options).object_code
