@@ -5,6 +5,7 @@
     gradc build MODULE.py [-o DIR] [-O 0..3] [--cpu NAME] [--fastmath] [--no-boundscheck]
                           [--timings] [-v]
     gradc inspect ARTIFACT [--json] [--ir NAME] [--llvm NAME] [--asm NAME]
+    gradc bench MODULE.py | ARTIFACT [--source MODULE.py] [-e NAME] [-a NAME=EXPR] [--json]
 
 Options are read here, once, into a frozen ``CompilerOptions`` that is passed down.
 """
@@ -238,6 +239,15 @@ def _console(console_class: Any) -> Any:
     if not console.is_terminal:
         console = console_class(width=200)
     return console
+
+
+def _register_commands() -> None:
+    from gradc.cli.bench import bench
+
+    cli.add_command(bench)
+
+
+_register_commands()
 
 
 def main() -> None:

@@ -9,9 +9,11 @@ function is a CPython method::
 
 It unboxes the arguments, calls the export's C-ABI entry (docs/abi.md; the entry symbol
 is only *declared* here and resolves against the export's own object in the same JIT
-library), and boxes the result. It uses only functions of CPython's stable ABI (resolved
-by name by the loader, which imports their addresses from the running interpreter), and
-never touches an object's fields, so one object works with every CPython >= 3.11:
+library), and boxes the result. It uses only functions of CPython's stable ABI
+(``PyObject_Vectorcall`` joined it in 3.12 and is exported by every CPython >= 3.9),
+resolved by name by the loader, which imports their addresses from the running
+interpreter, and never touches an object's fields, so one object works with every
+CPython >= 3.11:
 
 =========================== ==========================================================
 ``f64`` / ``f32`` argument  ``PyFloat_AsDouble`` (``fptrunc`` for f32)
