@@ -66,6 +66,8 @@ class CompiledEntry:
         ir_text: typed IR of the export and its callees after the pass pipeline.
         llvm_text: optimised LLVM IR.
         asm_text: target assembly.
+        wrapper_object: the CPython fast-call wrapper object for this export (DESIGN.md
+            §6), or ``b""`` when the loader must use its ctypes path (array signatures).
     """
 
     name: str
@@ -77,6 +79,7 @@ class CompiledEntry:
     ir_text: str = ""
     llvm_text: str = ""
     asm_text: str = ""
+    wrapper_object: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,7 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
     # only need the data classes above.
     from gradc.compiler.codegen.emit import emit_object, llvm_version, target_info
     from gradc.compiler.codegen.lower import lower_export
+    from gradc.compiler.codegen.pywrapper import emit_wrapper
     from gradc.compiler.codegen.relocatable import RelocatableError, check_object
     from gradc.compiler.codegen.runtime import emit_runtime_object
     from gradc.compiler.diagnostics import InternalCompilerError
@@ -206,6 +210,10 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
             ),
             python_name(function.return_type),
         )
+        with timer.phase("emit"):
+            wrapper = emit_wrapper(signature, symbol, options)
+            if wrapper:
+                check_object(wrapper, f"{export_name} (wrapper)", python_api=True)
         entries.append(
             CompiledEntry(
                 name=export_name,
@@ -217,6 +225,7 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
                 ir_text="\n".join(print_function(module.functions[n]) for n in reachable),
                 llvm_text=emitted.llvm_text,
                 asm_text=emitted.asm_text,
+                wrapper_object=wrapper,
             )
         )
     with timer.phase("emit"):

@@ -159,13 +159,17 @@ def defined_symbols(object_code: bytes) -> list[str]:
     return names
 
 
-def check_object(object_code: bytes, what: str, llvm_text: str = "") -> None:
+def check_object(
+    object_code: bytes, what: str, llvm_text: str = "", *, python_api: bool = False
+) -> None:
     """Check one emitted object (see the module docstring).
 
     Args:
         object_code: the ELF relocatable object.
         what: a name for messages (the export or ``"runtime"``).
         llvm_text: the optimised LLVM IR it came from, checked for ``inttoptr``.
+        python_api: the object is a fast-call wrapper, which may also call CPython's
+            stable C API (``Py*`` symbols, resolved by the loader in the running process).
 
     Raises:
         RelocatableError: a rule is broken; the message names the rule and the culprit.
@@ -182,6 +186,8 @@ def check_object(object_code: bytes, what: str, llvm_text: str = "") -> None:
             continue
         if rel.symbol.startswith(RUNTIME_PREFIX) or rel.symbol in LIBRARY_SYMBOLS:
             continue
+        if python_api and rel.symbol.startswith(("Py", "_Py", "gradc_")):
+            continue  # C API by name; gradc_ is the wrapped entry
         raise RelocatableError(
             f"{what}: relocation against '{rel.symbol}', which is neither defined in the "
             "object, a gradc runtime function, nor an allowed libm/libc function"
