@@ -198,21 +198,32 @@ def _insert_after(block: Block, anchor: Instruction, inst: Instruction) -> None:
 def _cancel_pairs(fn: Function, cancellable: set[Instruction]) -> None:
     """Remove ``incref %v`` … ``decref %v`` pairs within a block (a move).
 
-    Only increfs made for a consuming use qualify: there ``%v`` holds a reference of its
-    own until the ``decref``, so the consumer can take that one instead. (The incref
-    that gives an ``extract`` result its own reference must stay.)
+    Scanning back from ``decref %v`` (``%v``'s final release), the nearest incref of
+    ``%v`` cancels with it when it was made for a consuming use and nothing in between
+    uses ``%v`` other than as a consumed operand: the consumer then takes over ``%v``'s
+    own reference, which nothing needs after it. (Releases of other values in between
+    are harmless: ``%v``'s own reference is counted until the consumer takes it. The
+    incref that gives an ``extract`` result its own reference never cancels.)
     """
     for block in fn.blocks:
-        pending: dict[Value, Instruction] = {}
+        instructions = block.instructions
         dead: set[int] = set()
-        for inst in block.instructions:
-            if isinstance(inst, ops.IncRef) and inst in cancellable:
-                pending.setdefault(inst.array, inst)
-            elif isinstance(inst, ops.DecRef) and inst.array in pending:
-                dead.add(id(pending.pop(inst.array)))
-                dead.add(id(inst))
+        for j, inst in enumerate(instructions):
+            if not isinstance(inst, ops.DecRef):
+                continue
+            v = inst.array
+            for k in range(j - 1, -1, -1):
+                other = instructions[k]
+                if id(other) in dead:
+                    continue
+                if isinstance(other, ops.IncRef) and other.array is v:
+                    if other in cancellable:
+                        dead.update((id(other), id(inst)))
+                    break
+                if v in other.operands() and v not in _consumed_operands(other):
+                    break
         if dead:
-            block.instructions = [i for i in block.instructions if id(i) not in dead]
+            block.instructions = [i for i in instructions if id(i) not in dead]
 
 
 def _record_unwind(fn: Function) -> None:
