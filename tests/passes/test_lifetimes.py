@@ -290,3 +290,38 @@ def test_operations_that_may_raise_record_the_arrays_to_release() -> None:
         ("elemaddr", ["a", "b"]),  # a bounds error on %b releases both
         ("elemaddr", ["a"]),  # %b was already released
     ]
+
+
+def test_a_value_consumed_twice_keeps_a_reference_for_the_second_consumer() -> None:
+    # %c takes a reference and is released before %a is consumed again by the tuple:
+    # only the tuple's incref may cancel with %a's final release (a use-after-free if
+    # the cast's did)
+    out = run_lifetimes(
+        """
+        func @g(%v: array[f64,1,A]) -> none {
+        ^entry:
+          ret
+        }
+
+        func @f(%n: i64) -> tuple[ARR,f64] {
+        ^entry:
+          %z = const 0.0 : f64
+          %a = newarray(%n), %z : ARR
+          %c = cast %a : array[f64,1,A]
+          call @g(%c)
+          %t = tuple(%a, %z) : tuple[ARR,f64]
+          ret %t
+        }
+        """
+    )
+    body = out[out.index("func @f") :]
+    filecheck(
+        body,
+        """
+        CHECK: incref %a
+        CHECK-NEXT: %c = cast %a
+        CHECK: decref %c
+        CHECK-NOT: incref %a
+        CHECK: %t = tuple(%a, %z)
+        """,
+    )
