@@ -136,6 +136,7 @@ class _ReverseMode:
         self.derived = Derived(self.fwd, self.rev, arrays, scalars)
         self._names: dict[Value, int] = {}
         self._var_types: dict[str, Type] = {}
+        self._zeros: dict[Type, Value] = {}
 
     # -- driver -------------------------------------------------------------------
 
@@ -241,6 +242,15 @@ class _ReverseMode:
                     pass
                 case ops.Select(cond=cond):
                     plan.add(cond)
+                case ops.Mul(lhs=lhs, rhs=rhs):
+                    # ∂(a·b) = b·da + a·db: the operands of the active sides' partners
+                    if self.active(rhs):
+                        plan.add(lhs)
+                    if self.active(lhs):
+                        plan.add(rhs)
+                case ops.Div(rhs=rhs) | ops.FDiv(rhs=rhs):
+                    plan.add(rhs)  # 1/b and r/b
+                    plan.add(inst)
                 case _:
                     for v in inst.operands():
                         if isinstance(v.type, ScalarType):
@@ -323,8 +333,11 @@ class _ReverseMode:
         b.position_at_end(entry)
         ssa.seal(entry)
         with b.at(self.fwd.loc):
+            # one zero per type, defined in the entry block: every adjoint starts from it
+            # and is reset to it, so the SSA construction sees the same value on both
+            # sides of a loop and keeps no phi for adjoints that do not cross iterations
             for key in self._adjoint_keys():
-                ssa.write(entry, self._var(key), _zero(b, self._key_type(key)))
+                ssa.write(entry, self._var(key), self._zero_of(self._key_type(key)))
             self._dispatch(
                 entry, [rblocks[blk] for blk in ret_blocks], tape, pop=len(ret_blocks) > 1
             )
@@ -381,7 +394,18 @@ class _ReverseMode:
 
     def _reset(self, key: AdjKey) -> None:
         assert self.b.block is not None
-        self.ssa.write(self.b.block, self._var(key), _zero(self.b, self._key_type(key)))
+        self.ssa.write(self.b.block, self._var(key), self._zero_of(self._key_type(key)))
+
+    def _zero_of(self, t: Type) -> Value:
+        """The shared zero of type ``t`` (a constant at the top of the entry block)."""
+        zero = self._zeros.get(t)
+        if zero is None:
+            assert isinstance(t, ScalarType)
+            zero = ops.Const(0.0 if t.is_float else 0, type=t, name="zero")
+            zero.loc = self.fwd.loc
+            self.rev.blocks[0].insert(0, zero)
+            self._zeros[t] = zero
+        return zero
 
     def _reverse_order(self, ret_blocks: list[Block]) -> list[Block]:
         """Blocks in reverse post-order of the reverse CFG (from the returns)."""
@@ -618,7 +642,9 @@ class _ReverseMode:
                 if original is not None:
                     self._accumulate((original, 0), contribution)
             return
-        result = self.primal(inst) if not isinstance(inst, ops.Add | ops.Sub | ops.Neg) else inst
+        # the popped result where the rule needs it (its plan pushed it); otherwise the
+        # rule uses the result only for its type
+        result = self.popped.get(inst, inst)
         for operand, partial in partials(
             o, proxy, lambda v: self.active(back.get(id(v), v)), result=result
         ):
