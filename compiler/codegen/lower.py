@@ -20,7 +20,8 @@ Names depend only on the IR, never on counters or object ids, so identical IR gi
 identical module.
 
 Arrays (descriptors by value inside functions, a descriptor pointer per array
-parameter, owned blocks from the ``gradc_rt1_*`` runtime) are lowered by :mod:`.arrays`.
+parameter, owned blocks from the ``gradc_rt1_*`` runtime) are lowered by :mod:`.arrays`;
+the reverse-mode tape (a pointer to a runtime stack, inline push/pop) by :mod:`.tape`.
 
 Python semantics (the tests compare against CPython): ints are 64-bit and wrap (no
 ``nsw``/``nuw``), ``//`` and ``%`` round toward -inf, float ``//`` and ``%`` follow
@@ -39,7 +40,7 @@ from collections.abc import Iterable, Sequence
 
 from llvmlite import ir as ll
 
-from gradc.compiler.codegen import arrays
+from gradc.compiler.codegen import arrays, tape
 from gradc.compiler.diagnostics import CompileError, InternalCompilerError
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
@@ -51,6 +52,7 @@ from gradc.compiler.ir.types import (
     NoneType,
     PointerType,
     ScalarType,
+    TapeType,
     TupleType,
     Type,
 )
@@ -191,6 +193,8 @@ def _lower_type(t: Type, *, abi: bool) -> ll.Type:
         return arrays.descriptor_type(t)
     if isinstance(t, PointerType):
         return arrays.pointer_type(t)
+    if isinstance(t, TapeType):
+        return tape.tape_type()
     raise InternalCompilerError(f"codegen: value of non-lowerable type {t} (untyped IR?)")
 
 
@@ -241,6 +245,7 @@ class _ModuleLowering:
         self.functions: dict[str, ll.Function] = {}
         self._strings: dict[str, ll.Constant] = {}
         self._declarations: dict[str, ll.Function] = {}
+        self._tbaa: dict[str, ll.MDValue] = {}
         self.fast = FASTMATH_FLAGS if options.fastmath else ()
 
     def run(self, export: str, symbol: str) -> ll.Module:
@@ -310,6 +315,20 @@ class _ModuleLowering:
                 fn.attributes.add("readnone")
             self._declarations[name] = fn
         return fn
+
+    def tape_tbaa(self, which: str) -> ll.MDValue:
+        """The TBAA access tag of tape ``which`` (``"header"`` or ``"entry"``): two
+        sibling scalar types under one root, so header fields and entries never alias
+        (:mod:`.tape`); nothing else carries a tag."""
+        tag = self._tbaa.get(which)
+        if tag is None:
+            llmod = self.llmod
+            root = llmod.add_metadata([ll.MetaDataString(llmod, "gradc tape")])
+            zero = ll.Constant(_I64, 0)
+            node = llmod.add_metadata([ll.MetaDataString(llmod, f"gradc tape {which}"), root, zero])
+            tag = llmod.add_metadata([node, node, zero])
+            self._tbaa[which] = tag
+        return tag
 
     def intrinsic(self, name: str, ty: ll.Type, nargs: int) -> ll.Function:
         """The LLVM intrinsic ``llvm.<name>.<f32|f64>`` on float type ``ty``."""
@@ -424,6 +443,7 @@ class _FunctionLowering:
         self.fast = ml.fast
         self.inst: Instruction | None = None
         self.arrays = arrays.ArrayLowering(self)
+        self.tape = tape.TapeLowering(self)
 
     def run(self) -> None:
         """Lower the whole body; unsupported types are reported at the instruction."""
@@ -693,6 +713,8 @@ class _FunctionLowering:
                 | ops.DecRef()
             ):
                 result = self.arrays.lower(inst)
+            case ops.TapeNew() | ops.TapePush() | ops.TapePop() | ops.TapeFree():
+                result = self.tape.lower(inst)
             case _:
                 raise self.ice(f"no lowering for operation {inst.OPNAME!r}")
         if result is not None:

@@ -1,0 +1,318 @@
+"""Lowering of the reverse-mode tape (docs/ad.md "Reverse mode (VJP) and the tape").
+
+A ``tape`` value is a pointer to the runtime's tape header (docs/abi.md "Runtime
+functions")::
+
+    typedef struct {
+        uint8_t *base;     /* the stack's bytes (realloc'd; NULL while empty) */
+        int64_t  top;      /* bytes in use */
+        int64_t  cap;      /* bytes allocated */
+    } gradc_tape;
+
+``tapenew`` calls ``gradc_rt1_tape_new()`` (MemoryError on NULL) and ``tapefree`` calls
+``gradc_rt1_tape_free(tape)``. ``tapepush`` and ``tapepop`` are inline::
+
+    push v : T                        pop : T
+      need = top + S                    top = top - S
+      if need > cap:                    v   = *(T *)(base + top)
+          if gradc_rt1_tape_grow(tape, need): MemoryError
+      *(T *)(base + top) = v
+      top = need
+
+``S`` is the size of ``T``'s value type in memory rounded up to 8 (an array is its
+16 + 16·N-byte descriptor, a tuple its C struct, ``i1`` one byte), so every entry starts
+8-byte aligned (``realloc`` gives 16); a pop reads back exactly the bytes of the matching
+push. The grow check is one compare with a cold branch; growth doubles the capacity.
+
+**Groups.** The reverse-mode pass pushes a block's values together before its terminator
+and pops them together at the start of the reverse block. A run of pushes onto one tape
+in one IR block — with nothing between them but instructions that neither touch a tape
+nor raise nor call (constants, arithmetic, ``incref``/``decref``) — is lowered as *one*
+reservation (``need = top + ΣS``, one grow check, one store of ``top``) followed by plain
+stores at constant offsets; a run of pops likewise as one load and one store of ``top``
+and loads at constant offsets. Per pushed value that leaves a single store.
+
+The loads and stores of the header fields and of the entries carry TBAA tags of their
+own (two sibling types under one root), which tells LLVM that writing an entry never
+changes ``base``/``top``/``cap``: consecutive pushes or pops then keep the header in
+registers. Nothing else is tagged, so every other access still aliases both.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from llvmlite import ir as ll
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Instruction
+from gradc.compiler.ir.types import TAPE, NoneType, TapeType, Type
+
+if TYPE_CHECKING:
+    from gradc.compiler.codegen.lower import _FunctionLowering
+
+__all__ = [
+    "ENTRY_ALIGN",
+    "RUNTIME_TAPE_FREE",
+    "RUNTIME_TAPE_GROW",
+    "RUNTIME_TAPE_NEW",
+    "TAPE_INITIAL_BYTES",
+    "TapeLowering",
+    "entry_size",
+    "memory_size_align",
+    "tape_header_type",
+    "tape_type",
+]
+
+#: Runtime symbols of the tape (defined by :mod:`.runtime`).
+RUNTIME_TAPE_NEW = "gradc_rt1_tape_new"
+RUNTIME_TAPE_GROW = "gradc_rt1_tape_grow"
+RUNTIME_TAPE_FREE = "gradc_rt1_tape_free"
+
+#: Every tape entry starts at a multiple of this many bytes.
+ENTRY_ALIGN = 8
+
+#: The capacity of the first buffer (growth doubles from there).
+TAPE_INITIAL_BYTES = 4096
+
+_OUT_OF_MEMORY = "out of memory"
+
+_TapeOp = ops.TapePush | ops.TapePop
+
+_I1 = ll.IntType(1)
+_I8 = ll.IntType(8)
+_I32 = ll.IntType(32)
+_I64 = ll.IntType(64)
+_I8P = _I8.as_pointer()
+
+# header field indices
+_BASE, _TOP, _CAP = 0, 1, 2
+
+
+def tape_header_type() -> ll.LiteralStructType:
+    """``{i8* base, i64 top, i64 cap}``: the runtime's tape header."""
+    return ll.LiteralStructType([_I8P, _I64, _I64])
+
+
+def tape_type() -> ll.PointerType:
+    """The LLVM type of a ``tape`` value: a pointer to the header."""
+    return tape_header_type().as_pointer()
+
+
+def memory_size_align(ty: ll.Type) -> tuple[int, int]:
+    """``(size, alignment)`` of LLVM type ``ty`` in memory on the LP64 targets gradc
+    emits for (x86-64, AArch64): C struct layout, ``iN`` in the next power-of-two
+    bytes, pointers 8 bytes. Equal to LLVM's alloc size and ABI alignment there."""
+    if isinstance(ty, ll.IntType):
+        size = 1
+        while size * 8 < ty.width:
+            size *= 2
+        return size, size
+    if isinstance(ty, ll.DoubleType):
+        return 8, 8
+    if isinstance(ty, ll.FloatType):
+        return 4, 4
+    if isinstance(ty, ll.PointerType):
+        return 8, 8
+    if isinstance(ty, ll.ArrayType):
+        size, align = memory_size_align(ty.element)
+        return size * ty.count, align
+    if isinstance(ty, ll.LiteralStructType):
+        offset, struct_align = 0, 1
+        for element in ty.elements:
+            size, align = memory_size_align(element)
+            offset = -(-offset // align) * align
+            offset += size
+            struct_align = max(struct_align, align)
+        return -(-offset // struct_align) * struct_align, struct_align
+    raise TypeError(f"no memory layout for LLVM type {ty}")
+
+
+def entry_size(ty: ll.Type) -> int:
+    """Bytes one pushed value of LLVM type ``ty`` takes on the tape (a multiple of
+    :data:`ENTRY_ALIGN`, at least one entry)."""
+    size, align = memory_size_align(ty)
+    if align > ENTRY_ALIGN:
+        raise TypeError(f"LLVM type {ty} needs {align}-byte alignment")
+    return max(ENTRY_ALIGN, -(-size // ENTRY_ALIGN) * ENTRY_ALIGN)
+
+
+class TapeLowering:
+    """Lowers the tape operations of one function, on behalf of its function lowering."""
+
+    def __init__(self, fl: _FunctionLowering) -> None:
+        self.fl = fl
+        # entry address and type of each push or pop whose group is already reserved
+        self._slots: dict[Instruction, tuple[ll.Value, ll.Type]] = {}
+
+    @property
+    def b(self) -> ll.IRBuilder:
+        return self.fl.b
+
+    def lower(self, inst: Instruction) -> ll.Value | None:
+        """Lower one tape operation; returns its value (None for push and free)."""
+        match inst:
+            case ops.TapeNew():
+                return self._new(inst)
+            case ops.TapePush():
+                self._push(inst)
+                return None
+            case ops.TapePop():
+                return self._pop(inst)
+            case ops.TapeFree():
+                self._free(inst)
+                return None
+        raise self.fl.ice(f"no tape lowering for operation {inst.OPNAME!r}")
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _tape(self, inst: ops.TapePush | ops.TapePop | ops.TapeFree) -> ll.Value:
+        if inst.tape.type != TAPE:
+            raise self.fl.ice(f"{inst.OPNAME} of a {inst.tape.type} operand")
+        return self.fl.value(inst.tape)
+
+    def _tbaa(self, which: str) -> ll.MDValue:
+        return self.fl.ml.tape_tbaa(which)
+
+    def _field(self, tape: ll.Value, field: int) -> ll.Value:
+        zero = ll.Constant(_I32, 0)
+        return self.b.gep(tape, [zero, ll.Constant(_I32, field)], inbounds=True)
+
+    def _load_field(self, tape: ll.Value, field: int, name: str) -> ll.Value:
+        v = self.b.load(self._field(tape, field), name=name, align=8)
+        v.set_metadata("tbaa", self._tbaa("header"))
+        return v
+
+    def _store_field(self, tape: ll.Value, field: int, v: ll.Value) -> None:
+        st = self.b.store(v, self._field(tape, field), align=8)
+        st.set_metadata("tbaa", self._tbaa("header"))
+
+    def _value_type(self, inst: Instruction, t: Type) -> ll.Type:
+        from gradc.compiler.codegen.lower import value_type  # lower imports this module
+
+        if isinstance(t, TapeType | NoneType):
+            raise self.fl.ice(f"{inst.OPNAME} of a value of type {t}")
+        return value_type(t)
+
+    # -- groups -----------------------------------------------------------------------
+
+    def _group(self, inst: _TapeOp) -> list[_TapeOp]:
+        """``inst`` and the tape operations of the same kind on the same tape that follow
+        it in its block with only transparent instructions between (module docstring)."""
+        block = inst.block
+        if block is None:
+            return [inst]
+        kind = type(inst)
+        group: list[_TapeOp] = [inst]
+        instructions = block.instructions
+        for nxt in instructions[instructions.index(inst) + 1 :]:
+            if (
+                isinstance(nxt, ops.TapePush | ops.TapePop)
+                and type(nxt) is kind
+                and nxt.tape is inst.tape
+            ):
+                group.append(nxt)
+            elif not _transparent(nxt):
+                break
+        return group
+
+    # -- operations -------------------------------------------------------------------
+
+    def _new(self, inst: ops.TapeNew) -> ll.Value:
+        if inst.type != TAPE:
+            raise self.fl.ice(f"tapenew typed {inst.type}")
+        fn = self.fl.ml.declare(RUNTIME_TAPE_NEW, tape_type(), [], readnone=False)
+        fn.return_value.add_attribute("noalias")
+        tape = self.b.call(fn, [], name="tape")
+        is_null = self.b.icmp_unsigned("==", tape, ll.Constant(tape_type(), None))
+        self.fl.raise_if(is_null, "MemoryError", _OUT_OF_MEMORY)
+        return tape
+
+    def _push(self, inst: ops.TapePush) -> None:
+        b = self.b
+        slot = self._slots.pop(inst, None)
+        if slot is None:
+            slot = self._reserve(inst)
+        base, ty = slot
+        st = b.store(self.fl.value(inst.value), b.bitcast(base, ty.as_pointer()), align=8)
+        st.set_metadata("tbaa", self._tbaa("entry"))
+
+    def _reserve(self, inst: ops.TapePush) -> tuple[ll.Value, ll.Type]:
+        """Make room for ``inst``'s group: one grow check, ``top`` advanced once; the
+        other pushes of the group get their entry address in ``self._slots``."""
+        b = self.b
+        tape = self._tape(inst)
+        group = self._group(inst)
+        types = [self._value_type(p, p.value.type) for p in group if isinstance(p, ops.TapePush)]
+        sizes = [entry_size(ty) for ty in types]
+        top = self._load_field(tape, _TOP, "tape.top")
+        cap = self._load_field(tape, _CAP, "tape.cap")
+        need = b.add(top, ll.Constant(_I64, sum(sizes)), name="tape.need", flags=["nuw", "nsw"])
+        grow = self.fl.llfn.append_basic_block("tape.grow")
+        store = self.fl.llfn.append_basic_block(self.fl.continuation())
+        b.cbranch(b.icmp_unsigned(">", need, cap), grow, store).set_weights([1, 1 << 20])
+        b.position_at_end(grow)
+        fn = self.fl.ml.declare(RUNTIME_TAPE_GROW, _I32, [tape_type(), _I64], readnone=False)
+        status = b.call(fn, [tape, need], name="tape.grown")
+        self.fl.raise_if(
+            b.icmp_unsigned("!=", status, ll.Constant(_I32, 0)), "MemoryError", _OUT_OF_MEMORY
+        )
+        b.branch(store)
+        b.position_at_end(store)
+        start = b.gep(self._load_field(tape, _BASE, "tape.base"), [top], inbounds=True)
+        self._store_field(tape, _TOP, need)
+        offset = 0
+        slots = []
+        for ty, size in zip(types, sizes):
+            at = start if offset == 0 else b.gep(start, [ll.Constant(_I64, offset)], inbounds=True)
+            slots.append((at, ty))
+            offset += size
+        for p, slot in zip(group[1:], slots[1:]):
+            self._slots[p] = slot
+        return slots[0]
+
+    def _pop(self, inst: ops.TapePop) -> ll.Value:
+        b = self.b
+        slot = self._slots.pop(inst, None)
+        if slot is None:
+            slot = self._release(inst)
+        at, ty = slot
+        v = b.load(b.bitcast(at, ty.as_pointer()), align=8)
+        v.set_metadata("tbaa", self._tbaa("entry"))
+        return v
+
+    def _release(self, inst: ops.TapePop) -> tuple[ll.Value, ll.Type]:
+        """Take ``inst``'s group off the tape: ``top`` moved down once; the other pops of
+        the group (which read entries further down) get their addresses in ``self._slots``."""
+        b = self.b
+        tape = self._tape(inst)
+        group = self._group(inst)
+        types = [self._value_type(p, p.type) for p in group]
+        sizes = [entry_size(ty) for ty in types]
+        top = self._load_field(tape, _TOP, "tape.top")
+        total = sum(sizes)
+        rest = b.sub(top, ll.Constant(_I64, total), name="tape.rest", flags=["nuw"])
+        start = b.gep(self._load_field(tape, _BASE, "tape.base"), [rest], inbounds=True)
+        self._store_field(tape, _TOP, rest)
+        offset = total
+        slots = []
+        for ty, size in zip(types, sizes):
+            offset -= size
+            at = start if offset == 0 else b.gep(start, [ll.Constant(_I64, offset)], inbounds=True)
+            slots.append((at, ty))
+        for p, slot in zip(group[1:], slots[1:]):
+            self._slots[p] = slot
+        return slots[0]
+
+    def _free(self, inst: ops.TapeFree) -> None:
+        fn = self.fl.ml.declare(RUNTIME_TAPE_FREE, ll.VoidType(), [tape_type()], readnone=False)
+        self.b.call(fn, [self._tape(inst)])
+
+
+def _transparent(inst: Instruction) -> bool:
+    """May ``inst`` sit inside a group of pushes or pops? Yes when it cannot touch a tape
+    (no call, no tape operation), cannot raise and does not end the block; reference
+    counts qualify (they only touch array headers)."""
+    if isinstance(inst, ops.IncRef | ops.DecRef):
+        return True
+    return not (inst.IS_TERMINATOR or inst.MAY_RAISE or inst.HAS_SIDE_EFFECTS)
