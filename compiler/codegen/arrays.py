@@ -292,10 +292,13 @@ class ArrayLowering:
                 oob = b.icmp_unsigned(">=", j, n, name=f"oob{axis}")
                 block, p_index, p_axis, p_size = self._index_error_exit()
                 ok = self._block(self.fl.continuation())
-                b.cbranch(oob, block, ok).set_weights([1, 1 << 20])
-                p_index.add_incoming(i, b.block)
-                p_axis.add_incoming(ll.Constant(_I64, axis), b.block)
-                p_size.add_incoming(n, b.block)
+                exit_ = self.fl.unwind_to(block)  # releases held arrays first, if any
+                b.cbranch(oob, exit_, ok).set_weights([1, 1 << 20])
+                p_index.add_incoming(i, exit_ if exit_ is not block else b.block)
+                p_axis.add_incoming(
+                    ll.Constant(_I64, axis), exit_ if exit_ is not block else b.block
+                )
+                p_size.add_incoming(n, exit_ if exit_ is not block else b.block)
                 b.position_at_end(ok)
             term = b.mul(j, self._element_stride(desc, at, axis), flags=["nsw"])
             offset = term if offset is zero else b.add(offset, term, flags=["nsw"])
@@ -623,6 +626,14 @@ class ArrayLowering:
         if not isinstance(t, (ArrayType, TupleType)):
             raise self.fl.ice(f"{inst.OPNAME} of {t}")
         self._refcount_value(self.fl.value(inst.array), t, self._runtime(name))
+
+    def runtime_function(self, name: str) -> ll.Function:
+        """The declaration of runtime function ``name`` (``gradc_rt1_decref``…)."""
+        return self._runtime(name)
+
+    def refcount_value(self, v: ll.Value, t: Type, fn: ll.Function) -> None:
+        """Call ``fn`` on the meminfo of array ``v`` (or of every array in tuple ``v``)."""
+        self._refcount_value(v, t, fn)
 
     def _refcount_value(self, v: ll.Value, t: Type, fn: ll.Function) -> None:
         if isinstance(t, ArrayType):

@@ -563,9 +563,30 @@ class _FunctionLowering:
         block = self.inst.block if self.inst is not None else None
         return f"{block.label}.ok" if block is not None else "ok"
 
+    def unwind_to(self, target: ll.Block) -> ll.Block:
+        """The block an error exit of the current instruction jumps to.
+
+        ``target`` itself when the instruction holds no arrays; otherwise a new block that
+        releases the arrays the ``lifetimes`` pass listed in ``inst.unwind`` and then
+        jumps to ``target`` — so an exception leaks no temporaries.
+        """
+        inst = self.inst
+        if inst is None or not inst.unwind:
+            return target
+        block = self.llfn.append_basic_block("unwind")
+        saved = self.b.block
+        self.b.position_at_end(block)
+        decref = self.arrays.runtime_function(arrays.RUNTIME_DECREF)
+        for v in inst.unwind:
+            self.arrays.refcount_value(self.value(v), v.type, decref)
+        self.b.branch(target)
+        assert saved is not None
+        self.b.position_at_end(saved)
+        return block
+
     def raise_if(self, cond: ll.Value, kind: str, message: str) -> None:
         """Raise ``kind(message)`` when ``cond`` (i1) is true; continue in a fresh block."""
-        fail = self.raise_block(kind, message)
+        fail = self.unwind_to(self.raise_block(kind, message))
         ok = self.llfn.append_basic_block(self.continuation())
         br = self.b.cbranch(cond, fail, ok)
         br.set_weights([1, 1 << 20])  # exceptions are cold
@@ -1075,9 +1096,9 @@ class _FunctionLowering:
         status = b.call(llcallee, [*args, slot, self.err], name=f"{inst.callee}.status")
         failed = b.icmp_signed("!=", status, ll.Constant(_I32, 0))
         propagate = self.llfn.append_basic_block(f"propagate.{inst.callee}")
-        ok = self.llfn.append_basic_block(self.continuation())
-        b.cbranch(failed, propagate, ok).set_weights([1, 1 << 20])
         ll.IRBuilder(propagate).ret(status)
+        ok = self.llfn.append_basic_block(self.continuation())
+        b.cbranch(failed, self.unwind_to(propagate), ok).set_weights([1, 1 << 20])
         b.position_at_end(ok)
         if isinstance(callee.return_type, NoneType):
             return ll.Constant(_I8, 0)
