@@ -22,7 +22,7 @@ import click
 
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.manifest import Manifest
-from gradc.artifacts.store import read_manifest, read_text, write_artifact
+from gradc.artifacts.store import read_blob, read_manifest, read_text, write_artifact
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
 
 #: Where ``gradc build m.py`` writes when no ``-o`` is given: ``build/m.gradc``.
@@ -150,16 +150,21 @@ def _print_timings(phases: dict[str, float], total: float) -> None:
 @click.option("--ir", "ir_name", metavar="NAME", help="Print the typed gradc IR of export NAME.")
 @click.option("--llvm", "llvm_name", metavar="NAME", help="Print the LLVM IR of export NAME.")
 @click.option("--asm", "asm_name", metavar="NAME", help="Print the assembly of export NAME.")
+@click.option("--relocations", is_flag=True, help="List each object's symbols and relocations.")
 def inspect(
     artifact: Path,
     as_json: bool,
     ir_name: str | None,
     llvm_name: str | None,
     asm_name: str | None,
+    relocations: bool,
 ) -> None:
     """Show what an artifact directory (build/NAME.gradc) contains."""
     try:
         manifest = read_manifest(artifact)
+        if relocations:
+            _print_relocations(artifact, manifest)
+            return
         texts = [(k, n) for k, n in (("ir", ir_name), ("llvm", llvm_name), ("asm", asm_name)) if n]
         if texts:
             for kind, name in texts:
@@ -173,6 +178,22 @@ def inspect(
         click.echo(json.dumps(_json_manifest(artifact, manifest), indent=2, sort_keys=True))
     else:
         _print_manifest(artifact, manifest)
+
+
+def _print_relocations(artifact: Path, manifest: Manifest) -> None:
+    """Each entry's object: the symbols it defines and every relocation it carries."""
+    from gradc.compiler.codegen.relocatable import defined_symbols, relocations
+
+    for entry in manifest.entries:
+        code = read_blob(artifact, entry.object)
+        click.echo(f"{entry.name}: {entry.object} ({len(code)} bytes)")
+        click.echo("  defines: " + ", ".join(defined_symbols(code)))
+        for rel in relocations(code):
+            where = "defined" if rel.defined else "external"
+            click.echo(
+                f"  {rel.section}+{rel.offset:#06x}  type {rel.type:<3} -> "
+                f"{rel.symbol or '(none)'} ({where})"
+            )
 
 
 def _object_size(artifact: Path, relpath: str) -> int | None:
@@ -243,8 +264,10 @@ def _console(console_class: Any) -> Any:
 
 def _register_commands() -> None:
     from gradc.cli.bench import bench
+    from gradc.cli.opt import opt
 
     cli.add_command(bench)
+    cli.add_command(opt)
 
 
 _register_commands()

@@ -34,3 +34,20 @@ def test_invalid_ir_is_a_parse_error_with_a_line() -> None:
     result = CliRunner().invoke(opt, ["-"], input="func @f( {")
     assert result.exit_code == 1
     assert "line 1" in result.output
+
+
+def test_inspect_relocations_lists_symbols_and_relocations(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    from gradc.cli.main import cli
+
+    out = tmp_path / "scalars.gradc"
+    example = Path(__file__).resolve().parents[2] / "examples" / "scalars.py"
+    runner = CliRunner()
+    built = runner.invoke(cli, ["build", str(example), "-o", str(out)])
+    assert built.exit_code == 0, built.output
+    result = runner.invoke(cli, ["inspect", str(out), "--relocations"])
+    assert result.exit_code == 0, result.output
+    assert "poly: objects/" in result.output
+    assert "gradc_poly_" in result.output.split("defines:")[1]
+    assert "-> sin (external)" in result.output
