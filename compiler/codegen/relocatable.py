@@ -28,7 +28,11 @@ from elftools.elf.relocation import RelocationSection
 #: External functions compiled code may call (resolved by name in the loading process).
 LIBRARY_SYMBOLS: frozenset[str] = frozenset(
     {
-        # libm
+        # libm (sincos and exp10: LLVM's combinations of sin+cos and pow(10, x))
+        "sincos",
+        "sincosf",
+        "exp10",
+        "exp10f",
         "sin",
         "cos",
         "tan",
