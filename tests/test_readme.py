@@ -21,7 +21,8 @@ def _quickstart_commands() -> list[str]:
 def test_quickstart_has_exactly_two_commands() -> None:
     commands = _quickstart_commands()
     assert len(commands) == 2
-    assert "gradc build examples/scalars.py" in commands[0]
+    assert "gradc build examples/gmm.py" in commands[0]
+    assert "python examples/gmm_main.py" in commands[0]
     assert commands[1].endswith(TEST_COMMAND)
 
 
