@@ -135,7 +135,7 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
     # only need the data classes above.
     from gradc.compiler.codegen.emit import emit_object, llvm_version, target_info
     from gradc.compiler.codegen.lower import lower_export
-    from gradc.compiler.codegen.pywrapper import emit_wrapper
+    from gradc.compiler.codegen.pywrapper import PYTHON_API_SYMBOLS, emit_wrapper
     from gradc.compiler.codegen.relocatable import RelocatableError, check_object
     from gradc.compiler.codegen.runtime import emit_runtime_object
     from gradc.compiler.diagnostics import InternalCompilerError
@@ -213,7 +213,8 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
         with timer.phase("emit"):
             wrapper = emit_wrapper(signature, symbol, options)
             if wrapper:
-                check_object(wrapper, f"{export_name} (wrapper)", python_api=True)
+                allowed = frozenset(PYTHON_API_SYMBOLS) | {symbol}
+                check_object(wrapper, f"{export_name} (wrapper)", extra_symbols=allowed)
         entries.append(
             CompiledEntry(
                 name=export_name,

@@ -164,7 +164,11 @@ def defined_symbols(object_code: bytes) -> list[str]:
 
 
 def check_object(
-    object_code: bytes, what: str, llvm_text: str = "", *, python_api: bool = False
+    object_code: bytes,
+    what: str,
+    llvm_text: str = "",
+    *,
+    extra_symbols: frozenset[str] = frozenset(),
 ) -> None:
     """Check one emitted object (see the module docstring).
 
@@ -172,8 +176,8 @@ def check_object(
         object_code: the ELF relocatable object.
         what: a name for messages (the export or ``"runtime"``).
         llvm_text: the optimised LLVM IR it came from, checked for ``inttoptr``.
-        python_api: the object is a fast-call wrapper, which may also call CPython's
-            stable C API (``Py*`` symbols, resolved by the loader in the running process).
+        extra_symbols: further external symbols this object may use (a fast-call
+            wrapper: CPython's C API functions it imports by name, and its entry).
 
     Raises:
         RelocatableError: a rule is broken; the message names the rule and the culprit.
@@ -190,8 +194,8 @@ def check_object(
             continue
         if rel.symbol.startswith(RUNTIME_PREFIX) or rel.symbol in LIBRARY_SYMBOLS:
             continue
-        if python_api and rel.symbol.startswith(("Py", "_Py", "gradc_")):
-            continue  # C API by name; gradc_ is the wrapped entry
+        if rel.symbol in extra_symbols:
+            continue
         raise RelocatableError(
             f"{what}: relocation against '{rel.symbol}', which is neither defined in the "
             "object, a gradc runtime function, nor an allowed libm/libc function"
