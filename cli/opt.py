@@ -8,6 +8,7 @@ to reproduce pass tests.
 from __future__ import annotations
 
 import sys
+from typing import TextIO
 
 import click
 
@@ -30,7 +31,7 @@ from gradc.passes.registry import PASSES, get
 )
 @click.option("--locs", is_flag=True, help="Print source locations.")
 @click.option("--no-verify", is_flag=True, help="Do not verify before and after each pass.")
-def opt(source: click.utils.LazyFile, pipeline: str, locs: bool, no_verify: bool) -> None:
+def opt(source: TextIO, pipeline: str, locs: bool, no_verify: bool) -> None:
     """Run passes on the IR in SOURCE (a file, or - for standard input) and print it."""
     try:
         module = parse_module(source.read())
