@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -104,6 +105,8 @@ class BuildOutput:
 
 ABI_VERSION = 1
 
+_LOC_FILE = re.compile(r'loc\("(?:[^"\\]|\\.)*":')
+
 
 class _Timer:
     """Accumulates the wall time of each build phase, in seconds."""
@@ -182,7 +185,11 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
     for export_name in export_names:
         function = module.functions[export_name]
         reachable = _reachable(module, export_name)
-        ir_text = "\n".join(print_function(module.functions[n], locs=True) for n in reachable)
+        # Lines and columns enter the key (error records carry line numbers); the file
+        # path does not, so "m.py" and "/abs/dir/m.py" build the same artifact.
+        ir_text = _LOC_FILE.sub(
+            "loc(", "\n".join(print_function(module.functions[n], locs=True) for n in reachable)
+        )
         components = {
             "ir": sha256_key(ir_text),
             "options": sha256_key(options.key_fields()),

@@ -14,9 +14,9 @@ and for the manifest the first fields that differ per entry (a differing
 The artifact must also hold no path of the build: neither build directory nor the home
 directory occurs in any file.
 
-Known difference (``test_path_spelling_changes_artifact``, xfail): the same file given by
-another path (``/abs/dir/m.py`` instead of ``m.py`` from ``dir``) builds a different
-artifact — the locations of the IR hashed into the cache key carry the path as given.
+The same file given by another path (``/abs/dir/m.py`` instead of ``m.py`` from ``dir``)
+builds the same artifact: the cache key hashes the IR's lines and columns, not its paths
+(``test_path_spelling_does_not_change_artifact``).
 """
 
 from __future__ import annotations
@@ -297,16 +297,7 @@ def test_artifact_copy_is_still_identical(tmp_path: Path) -> None:
     assert _files(one) == before == _files(two)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "the cache key hashes the IR printed with locations (driver.build_module, "
-        "print_function(locs=True)); a location carries SourceFile.path as given on the "
-        "command line, so 'm.py' and '/abs/dir/m.py' give different keys, hence different "
-        "symbols gradc_<name>_<key[:16]>, objects, .ll/.s texts and manifests"
-    ),
-)
-def test_path_spelling_changes_artifact(tmp_path: Path) -> None:
+def test_path_spelling_does_not_change_artifact(tmp_path: Path) -> None:
     """The same file built as ``scalars.py`` (cwd = its directory) and as its absolute path
     (cwd = /) — DESIGN.md §5: no absolute path goes into an artifact, and the key covers
     exactly what changes the generated code."""
