@@ -4,7 +4,7 @@ A ``tape`` value is a pointer to the runtime's tape header (docs/abi.md "Runtime
 functions")::
 
     typedef struct {
-        uint8_t *base;     /* the stack's bytes (realloc'd; NULL while empty) */
+        uint8_t *base;     /* the stack's bytes (realloc'd; NULL until the first growth) */
         int64_t  top;      /* bytes in use */
         int64_t  cap;      /* bytes allocated */
     } gradc_tape;
