@@ -170,6 +170,24 @@ def pytest_collection_modifyitems(session, config, items):
         loader._make_fast = recording_fast
 
 
+_live = {"last": 0, "growth": []}
+
+
+def pytest_runtest_teardown(item, nextitem):
+    """Note each test after which the loader's runtime holds more blocks than before."""
+    loader = sys.modules.get("gradc.artifacts.loader.cpu")
+    rt = getattr(loader, "_runtime", None) if loader else None
+    if rt is None:
+        return
+    import gc
+
+    gc.collect()
+    now = int(rt.live.value)
+    if now > _live["last"]:
+        _live["growth"].append([item.nodeid, now - _live["last"], now])
+    _live["last"] = now
+
+
 def pytest_sessionfinish(session, exitstatus):
     loader = sys.modules.get("gradc.artifacts.loader.cpu")
     rt = getattr(loader, "_runtime", None) if loader else None
@@ -178,7 +196,13 @@ def pytest_sessionfinish(session, exitstatus):
     if ADDRS:
         with open(ADDRS, "w") as f:
             json.dump(
-                {"runtimes": _runtimes, "exports": _exports, "pytest_exit": int(exitstatus)}, f
+                {
+                    "runtimes": _runtimes,
+                    "exports": _exports,
+                    "live_growth": _live["growth"],
+                    "pytest_exit": int(exitstatus),
+                },
+                f,
             )
 PLUGIN
 
@@ -315,6 +339,16 @@ lines = ["gradc memcheck report", "=" * 21]
 status = [s.findtext("state") for s in root.findall("status")][-1:] or ["?"]
 lines.append(f"valgrind status: {status[0]}; pytest exit status: {pytest_exit}")
 lines.append(f"gradc runtimes seen (gradc_rt1_alloc addresses): {[hex(a) for a in alloc_starts]}")
+growth = data.get("live_growth", []) if "data" in globals() else []
+if growth:
+    lines.append(
+        f"gradc_rt1_live grew after {len(growth)} test(s) (blocks still held after the test"
+        " and gc.collect(); a test may keep results alive on purpose):"
+    )
+    for nodeid, added, now in growth[:40]:
+        lines.append(f"  +{added:<6d} (live {now}) {nodeid}")
+    if len(growth) > 40:
+        lines.append(f"  ... {len(growth) - 40} more")
 lines.append("")
 if jit:
     lines.append(f"ERRORS IN JIT-COMPILED CODE (gradc exports / runtime): {len(jit)}")
