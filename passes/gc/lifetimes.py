@@ -220,7 +220,7 @@ def _cancel_pairs(fn: Function, cancellable: set[Instruction]) -> None:
                     if other in cancellable:
                         dead.update((id(other), id(inst)))
                     break
-                if v in other.operands() and v not in _consumed_operands(other):
+                if v in _uses(other) and v not in _consumed_operands(other):
                     break
         if dead:
             block.instructions = [i for i in instructions if id(i) not in dead]

@@ -325,3 +325,30 @@ def test_a_value_consumed_twice_keeps_a_reference_for_the_second_consumer() -> N
         CHECK: %t = tuple(%a, %z)
         """,
     )
+
+
+def test_a_use_through_a_derived_pointer_blocks_the_move() -> None:
+    # %p points into %a and is loaded after %a went into the tuple: %a's reference must
+    # stay until the load, so the tuple's incref may not cancel with %a's release
+    out = run_lifetimes(
+        """
+        func @f(%n: i64, %i: i64) -> f64 {
+        ^entry:
+          %z = const 0.0 : f64
+          %a = newarray(%n), %z : ARR
+          %p = elemaddr %a, (%i) : ptr[f64]
+          %t = tuple(%a) : tuple[ARR]
+          %x = load %p : f64
+          ret %x
+        }
+        """
+    )
+    filecheck(
+        out,
+        """
+        CHECK: incref %a
+        CHECK-NEXT: %t = tuple(%a)
+        CHECK: %x = load %p
+        CHECK-NEXT: decref %a
+        """,
+    )
