@@ -117,6 +117,11 @@ def test_const_array_written_with_active_values_gets_a_scratch_shadow(lib: Any) 
     _assert_fd(d_x, fd_x, value)
     _assert_fd(d_c, fd_c, value)
     np.testing.assert_allclose(out, 2.0 * x)
+    # the allocating gradient of the same function (a Const array written with active
+    # values used to crash the reverse-mode builder)
+    g_x, g_c = lib.g_scale(x, np.zeros(3), 2.0)
+    np.testing.assert_allclose(g_x, d_x, rtol=1e-13)
+    assert g_c == pytest.approx(d_c, rel=1e-13)
 
 
 def test_overwritten_duplicated_array_matches_the_high_level_gradient(lib: Any) -> None:

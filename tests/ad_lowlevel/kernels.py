@@ -53,3 +53,4 @@ r_bilinear = gradc.reverse(bilinear, gradc.Duplicated, gradc.Const, gradc.Duplic
 f_bilinear = gradc.forward(bilinear, a=gradc.Duplicated, u=gradc.Duplicated)
 r_overwrite = gradc.reverse(overwrite, x=gradc.Duplicated, c=gradc.Active)
 g_overwrite = gradc.grad(overwrite, wrt=("x", "c"))
+g_scale = gradc.grad(scale_into, wrt=("x", "c"))
