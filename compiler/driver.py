@@ -163,7 +163,14 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
         for d in info.derivatives:
             try:
                 add_derivative_export(
-                    module, d.name, d.kind, d.target, d.wrt, d.wrt_sequence, source.loc(d.node)
+                    module,
+                    d.name,
+                    d.kind,
+                    d.target,
+                    d.wrt,
+                    d.wrt_sequence,
+                    source.loc(d.node),
+                    d.activity,
                 )
             except PassError as exc:
                 raise source.error(exc.message, exc.loc) from None

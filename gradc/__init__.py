@@ -36,19 +36,25 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "Active",
+    "Activity",
     "ArrayTypeMarker",
+    "Const",
     "DerivativePlaceholder",
+    "Duplicated",
     "ScalarTypeMarker",
     "bool_",
     "boolean",
     "export",
     "f32",
     "f64",
+    "forward",
     "grad",
     "i32",
     "i64",
     "jvp",
     "load",
+    "reverse",
     "runtime_stats",
     "value_and_grad",
     "vjp",
@@ -231,6 +237,51 @@ def jvp(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
 def vjp(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     """Declare the vector-Jacobian product of ``fn`` (reverse mode); built by ``gradc build``."""
     return DerivativePlaceholder("vjp", fn, args, kwargs)
+
+
+def reverse(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the low-level reverse-mode derivative of ``fn`` (Enzyme-style).
+
+    Annotate parameters with :data:`Duplicated` (float arrays: the caller passes a shadow
+    right after the array and the gradient is accumulated into it), :data:`Active` (float
+    scalars: their adjoints are returned after the value) or :data:`Const` (the default),
+    by keyword (``x=gradc.Duplicated``) or one per parameter in order. The compiled
+    function returns ``(value, *adjoints of the Active parameters)``; docs/ad.md.
+    """
+    return DerivativePlaceholder("reverse", fn, args, kwargs)
+
+
+def forward(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the low-level forward-mode derivative of ``fn`` (Enzyme-style).
+
+    Each :data:`Duplicated` parameter is followed by its tangent in the compiled
+    signature; the result is ``(value, directional derivative)``; docs/ad.md.
+    """
+    return DerivativePlaceholder("forward", fn, args, kwargs)
+
+
+class Activity:
+    """An activity annotation of :func:`reverse`/:func:`forward` (a marker, no behaviour).
+
+    Attributes:
+        name: ``"Duplicated"``, ``"Active"`` or ``"Const"``.
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"gradc.{self.name}"
+
+
+#: The parameter has a caller-supplied shadow (gradient accumulated into it, or tangent).
+Duplicated = Activity("Duplicated")
+#: A float scalar whose adjoint the reverse-mode derivative returns.
+Active = Activity("Active")
+#: Not differentiated (the default for unannotated parameters).
+Const = Activity("Const")
 
 
 # ---------------------------------------------------------------------------- loading

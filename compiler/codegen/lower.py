@@ -41,6 +41,7 @@ from collections.abc import Iterable, Sequence
 from llvmlite import ir as ll
 
 from gradc.compiler.codegen import arrays, tape
+from gradc.compiler.codegen.special import emit_digamma
 from gradc.compiler.diagnostics import CompileError, InternalCompilerError
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
@@ -1031,6 +1032,10 @@ class _FunctionLowering:
                 return self._is_finite(x)
             case "ieee_pow":  # C pow, no Python checks (derivative code)
                 return self._call_intrinsic("pow", *args)
+            case "digamma":  # derivative code of gamma/lgamma
+                return emit_digamma(
+                    b, x, self._call_intrinsic, lambda v: b.call(self.ml.libm("tan", ty, 1), [v])
+                )
         if fn.name in ("gamma", "lgamma"):
             zero = self._fconst(ty, 0.0)
             pole = self.all_of(

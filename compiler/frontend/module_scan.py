@@ -69,7 +69,12 @@ class Export:
 
 
 #: ``gradc`` functions that declare a derivative export: ``d_f = gradc.grad(f, wrt=...)``.
-DERIVATIVE_KINDS = ("grad", "value_and_grad", "jvp", "vjp")
+#: ``reverse``/``forward`` are the low-level, Enzyme-style forms (docs/ad.md): one activity
+#: annotation per parameter instead of ``wrt``.
+DERIVATIVE_KINDS = ("grad", "value_and_grad", "jvp", "vjp", "reverse", "forward")
+
+#: Activity annotations of ``gradc.reverse``/``gradc.forward``, by their gradc name.
+ACTIVITIES = {"Duplicated": "duplicated", "Active": "active", "Const": "const"}
 
 
 @dataclass
@@ -84,6 +89,8 @@ class Derivative:
         wrt_sequence: ``wrt`` was a tuple or list (results are then tuples, as in JAX's
             ``argnums``), rather than one name or position.
         node: the declaration (for error locations).
+        activity: for ``reverse``/``forward`` only: the annotation of each ``wrt``
+            parameter, ``"duplicated"`` or ``"active"`` (the others are ``Const``).
     """
 
     name: str
@@ -92,6 +99,7 @@ class Derivative:
     wrt: list[int]
     wrt_sequence: bool
     node: ast.expr
+    activity: tuple[str, ...] = ()
 
 
 @dataclass
@@ -352,6 +360,8 @@ def _derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Deriva
             f"'{target}' is not one (add @gradc.export with parameter types)",
             value.args[0],
         )
+    if kind in ("reverse", "forward"):
+        return _activity_declaration(info, targets[0].id, kind, export, value)
     wrt_node: ast.expr | None = None
     for kw in value.keywords:
         if kw.arg != "wrt":
@@ -382,3 +392,58 @@ def _derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Deriva
             raise src.error(f"parameter '{params[index]}' is listed twice in wrt", item)
         wrt.append(index)
     return Derivative(targets[0].id, kind, target, wrt, sequence, value)
+
+
+def _activity_declaration(
+    info: ModuleInfo, name: str, kind: str, export: Export, call: ast.Call
+) -> Derivative:
+    """``gradc.reverse(f, x=gradc.Duplicated, c=gradc.Active)`` or the positional form
+    ``gradc.reverse(f, gradc.Duplicated, gradc.Const, gradc.Active)`` (one annotation per
+    parameter, Enzyme's order); unannotated parameters are ``Const``.
+    """
+    src = info.source
+    params = [a.arg for a in export.node.args.args]
+    annotated: dict[int, tuple[str, ast.expr]] = {}
+    positional = call.args[1:]
+    if len(positional) > len(params):
+        raise src.error(
+            f"gradc.{kind}: '{export.name}' has {len(params)} parameters, "
+            f"got {len(positional)} annotations",
+            call,
+        )
+    items: list[tuple[int, ast.expr]] = list(enumerate(positional))
+    for kw in call.keywords:
+        if kw.arg is None or kw.arg not in params:
+            raise src.error(f"'{export.name}' has no parameter '{kw.arg}'", kw.value)
+        index = params.index(kw.arg)
+        if index < len(positional):
+            raise src.error(f"parameter '{kw.arg}' is annotated twice", kw.value)
+        items.append((index, kw.value))
+    for index, node in items:
+        activity = next((a for g, a in ACTIVITIES.items() if info.is_gradc(node, g)), None)
+        if activity is None:
+            raise src.error(
+                f"gradc.{kind} annotates parameters with gradc.Duplicated, gradc.Active or "
+                "gradc.Const",
+                node,
+            )
+        annotated[index] = (activity, node)
+    wrt: list[int] = []
+    activity_of: list[str] = []
+    for index in sorted(annotated):
+        activity, node = annotated[index]
+        if activity == "const":
+            continue
+        if kind == "forward" and activity == "active":
+            raise src.error(
+                "gradc.Active is a reverse-mode annotation; in gradc.forward a float "
+                "parameter with a tangent is gradc.Duplicated",
+                node,
+            )
+        wrt.append(index)
+        activity_of.append(activity)
+    if not wrt:
+        raise src.error(
+            f"gradc.{kind}({export.name}, ...) marks no parameter Duplicated or Active", call
+        )
+    return Derivative(name, kind, export.name, wrt, True, call, tuple(activity_of))

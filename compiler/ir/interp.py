@@ -43,6 +43,7 @@ from typing import Any
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
+from gradc.compiler.ir.special import digamma
 from gradc.compiler.ir.types import NONE, ArrayType, ScalarType, TupleType, Type
 
 #: Exception messages of operations whose wording the IR (not CPython) decides; the same
@@ -413,6 +414,8 @@ def _math(m: _Machine, inst: Instruction, vals: list[object]) -> object:
         return math.copysign(0.0, x) if r == 0.0 else r  # C keeps the sign of zero
     if inst.fn == "ieee_pow":
         return _ieee_pow(*args)
+    if inst.fn == "digamma":
+        return digamma(args[0])
     result = getattr(math, inst.fn)(*args)
     if ops.MATH_FUNCTIONS[inst.fn].returns_bool:
         return bool(result)

@@ -275,7 +275,8 @@ class MathFn:
             (as domain, but ±inf from finite input → OverflowError "math range error");
             ``"pow"`` (``math.pow``'s own rules).
         returns_bool: the result is ``i1`` (``isnan``), else ``f64``.
-        internal: not a Python ``math`` function; made by passes only (``ieee_pow``).
+        internal: not a Python ``math`` function; made by passes only (``ieee_pow``,
+            ``digamma``).
     """
 
     name: str
@@ -321,6 +322,8 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         MathFn("isfinite", 1, "none", returns_bool=True),
         # C pow without Python's checks, for derivative code (IEEE inf/NaN results)
         MathFn("ieee_pow", 2, "none", internal=True),
+        # the digamma function psi = lgamma', for the rules of gamma/lgamma (special.py)
+        MathFn("digamma", 1, "none", internal=True),
     )
 }
 

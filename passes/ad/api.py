@@ -8,7 +8,9 @@ For an export ``f(x, y, n)`` and ``wrt=("x", "y")``:
   ``wrt`` is a single name or position, as with JAX's ``argnums``; array parameters get
   arrays of their shape;
 * ``value_and_grad``: ``(f(...), grad)``;
-* ``vjp``: ``v(x, y, n, ct) -> grad`` scaled by the output cotangent ``ct``.
+* ``vjp``: ``v(x, y, n, ct) -> grad`` scaled by the output cotangent ``ct``;
+* ``reverse``/``forward``: the Enzyme-style forms with caller-supplied shadows, see
+  :mod:`.lowlevel`.
 """
 
 from __future__ import annotations
@@ -29,8 +31,13 @@ def add_derivative_export(
     wrt: list[int],
     wrt_sequence: bool,
     loc: Loc,
+    activity: tuple[str, ...] = (),
 ) -> Function:
     """Add the exported derivative function ``name`` of ``target`` to ``module``.
+
+    ``kind`` is ``grad``, ``value_and_grad``, ``jvp``, ``vjp``, or the low-level
+    ``reverse``/``forward`` (:mod:`.lowlevel`), whose ``activity`` gives each ``wrt``
+    parameter's annotation.
 
     Raises:
         PassError: a ``wrt`` parameter cannot be differentiated (an int, a bool), or the
@@ -45,6 +52,10 @@ def add_derivative_export(
                 f"{p.type}: only float scalars and float arrays have derivatives",
                 loc,
             )
+    if kind in ("reverse", "forward"):
+        from gradc.passes.ad.lowlevel import activity_export
+
+        return activity_export(module, name, kind, fn, wrt, activity, loc)
     if kind == "jvp":
         return _jvp_export(module, name, fn, wrt, loc)
     from gradc.passes.ad.reverse import reverse_export

@@ -78,7 +78,14 @@ def vjp_functions(module: Module, fn: Function, pattern: frozenset[int]) -> Deri
     """
     fwd_name = f"{fn.name}.fwd.{_suffix(pattern)}"
     rev_name = f"{fn.name}.rev.{_suffix(pattern)}"
-    arrays = [i for i in sorted(pattern) if isinstance(fn.params[i].type, ArrayType)]
+    # An array parameter outside the pattern that active values are stored into is
+    # active too: its shadow carries those values' adjoints between the sweeps.
+    activity = analyze(fn, pattern)
+    arrays = [
+        p.index
+        for p in fn.params
+        if isinstance(p.type, ArrayType) and (p.index in pattern or p in activity)
+    ]
     scalars = [i for i in sorted(pattern) if i not in arrays]
     if fwd_name in module.functions:
         return Derived(module.functions[fwd_name], module.functions[rev_name], arrays, scalars)

@@ -30,14 +30,14 @@ atan2(y,x)  (x·ẏ − y·ẋ) / (x² + y²)
 hypot       (a·ȧ + b·ḃ) / r
 copysign    sign(a)·sign(b)·ȧ  (0 for b)
 fabs        sign(a)·ȧ
+gamma       r·ψ(a)·ȧ    (ψ = Γ'/Γ, the digamma function, A&S 6.3.1)
+lgamma      ψ(a)·ȧ      (compiler/ir/special.py)
 floor, ceil, trunc: 0 (piecewise constant)
 ==========  ===========================================  =============================
 
 ``min``/``max``/``abs`` follow NumPy/JAX: the derivative of the branch Python picks (at a
 tie, ``min(a, b)`` and ``max(a, b)`` pick ``a``). Divisions in derivative code are IEEE
-(``fdiv``): ``sqrt'(0)`` is +inf rather than a ZeroDivisionError. ``math.gamma`` and
-``math.lgamma`` have no rule yet (the digamma function is missing): differentiating them
-is a compile-time error.
+(``fdiv``): ``sqrt'(0)`` is +inf rather than a ZeroDivisionError.
 """
 
 from __future__ import annotations
@@ -153,6 +153,10 @@ def _math_derivative(o: _Ops, fn: str, a: Value, r: Value) -> Value | None:
         case "erf" | "erfc":
             k = o.c((-1.0 if fn == "erfc" else 1.0) * 2.0 / math.sqrt(math.pi), a)
             return o.b.mul(k, o.math("exp", o.b.unary(ops.Neg, o.b.mul(a, a))))
+        case "lgamma":
+            return o.math("digamma", a)
+        case "gamma":
+            return o.b.mul(r, o.math("digamma", a))
         case "floor" | "ceil" | "trunc":
             return None
     raise NotDifferentiable(f"math.{fn}")

@@ -37,6 +37,11 @@ DOMAINS = {
     "softplus": {"x": (-5.0, 5.0)},
     "gaussian_pdf": {"sigma": (0.5, 2.0)},
     "chain_mix": {"y": (0.3, 3.0)},
+    "lgamma_f": {"x": (0.05, 30.0)},
+    "gamma_f": {"x": (0.2, 6.0)},
+    "lgamma_negative": {"x": (-3.9, -3.1)},
+    "gamma_negative": {"x": (-0.9, -0.1)},
+    "beta_log": {"a": (0.3, 5.0), "b": (0.3, 5.0)},
 }
 
 KINKS = {
@@ -313,3 +318,40 @@ d_gaussian_pdf = gradc.grad(gaussian_pdf, wrt=("x", "mu", "sigma"))
 t_gaussian_pdf = gradc.jvp(gaussian_pdf, wrt=("x", "mu", "sigma"))
 d_chain_mix = gradc.grad(chain_mix, wrt=("x", "y"))
 t_chain_mix = gradc.jvp(chain_mix, wrt=("x", "y"))
+
+
+@gradc.export
+def lgamma_f(x: f64) -> f64:
+    return math.lgamma(x)
+
+
+@gradc.export
+def gamma_f(x: f64) -> f64:
+    return math.gamma(x) * x
+
+
+@gradc.export
+def lgamma_negative(x: f64) -> f64:
+    return math.lgamma(x) + x
+
+
+@gradc.export
+def gamma_negative(x: f64) -> f64:
+    return math.gamma(x)
+
+
+@gradc.export
+def beta_log(a: f64, b: f64) -> f64:
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+d_lgamma_f = gradc.grad(lgamma_f, wrt=("x",))
+t_lgamma_f = gradc.jvp(lgamma_f, wrt=("x",))
+d_gamma_f = gradc.grad(gamma_f, wrt=("x",))
+t_gamma_f = gradc.jvp(gamma_f, wrt=("x",))
+d_lgamma_negative = gradc.grad(lgamma_negative, wrt=("x",))
+t_lgamma_negative = gradc.jvp(lgamma_negative, wrt=("x",))
+d_gamma_negative = gradc.grad(gamma_negative, wrt=("x",))
+t_gamma_negative = gradc.jvp(gamma_negative, wrt=("x",))
+d_beta_log = gradc.grad(beta_log, wrt=("a", "b"))
+t_beta_log = gradc.jvp(beta_log, wrt=("a", "b"))
