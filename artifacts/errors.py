@@ -22,3 +22,8 @@ class FormatVersionError(ArtifactError):
         super().__init__(message)
         self.found = found
         self.supported = supported
+
+
+class ArtifactWarning(UserWarning):
+    """An existing artifact was found damaged (truncated manifest, missing or corrupt blob)
+    where it could be rebuilt; the message names the file and says what happens instead."""

@@ -16,6 +16,13 @@ previous artifact intact; a successful one removes blobs no longer referenced an
 temporary files of crashed writers. Nothing that varies between identical builds is
 written (no timestamps, no absolute paths): identical builds give identical bytes.
 
+Damage (a truncated or corrupt manifest, a missing blob, a blob whose bytes do not hash to
+its name) is found by :func:`find_damage`; :func:`write_artifact` reports it through its
+``on_damage`` callback (an :class:`~gradc.artifacts.errors.ArtifactWarning` by default)
+and replaces every damaged file, and readers (:func:`read_blob`, the loader) raise
+:class:`~gradc.artifacts.errors.ArtifactError` naming the file. Nothing damaged is ever
+reused or linked.
+
 Reading needs no write access and takes no lock. This module must not import the compiler
 (the loader uses it at run time), so :func:`write_artifact` duck-types the driver's
 ``BuildOutput``.
@@ -26,11 +33,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Iterable, Mapping
+import warnings
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from gradc.artifacts.errors import ArtifactError
+from gradc.artifacts.errors import ArtifactError, ArtifactWarning, FormatVersionError
 from gradc.artifacts.manifest import (
     ABI_VERSION,
     MANIFEST_NAME,
@@ -219,12 +227,16 @@ def write_artifact(
     build: BuildOutputLike,
     *,
     producer: Producer | None = None,
+    on_damage: Callable[[str], None] | None = None,
 ) -> Manifest:
     """Write ``build`` (a ``gradc.compiler.driver.BuildOutput``) as the artifact ``out_dir``.
 
     ``out_dir`` (``build/NAME.gradc``) and its parents are created. Returns the manifest
     written. ``producer`` defaults to ``build.producer`` if present, else
-    :func:`host_producer`.
+    :func:`host_producer`. When an artifact already in ``out_dir`` is damaged
+    (:func:`find_damage`), ``on_damage`` is called with a message naming the damaged files
+    (default: an :class:`~gradc.artifacts.errors.ArtifactWarning`) and every damaged file
+    is replaced; intact blobs with the same content are kept as they are.
 
     Raises:
         ArtifactError: the build output does not fit the manifest schema.
@@ -237,6 +249,13 @@ def write_artifact(
     out.mkdir(parents=True, exist_ok=True)
     with FileLock(str(out / LOCK_NAME)):
         _remove_temporaries(out)
+        problems = find_damage(out)
+        if problems:
+            message = f"damaged artifact {out}: {'; '.join(problems)}; rebuilding it"
+            if on_damage is None:
+                warnings.warn(message, ArtifactWarning, stacklevel=2)
+            else:
+                on_damage(message)
         previous = _referenced_or_none(out)
         created: list[Path] = []
         try:
@@ -305,6 +324,33 @@ def _referenced_or_none(out: Path) -> set[str] | None:
     except ArtifactError:
         return None
     return referenced_blobs(manifest)
+
+
+def find_damage(art_dir: str | os.PathLike[str]) -> list[str]:
+    """What is damaged in the artifact ``art_dir``: one message per problem, naming the file.
+
+    Checks that the manifest decodes and validates, and that every blob it references
+    exists and hashes (sha256) to its name. Empty when the artifact is intact, when there
+    is no artifact (no directory or no manifest), or when the manifest is of another major
+    format version (not damage: a different gradc wrote it). Reads every blob; writes
+    nothing and takes no lock.
+    """
+    path = Path(art_dir)
+    if not (path / MANIFEST_NAME).exists():
+        return []
+    try:
+        manifest = read_manifest(path)
+    except FormatVersionError:
+        return []
+    except ArtifactError as exc:
+        return [str(exc)]
+    problems = []
+    for rel in sorted(referenced_blobs(manifest)):
+        try:
+            read_blob(path, rel)
+        except ArtifactError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 def referenced_blobs(manifest: Manifest) -> set[str]:

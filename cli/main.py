@@ -103,7 +103,9 @@ def build(
         sys.exit(1)
     write_start = time.perf_counter()
     try:
-        manifest = write_artifact(out_dir, result)
+        manifest = write_artifact(
+            out_dir, result, on_damage=lambda msg: click.echo(f"gradc: warning: {msg}", err=True)
+        )
     except (OSError, ArtifactError) as exc:
         click.echo(f"gradc: error: cannot write {out_dir}: {exc}", err=True)
         sys.exit(1)

@@ -944,9 +944,11 @@ def _read_objects(
     """The manifest, its verified entry objects and fast-call wrapper objects (sha256 ->
     bytes; no wrappers unless ``fast``) and its runtime object.
 
-    A writer may replace the artifact between reading the manifest and its blobs; then
-    the manifest has changed and the read is retried once. The runtime object is read only
-    while no runtime is linked in this process.
+    A writer may replace the artifact between reading the manifest and its blobs (and
+    remove the blobs of the previous one); then the manifest has changed and the read is
+    retried, up to :data:`_READ_ATTEMPTS` times in all. A blob that is missing or corrupt
+    while the manifest stays the same is damage: its ArtifactError propagates. The runtime
+    object is read only while no runtime is linked in this process.
     """
 
     def blobs(m: Manifest) -> tuple[dict[str, bytes], dict[str, bytes], bytes | None]:
@@ -962,13 +964,19 @@ def _read_objects(
         return objects, wrappers, runtime
 
     manifest = read_manifest(path)
-    try:
-        return manifest, *blobs(manifest)
-    except ArtifactError:
-        again = read_manifest(path)
-        if again == manifest:
-            raise
-        return again, *blobs(again)
+    for attempt in range(1, _READ_ATTEMPTS + 1):
+        try:
+            return manifest, *blobs(manifest)
+        except ArtifactError:
+            again = read_manifest(path)
+            if again == manifest or attempt == _READ_ATTEMPTS:
+                raise
+            manifest = again
+    raise AssertionError("unreachable")
+
+
+#: How often :func:`_read_objects` reads an artifact that writers keep replacing.
+_READ_ATTEMPTS = 5
 
 
 def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Library:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gradc.artifacts import store
-from gradc.artifacts.errors import ArtifactError
+from gradc.artifacts.errors import ArtifactError, ArtifactWarning
 from gradc.artifacts.manifest import MANIFEST_NAME
 from gradc.artifacts.store import read_blob, read_manifest, read_text, write_artifact
 
@@ -129,8 +129,9 @@ def test_corrupt_and_missing_blobs_are_detected(tmp_path: Path) -> None:
     obj.unlink()
     with pytest.raises(ArtifactError, match="is missing"):
         read_blob(out, e.object)
-    # the next write repairs it
-    write_artifact(out, fake_build("f"), producer=PRODUCER)
+    # the next write warns and repairs it
+    with pytest.warns(ArtifactWarning, match=f"{e.sha256}.o is missing; rebuilding it"):
+        write_artifact(out, fake_build("f"), producer=PRODUCER)
     assert read_blob(out, e.object)
 
 

@@ -1,0 +1,109 @@
+"""Setuptools integration: compile a package's gradc modules in its build step.
+
+A package that ships precompiled kernels names this ``build_py`` command and lists its
+gradc modules in ``pyproject.toml``::
+
+    [build-system]
+    requires = ["setuptools>=64", "wheel", "gradc"]
+    build-backend = "setuptools.build_meta"
+
+    [tool.setuptools.cmdclass]
+    build_py = "gradc.setuptools.build_py"
+
+    [tool.gradc]
+    modules = ["mypkg/kernels.py"]      # paths relative to the project root
+    build-args = ["-O3"]                # optional: more ``gradc build`` options
+
+Building the wheel (``pip wheel .``, ``python -m build``) then runs ``gradc build
+mypkg/kernels.py -o <build_lib>/mypkg/kernels.gradc`` for every listed module, after the
+ordinary ``build_py``, so the wheel carries ``mypkg/kernels.gradc/`` (manifest and
+content-addressed objects; the writers' lock file is left out) as package data. Installed,
+the package loads it without compiling::
+
+    lib = gradc.load(Path(__file__).with_name("kernels.gradc"))
+
+In an editable install (``pip install -e .``) the artifact is written next to the source
+module instead (``mypkg/kernels.gradc``). A compile error fails the build with gradc's
+diagnostic. ``examples/package_demo`` is a complete example; docs/artifacts.md
+"Packaging" describes it.
+
+This module is imported only by setuptools, never by ``import gradc``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from setuptools.command.build_py import build_py as _setuptools_build_py
+from setuptools.errors import ExecError, OptionError
+
+__all__ = ["build_py", "gradc_config"]
+
+#: The writers' lock file of an artifact directory (gradc.artifacts.store.LOCK_NAME).
+_LOCK_NAME = ".lock"
+
+
+def gradc_config(project_dir: str | Path) -> tuple[list[str], list[str]]:
+    """The ``[tool.gradc]`` table of ``project_dir/pyproject.toml``: (modules, build args).
+
+    ``modules`` are paths of gradc source files relative to the project root, ``build
+    args`` extra ``gradc build`` options. Both are empty when there is no such table.
+
+    Raises:
+        setuptools.errors.OptionError: the table has the wrong shape (naming the key).
+    """
+    path = Path(project_dir) / "pyproject.toml"
+    if not path.is_file():
+        return [], []
+    with path.open("rb") as f:
+        table = tomllib.load(f).get("tool", {}).get("gradc", {})
+    modules = table.get("modules", [])
+    args = table.get("build-args", [])
+    for key, value in (("modules", modules), ("build-args", args)):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise OptionError(f"{path}: [tool.gradc] {key} must be a list of strings")
+    return list(modules), list(args)
+
+
+class build_py(_setuptools_build_py):  # lower case: the name of the setuptools command
+    """setuptools' ``build_py`` that also runs ``gradc build`` for ``[tool.gradc] modules``.
+
+    Each module ``pkg/m.py`` becomes the artifact directory ``pkg/m.gradc`` in the build
+    tree (in the source tree for editable installs), through ``python -m gradc build`` in a
+    child process (the same interpreter).
+
+    Raises:
+        setuptools.errors.OptionError: a listed module does not exist or is not a ``.py``.
+        setuptools.errors.ExecError: ``gradc build`` failed (its diagnostic is printed).
+    """
+
+    def run(self) -> None:
+        super().run()
+        self._gradc_outputs: list[str] = []
+        modules, args = gradc_config(Path.cwd())
+        for module in modules:
+            self._gradc_outputs.extend(self._build_one(Path(module), args))
+
+    def _build_one(self, module: Path, args: list[str]) -> list[str]:
+        source = Path.cwd() / module
+        if module.suffix != ".py" or not source.is_file():
+            raise OptionError(f"[tool.gradc] modules: {module} is not a Python source file")
+        root = Path.cwd() if getattr(self, "editable_mode", False) else Path(self.build_lib)
+        out = root / module.with_suffix(".gradc")
+        command = [sys.executable, "-m", "gradc", "build", str(source), "-o", str(out), *args]
+        self.announce(f"gradc build {module} -> {out}", level=2)
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.stderr.write(done.stdout + done.stderr)
+            raise ExecError(f"gradc build {module} failed (exit status {done.returncode})")
+        (out / _LOCK_NAME).unlink(missing_ok=True)
+        return sorted(str(p) for p in out.rglob("*") if p.is_file())
+
+    def get_outputs(self, *args: Any, **kwargs: Any) -> list[str]:
+        """The ordinary outputs and every file of the artifacts built."""
+        outputs: list[str] = super().get_outputs(*args, **kwargs)
+        return outputs + list(getattr(self, "_gradc_outputs", []))
