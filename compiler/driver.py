@@ -166,7 +166,7 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
                     module, d.name, d.kind, d.target, d.wrt, d.wrt_sequence, source.loc(d.node)
                 )
             except PassError as exc:
-                raise source.error(exc.message, exc.loc) from None
+                raise info.error(exc.message, exc.loc) from None  # loc may be in an import
     with timer.phase("passes"):
         verify_module(module)
         for name in DEFAULT_PIPELINE:
