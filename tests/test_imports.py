@@ -104,3 +104,46 @@ def test_derivatives_through_imported_functions(
                     assert math.isclose(g, fd, rel_tol=1e-6, abs_tol=1e-7), (
                         f"{case.name}.{d_name}{args}[{i}]: {g} vs finite difference {fd}"
                     )
+
+
+@pytest.mark.parametrize(
+    "case", [d for d in CASE_DIRS if "JVPS" in _main_file(d).read_text()], ids=lambda d: d.name
+)
+def test_forward_mode_through_imported_functions(
+    case: Path, compile_module: Callable[[Path], Any]
+) -> None:
+    lib = compile_module(_main_file(case))
+    with _imported(case) as py:
+        for t_name, (name, calls) in py.JVPS.items():
+            fn = getattr(py, name)
+            for args, tangents in calls:
+                value, directional = getattr(lib, t_name)(*args, *tangents)
+                assert math.isclose(value, fn(*args), rel_tol=1e-14)
+                h = 1e-6
+                up = [a + h * t for a, t in zip(args, tangents, strict=True)]
+                down = [a - h * t for a, t in zip(args, tangents, strict=True)]
+                fd = (fn(*up) - fn(*down)) / (2 * h)
+                assert math.isclose(directional, fd, rel_tol=1e-6, abs_tol=1e-7), (
+                    f"{case.name}.{t_name}{args}: {directional} vs finite difference {fd}"
+                )
+
+
+def test_derivative_error_inside_an_imported_file_names_that_file(tmp_path: Path) -> None:
+    from gradc.compiler.diagnostics import CompileError
+    from gradc.compiler.driver import build_module
+    from gradc.compiler.options import CompilerOptions
+
+    (tmp_path / "helpers.py").write_text(
+        "import math\n\n\ndef total(x):\n    y = x * 2\n    return math.gamma(y)\n"
+    )
+    main = tmp_path / "main.py"
+    main.write_text(
+        "import gradc\nfrom helpers import total\n\n\n@gradc.export\n"
+        "def run(x: float) -> float:\n    return total(x)\n\n\nd_run = gradc.grad(run)\n"
+    )
+    with pytest.raises(CompileError) as info:
+        build_module(main, CompilerOptions())
+    err = info.value
+    assert (err.loc.file, err.loc.line, err.loc.col) == (str(tmp_path / "helpers.py"), 6, 11)
+    assert "cannot differentiate math.gamma in 'total'" in err.message
+    assert "    return math.gamma(y)\n" in str(err)
