@@ -171,7 +171,7 @@ def member(module: ModuleInfo, name: str) -> Resolved | None:
 
     Raises:
         CompileError: ``name`` comes through a circular chain of ``from ... import``, or
-            names something of ``math``/``numpy``/``gradc`` (unsupported through a module).
+            through a ``from m import n`` whose ``n`` is missing (at that import).
     """
     return _member(module, name, set())
 
