@@ -183,7 +183,7 @@ def build_module(
                     d.activity,
                 )
             except PassError as exc:
-                raise source.error(exc.message, exc.loc) from None
+                raise info.error(exc.message, exc.loc) from None  # loc may be in an import
     with timer.phase("passes"):
         verify_module(module)
         for name in DEFAULT_PIPELINE:

@@ -3,7 +3,9 @@
 Every function is inferred once per tuple of argument types (a *specialisation*, as in
 Numba). Exports are specialised at their declared signature and keep their Python name;
 other specialisations are named ``<name>.<type>.<type>`` from their argument types — by
-content, never by a counter.
+content, never by a counter. A function of an imported user module is named by its
+qualified name (``helpers.f.f64``, ``pkg.sub.g.i64``), so that functions of the same name
+in two files never clash. Only functions the exports reach are lowered and inferred.
 
 Inference is a monotone fixpoint over the type lattice of
 :func:`gradc.compiler.ir.types.join` (``UNKNOWN`` at the bottom): each instruction's type
@@ -31,6 +33,7 @@ from dataclasses import dataclass, field
 
 from gradc.compiler.diagnostics import CompileError
 from gradc.compiler.frontend.annotations import TypeSyntaxError, type_from_annotation
+from gradc.compiler.frontend.imports import FunctionRef
 from gradc.compiler.frontend.lower import LoweredFunction, UnpackCheck, lower_function
 from gradc.compiler.frontend.module_scan import ModuleInfo
 from gradc.compiler.ir import ops
@@ -101,6 +104,10 @@ class _Inference:
         self.src = info.source
         self.specs: dict[SpecKey, _Spec] = {}
         self.symbols: dict[SpecKey, str] = {}
+        #: callee name in ``call`` instructions -> its source function (any module)
+        self.functions: dict[str, FunctionRef] = {}
+        #: IR symbol -> the specialisation that owns it (names must not clash)
+        self.owners: dict[str, SpecKey] = {}
         self.changed = False
 
     def run(self) -> Module:
@@ -109,6 +116,7 @@ class _Inference:
             if key in self.symbols:
                 continue
             self.symbols[key] = export.name
+            self.functions[export.name] = FunctionRef(self.info, export.name)
             spec = self._specialize(key, export.result_type)
             spec.function.exported = True
         self.changed = True
@@ -129,12 +137,21 @@ class _Inference:
     def _specialize(self, key: SpecKey, declared: Type | None) -> _Spec:
         name, arg_types = key
         symbol = self.symbols.setdefault(key, symbol_for(name, arg_types))
-        node = self.info.functions[name]
-        lowered = lower_function(self.info, node, symbol, list(arg_types))
+        ref = self.functions[name]
+        node = ref.node
+        owner = self.owners.setdefault(symbol, key)
+        if owner != key:
+            raise self.error(
+                f"two functions would have the same IR name '{symbol}' ('{owner[0]}' and "
+                f"'{name}' with these argument types); rename one of them",
+                ref.module.source.loc(node),
+            )
+        lowered = lower_function(ref.module, node, symbol, list(arg_types))
+        self.functions.update(lowered.callees)
         if (
             declared is None
             and node.returns is not None
-            and name not in {e.name for e in self.info.exports}
+            and not (ref.module is self.info and name in {e.name for e in self.info.exports})
         ):
             declared = self._helper_annotation(node.returns)
         spec = _Spec(key, lowered, declared)
@@ -196,8 +213,9 @@ class _Inference:
     # -- errors ---------------------------------------------------------------------------
 
     def error(self, message: str, where: Instruction | Loc) -> CompileError:
+        """An error at ``where``, with the source line of whichever file it lies in."""
         loc = where if isinstance(where, Loc) else where.loc
-        return self.src.error(message, loc)
+        return self.info.error(message, loc)
 
     def _unify_error(self, inst: Instruction, a: Type, b: Type) -> CompileError:
         what = f" for variable '{inst.name}'" if inst.name else ""

@@ -15,8 +15,17 @@ step raises ValueError), ``for``/``while`` with ``else``, ``assert``.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from gradc.compiler.frontend.imports import (
+    ConstantRef,
+    ForeignRef,
+    FunctionRef,
+    ModuleRef,
+    NonConstantRef,
+    foreign_error,
+    resolve,
+)
 from gradc.compiler.frontend.module_scan import MATH_CONSTANTS, ModuleInfo, fold_constant
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
@@ -143,11 +152,20 @@ class IntCheck:
 
 @dataclass
 class LoweredFunction:
-    """An untyped function and the checks inference must make on it."""
+    """An untyped function and the checks inference must make on it.
+
+    Attributes:
+        function: the untyped IR function.
+        unpacks: tuple unpackings to check.
+        int_checks: values that must be integers.
+        callees: the callee name of each ``call`` it contains (``f``, ``helpers.f``) ->
+            the source function, possibly in another module.
+    """
 
     function: Function
     unpacks: list[UnpackCheck]
     int_checks: list[IntCheck]
+    callees: dict[str, FunctionRef] = field(default_factory=dict)
 
 
 def lower_function(
@@ -183,6 +201,7 @@ class _FunctionLowering:
         self.locals = _assigned_names(node)
         self.unpacks: list[UnpackCheck] = []
         self.int_checks: list[IntCheck] = []
+        self.callees: dict[str, FunctionRef] = {}
 
     # -- driver ------------------------------------------------------------------
 
@@ -215,7 +234,7 @@ class _FunctionLowering:
             unpack.value = self.ssa.resolve(unpack.value)
         for int_check in self.int_checks:
             int_check.value = self.ssa.resolve(int_check.value)
-        return LoweredFunction(self.fn, self.unpacks, self.int_checks)
+        return LoweredFunction(self.fn, self.unpacks, self.int_checks, self.callees)
 
     def _end_loc(self) -> Loc:
         return self.src.loc(self.node.body[-1])
@@ -389,6 +408,7 @@ class _FunctionLowering:
             and it.func.id == "range"
             and "range" not in self.locals
             and "range" not in self.info.functions
+            and "range" not in self.info.user_imports
         ):
             if isinstance(it, ast.Name | ast.Attribute | ast.Subscript):
                 self.for_each(s)
@@ -652,11 +672,47 @@ class _FunctionLowering:
                 "constant; functions can read only constant module variables",
                 node,
             )
+        if name in self.info.user_imports:
+            return self.imported_value(node)
         if name in self.info.functions or name in self.info.math_names:
             raise self.src.error(f"function '{name}' can only be called", node)
         raise self.src.error(f"name '{name}' is not defined", node)
 
+    def _is_imported(self, node: ast.expr) -> bool:
+        """``g`` or ``helpers.f.…`` where the root name is a user-module import."""
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return (
+            isinstance(node, ast.Name)
+            and node.id not in self.locals
+            and node.id in self.info.user_imports
+        )
+
+    def imported_value(self, node: ast.Name | ast.Attribute) -> Value:
+        """A constant of a user module (``SCALE``, ``helpers.SCALE``), folded."""
+        ref = resolve(self.info, node)
+        shown = ast.unparse(node)
+        if isinstance(ref, ConstantRef):
+            return self._const(ref.value, node)
+        if isinstance(ref, FunctionRef):
+            raise self.src.error(f"function '{shown}' can only be called", node)
+        if isinstance(ref, ModuleRef):
+            raise self.src.error(
+                f"module '{ref.module.qualname}' can be used only to reach its functions "
+                "and constants",
+                node,
+            )
+        if isinstance(ref, NonConstantRef):
+            raise self.src.error(
+                f"module variable '{shown}' ({ref.module.source.path}, line {ref.stmt.lineno}) "
+                "is not a numeric constant; functions can read only constant module variables",
+                node,
+            )
+        raise foreign_error(self.info, ref, node)
+
     def attribute(self, e: ast.Attribute) -> Value:
+        if self._is_imported(e):
+            return self.imported_value(e)
         if isinstance(e.value, ast.Name) and e.value.id in self.info.math_modules:
             if e.attr in MATH_CONSTANTS:
                 return self.b.const(MATH_CONSTANTS[e.attr], F64)
@@ -766,6 +822,8 @@ class _FunctionLowering:
         numpy_fn = self.info.numpy_attr(func)
         if numpy_fn is not None:
             return self.numpy_call(numpy_fn, e)
+        if self._is_imported(func):
+            return self.imported_call(func, e)
         if isinstance(func, ast.Attribute) and func.attr == "copy":
             if e.args or e.keywords:
                 raise self.src.error("copy() takes no arguments", e)
@@ -775,7 +833,7 @@ class _FunctionLowering:
             if name in self.locals:
                 raise self.src.error(f"local variable '{name}' is not callable", func)
             if name in self.info.functions:
-                return self.user_call(name, e)
+                return self.user_call(FunctionRef(self.info, name), name, e)
             if name in ("abs", "min", "max", "int", "float", "bool", "len"):
                 return self.builtin_call(name, e)
             if name == "range":
@@ -847,17 +905,38 @@ class _FunctionLowering:
             )
         return _DTYPES[name]
 
-    def user_call(self, name: str, e: ast.Call) -> Value:
-        callee = self.info.functions[name]
-        expected = len(callee.args.args)
+    def imported_call(self, func: ast.expr, e: ast.Call) -> Value:
+        """A call of a user module's function (``g(x)``, ``helpers.f(x)``)."""
+        assert isinstance(func, ast.Name | ast.Attribute)
+        ref = resolve(self.info, func)
+        shown = ast.unparse(func)
+        if isinstance(ref, FunctionRef):
+            return self.user_call(ref, shown, e)
+        if isinstance(ref, ForeignRef):
+            raise foreign_error(self.info, ref, func)
+        what = {
+            ConstantRef: "module constant",
+            ModuleRef: "module",
+            NonConstantRef: "module variable",
+        }[type(ref)]
+        raise self.src.error(f"{what} '{shown}' is not callable", func)
+
+    def user_call(self, callee: FunctionRef, shown: str, e: ast.Call) -> Value:
+        """A call of a top-level function of this or another user module.
+
+        The call names the callee by :attr:`FunctionRef.symbol`; inference replaces it by
+        the specialisation's symbol.
+        """
+        expected = len(callee.node.args.args)
         if len(e.args) != expected:
             raise self.src.error(
-                f"function '{name}' takes {expected} argument{'s' * (expected != 1)} "
+                f"function '{shown}' takes {expected} argument{'s' * (expected != 1)} "
                 f"but {len(e.args)} were given",
                 e,
             )
         args = [self.expr(a) for a in e.args]
-        return self.b.call(name, args)
+        self.callees[callee.symbol] = callee
+        return self.b.call(callee.symbol, args)
 
     def builtin_call(self, name: str, e: ast.Call) -> Value:
         n = len(e.args)

@@ -5,6 +5,9 @@ The module is never imported or executed. Its top-level statements are read for:
 * imports of ``math`` (``import math``, ``import math as m``, ``from math import sin``),
   of ``numpy`` (``import numpy as np``) and of ``gradc`` (``import gradc``,
   ``from gradc import export, f64``);
+* imports of the user's own modules (``from helpers import f``, ``import pkg.sub as s``,
+  relative imports), which are read and scanned too: see
+  :mod:`~gradc.compiler.frontend.imports`;
 * numeric constants (``N = 10``, ``SCALE = 2 * math.pi``), folded at compile time;
 * function definitions, and which of them are exported by ``@gradc.export`` or
   ``@gradc.export("f64(f64, i64)")``.
@@ -17,15 +20,26 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from gradc.compiler.diagnostics import CompileError
 from gradc.compiler.frontend.annotations import (
     TypeSyntaxError,
     parse_signature,
     type_from_annotation,
 )
+from gradc.compiler.frontend.imports import (
+    ConstantRef,
+    ModuleLoader,
+    UserBinding,
+    resolve,
+    rooted_in_user_import,
+    scan_import,
+)
 from gradc.compiler.frontend.source import SourceFile
+from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.ops import MATH_FUNCTIONS
 from gradc.compiler.ir.types import Type
 
@@ -102,13 +116,14 @@ class Derivative:
     activity: tuple[str, ...] = ()
 
 
-@dataclass
+@dataclass(eq=False)
 class ModuleInfo:
     """What the front end knows about a module before lowering any function.
 
     Attributes:
         source: the file.
-        name: the module name (file stem).
+        name: the module name (file stem for the main module, the qualified name for an
+            imported one).
         math_modules: local names bound to the ``math`` module.
         math_names: local names bound to ``math`` functions (``from math import sin``).
         gradc_modules: local names bound to ``gradc``.
@@ -121,6 +136,11 @@ class ModuleInfo:
         functions: top-level function definitions by name.
         exports: exported functions, in source order.
         derivatives: derivative declarations, in source order.
+        user_imports: local name -> what a user-module import bound it to.
+        qualname: the dotted module name given by enclosing packages (``pkg.sub``).
+        symbol_prefix: prefix of this module's function names in the IR: ``""`` for the
+            main module, ``"<qualname>."`` for an imported one.
+        loader: the loader that read this module and the modules it imports.
     """
 
     source: SourceFile
@@ -136,6 +156,33 @@ class ModuleInfo:
     functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
     exports: list[Export] = field(default_factory=list)
     derivatives: list[Derivative] = field(default_factory=list)
+    user_imports: dict[str, UserBinding] = field(default_factory=dict)
+    qualname: str = ""
+    symbol_prefix: str = ""
+    loader: ModuleLoader | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.qualname:
+            self.qualname = self.name
+
+    @property
+    def is_package(self) -> bool:
+        """True for a package's ``__init__.py``."""
+        return os.path.basename(self.source.path) == "__init__.py"
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """Absolute paths of every source file read for this module: its own first, then
+        each user module it imports, directly or not (for the cache's freshness check)."""
+        if self.loader is None:
+            return (os.path.abspath(self.source.path),)
+        return self.loader.files
+
+    def error(self, message: str, loc: Loc) -> CompileError:
+        """A :class:`CompileError` at ``loc``, which may lie in an imported module's file."""
+        if self.loader is None:
+            return self.source.error(message, loc)
+        return self.loader.error(message, loc)
 
     def math_attr(self, node: ast.expr) -> str | None:
         """``"sin"`` for ``math.sin`` (or an alias of it), else None."""
@@ -168,14 +215,24 @@ class ModuleInfo:
         return isinstance(node, ast.Name) and self.gradc_names.get(node.id) == name
 
 
-def scan_module(source: SourceFile, name: str) -> ModuleInfo:
-    """Read the top level of ``source``.
+def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = None) -> ModuleInfo:
+    """Read the top level of ``source``, and of every user module it imports.
+
+    Args:
+        source: the module.
+        name: its name (the file stem for the main module).
+        loader: the loader reading a whole program; None for the main module (a new
+            loader is made, and every ``from m import n`` is checked when all is read).
 
     Raises:
         CompileError: a malformed ``@gradc.export`` (bad signature string, missing
-            parameter types) or an unsupported function form (``async def``, defaults).
+            parameter types), an unsupported function form (``async def``, defaults),
+            or a bad import (missing module or name), in the file where it is.
     """
-    info = ModuleInfo(source, name)
+    main = loader is None
+    info = ModuleInfo(source, name, qualname=name)
+    info.loader = loader if loader is not None else ModuleLoader(scan_module)
+    info.loader.register(info)
     for stmt in source.tree.body:
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
@@ -186,6 +243,11 @@ def scan_module(source: SourceFile, name: str) -> ModuleInfo:
                     info.gradc_modules.add(local)
                 elif alias.name == "numpy":
                     info.numpy_modules.add(local)
+            _scan_user_import(info, stmt)
+        elif isinstance(stmt, ast.ImportFrom) and (
+            stmt.level or stmt.module not in ("math", "gradc", "numpy")
+        ):
+            scan_import(info, stmt)
         elif isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
                 local = alias.asname or alias.name
@@ -205,11 +267,21 @@ def scan_module(source: SourceFile, name: str) -> ModuleInfo:
             else:
                 _scan_assignment(info, stmt)
         elif isinstance(stmt, ast.FunctionDef):
+            info.user_imports.pop(stmt.name, None)
             info.functions[stmt.name] = stmt
             export = _export_of(info, stmt)
             if export is not None:
                 info.exports.append(export)
+    if main:
+        info.loader.finish()
     return info
+
+
+def _scan_user_import(info: ModuleInfo, stmt: ast.Import) -> None:
+    """The aliases of ``import a, b.c as d`` that are not math, numpy or gradc."""
+    others = [a for a in stmt.names if a.name not in ("math", "gradc", "numpy")]
+    if others:
+        scan_import(info, ast.Import(names=others, lineno=stmt.lineno, col_offset=stmt.col_offset))
 
 
 def _scan_assignment(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> None:
@@ -218,6 +290,7 @@ def _scan_assignment(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> None
     for target in targets:
         if not isinstance(target, ast.Name):
             continue
+        info.user_imports.pop(target.id, None)
         folded = fold_constant(info, value) if value is not None else None
         if folded is None:
             info.non_constants[target.id] = stmt
@@ -247,6 +320,11 @@ def _fold(info: ModuleInfo, node: ast.expr) -> object:
         return node.value
     if isinstance(node, ast.Name) and node.id in info.constants:
         return info.constants[node.id]
+    if isinstance(node, ast.Name | ast.Attribute) and rooted_in_user_import(info, node):
+        ref = resolve(info, node)  # helpers.SCALE, or SCALE from ``from helpers import``
+        if isinstance(ref, ConstantRef):
+            return ref.value
+        raise TypeError("not a constant")
     if (
         isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)

@@ -1,0 +1,586 @@
+"""The user's own modules: finding, reading and naming them (never importing or running them).
+
+A module compiled by gradc may import other files of the user's program::
+
+    from helpers import f, SCALE        # a name of a user module
+    from helpers import f as g
+    import helpers                      # then helpers.f(x), helpers.SCALE
+    import pkg.sub as s                 # packages: directories with __init__.py
+    from . import helpers               # relative imports inside a package
+    from .helpers import f
+    from ..util import g
+
+Resolution (no ``sys.path``, nothing executed). A relative import counts ``level`` package
+directories up from the importing file, as Python does. An absolute import ``a.b.c``
+looks for ``a.py`` or ``a/__init__.py`` in, in order: the importing file's directory, the
+directory above its top-level package (found by walking up ``__init__.py`` files), and
+the same two for the main module; then ``b`` and ``c`` inside ``a``'s directory. Each
+module file is read and scanned once (``ModuleLoader`` caches by absolute path), so an
+import cycle between user files is fine: names imported with ``from m import n`` are
+resolved when a function uses them, after every module has been scanned.
+
+Every module has a *qualified name* given by the file system: its stem (or, for
+``__init__.py``, its directory name) prefixed by the enclosing package directories
+(``pkg/sub.py`` is ``pkg.sub``). Functions of imported modules are named in the IR by it
+(``helpers.f``, ``pkg.sub.g``); the main module's functions keep their plain names.
+
+An import that is not a user file: ``math``, ``numpy`` and ``gradc`` are handled by
+:mod:`~gradc.compiler.frontend.module_scan`; another module that exists (the standard
+library, an installed package) is recorded as :class:`ForeignImport` and is an error only
+where compiled code uses it; a module found nowhere is a compile error at the import.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gradc.compiler.diagnostics import CompileError
+from gradc.compiler.frontend.source import SourceFile
+from gradc.compiler.ir.loc import Loc
+
+if TYPE_CHECKING:
+    from gradc.compiler.frontend.module_scan import ModuleInfo, Number
+
+#: ``scan(source, qualified_name, loader) -> ModuleInfo``: reads one module's top level.
+ScanFunction = Callable[[SourceFile, str, "ModuleLoader"], "ModuleInfo"]
+
+
+# -- what an imported local name is bound to ----------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ModuleImport:
+    """A local name bound to a user module (``import helpers``, ``from . import util``).
+
+    Attributes:
+        module: the module.
+        node: the import statement's alias (for error locations).
+    """
+
+    module: ModuleInfo
+    node: ast.AST
+
+
+@dataclass(frozen=True, eq=False)
+class NameImport:
+    """A local name bound to a name of a user module (``from helpers import f as g``).
+
+    The name is looked up in ``module`` when used, so cycles between modules work.
+
+    Attributes:
+        module: the module imported from.
+        name: the name in that module.
+        node: the alias (for error locations).
+    """
+
+    module: ModuleInfo
+    name: str
+    node: ast.alias
+
+
+@dataclass(frozen=True, eq=False)
+class ForeignImport:
+    """A local name bound to a module that is not a user file (``import os``).
+
+    Attributes:
+        module: the dotted module name as imported.
+        node: the alias.
+    """
+
+    module: str
+    node: ast.AST
+
+
+UserBinding = ModuleImport | NameImport | ForeignImport
+
+
+# -- what a (possibly dotted) user name denotes --------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class FunctionRef:
+    """A top-level function of a user module.
+
+    Attributes:
+        module: its module.
+        name: its Python name there.
+    """
+
+    module: ModuleInfo
+    name: str
+
+    @property
+    def node(self) -> ast.FunctionDef:
+        """The function's definition."""
+        return self.module.functions[self.name]
+
+    @property
+    def symbol(self) -> str:
+        """The IR name of the function: ``f`` in the main module, ``helpers.f`` elsewhere."""
+        return self.module.symbol_prefix + self.name
+
+
+@dataclass(frozen=True, eq=False)
+class ConstantRef:
+    """A folded numeric module constant."""
+
+    value: Number
+
+
+@dataclass(frozen=True, eq=False)
+class NonConstantRef:
+    """A module variable that is not a numeric constant.
+
+    Attributes:
+        module: its module.
+        name: its name.
+        stmt: the assignment.
+    """
+
+    module: ModuleInfo
+    name: str
+    stmt: ast.stmt
+
+
+@dataclass(frozen=True, eq=False)
+class ModuleRef:
+    """A user module used as a value (``helpers`` in ``helpers.f``)."""
+
+    module: ModuleInfo
+
+
+@dataclass(frozen=True, eq=False)
+class ForeignRef:
+    """A module that is not a user file (``os`` in ``os.getcwd``)."""
+
+    module: str
+
+
+Resolved = FunctionRef | ConstantRef | NonConstantRef | ModuleRef | ForeignRef
+
+
+def member(module: ModuleInfo, name: str) -> Resolved | None:
+    """What ``module.name`` denotes, following re-exports, or None when it has no such name.
+
+    Raises:
+        CompileError: ``name`` comes through a circular chain of ``from ... import``, or
+            through a ``from m import n`` whose ``n`` is missing (at that import).
+    """
+    return _member(module, name, set())
+
+
+def _member(module: ModuleInfo, name: str, seen: set[tuple[int, str]]) -> Resolved | None:
+    if name in module.functions:
+        return FunctionRef(module, name)
+    if name in module.constants:
+        return ConstantRef(module.constants[name])
+    if name in module.non_constants:
+        return NonConstantRef(module, name, module.non_constants[name])
+    binding = module.user_imports.get(name)
+    if isinstance(binding, ModuleImport):
+        return ModuleRef(binding.module)
+    if isinstance(binding, ForeignImport):
+        return ForeignRef(binding.module)
+    if isinstance(binding, NameImport):
+        key = (id(module), name)
+        if key in seen:
+            raise module.source.error(
+                f"cannot import name '{name}': circular 'from ... import' chain", binding.node
+            )
+        seen.add(key)
+        found = _member(binding.module, binding.name, seen)
+        if found is None:
+            raise _missing_name(module, binding)
+        return found
+    sub = module.loader.by_qualname.get(f"{module.qualname}.{name}") if module.loader else None
+    if sub is not None and module.is_package:
+        return ModuleRef(sub)
+    return None
+
+
+def _hint(module: ModuleInfo, name: str) -> str:
+    """Why ``name`` is not importable from ``module`` although the module binds it."""
+    if (
+        name in module.math_modules
+        or name in module.math_names
+        or name in module.numpy_modules
+        or name in module.numpy_names
+        or name in module.gradc_modules
+        or name in module.gradc_names
+    ):
+        return "; it is math's, numpy's or gradc's there: import it from that module directly"
+    return ""
+
+
+def _missing_name(importer: ModuleInfo, binding: NameImport) -> CompileError:
+    target = binding.module
+    return importer.source.error(
+        f"cannot import name '{binding.name}' from '{target.qualname}' ({target.source.path})"
+        + _hint(target, binding.name),
+        binding.node,
+    )
+
+
+def rooted_in_user_import(info: ModuleInfo, node: ast.expr) -> bool:
+    """True when ``node`` is ``name`` or ``name.a.b`` with ``name`` a user-import binding."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in info.user_imports
+
+
+def resolve(info: ModuleInfo, node: ast.expr) -> Resolved:
+    """What ``node`` (``g``, ``helpers.f``, ``pkg.sub.SCALE``) denotes in module ``info``.
+
+    Only for nodes where :func:`rooted_in_user_import` holds.
+
+    Raises:
+        CompileError: at ``node``, when a module has no such attribute, or an attribute of
+            something that is not a module is taken.
+    """
+    if isinstance(node, ast.Name):
+        found = member(info, node.id)
+        assert found is not None, "resolve() needs a user-import binding"
+        return found
+    assert isinstance(node, ast.Attribute)
+    base = resolve(info, node.value)
+    if isinstance(base, ForeignRef):
+        return ForeignRef(f"{base.module}.{node.attr}")
+    if not isinstance(base, ModuleRef):
+        raise info.source.error(
+            f"unsupported attribute '.{node.attr}' of '{ast.unparse(node.value)}'", node
+        )
+    found = member(base.module, node.attr)
+    if found is None:
+        raise info.source.error(
+            f"module '{base.module.qualname}' ({base.module.source.path}) has no attribute "
+            f"'{node.attr}'" + _hint(base.module, node.attr),
+            node,
+        )
+    return found
+
+
+def foreign_error(info: ModuleInfo, ref: ForeignRef, node: ast.AST) -> CompileError:
+    """The error for compiled code that uses a module that is not a user file."""
+    return info.source.error(
+        f"module '{ref.module}' is not a user module: compiled code can use only math, "
+        "numpy, gradc and the program's own files",
+        node,
+    )
+
+
+# -- finding and reading module files --------------------------------------------------
+
+
+def _module_file(directory: Path, name: str) -> Path | None:
+    """``directory/name/__init__.py`` or ``directory/name.py``, whichever exists (package first)."""
+    package = directory / name / "__init__.py"
+    if package.is_file():
+        return package
+    module = directory / f"{name}.py"
+    if module.is_file():
+        return module
+    return None
+
+
+def qualified_name(path: Path) -> str:
+    """The dotted module name of the file at absolute ``path``, from enclosing packages."""
+    parts = [] if path.name == "__init__.py" else [path.stem]
+    directory = path.parent
+    if path.name == "__init__.py":
+        parts.append(directory.name)
+        directory = directory.parent
+    while (directory / "__init__.py").is_file():
+        parts.append(directory.name)
+        directory = directory.parent
+    return ".".join(reversed(parts))
+
+
+def package_root(path: Path) -> Path:
+    """The directory that holds the top-level package of ``path`` (its own dir if none)."""
+    directory = path.parent
+    while (directory / "__init__.py").is_file():
+        directory = directory.parent
+    return directory
+
+
+class ModuleLoader:
+    """Reads each user module once and remembers every file read.
+
+    Args:
+        scan: reads one module's top level; called with the loader itself, so the modules
+            a module imports are loaded (recursively) while it is scanned.
+
+    Attributes:
+        modules: absolute path -> module, in the order read (the main module first).
+        by_qualname: qualified name -> module.
+    """
+
+    def __init__(self, scan: ScanFunction) -> None:
+        self._scan = scan
+        self.modules: dict[Path, ModuleInfo] = {}
+        self.by_qualname: dict[str, ModuleInfo] = {}
+        self._main: ModuleInfo | None = None
+        self._name_imports: list[tuple[ModuleInfo, NameImport]] = []
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """Absolute paths of every source file read, the main module's first."""
+        return tuple(str(p) for p in self.modules)
+
+    def register(self, info: ModuleInfo) -> None:
+        """Record a module before its body is scanned (so that cycles find it)."""
+        path = Path(os.path.abspath(info.source.path))
+        if self._main is None:
+            self._main = info
+            info.qualname = qualified_name(path)
+            info.symbol_prefix = ""
+        else:
+            info.symbol_prefix = info.qualname + "."
+        self.modules.setdefault(path, info)
+        self.by_qualname.setdefault(info.qualname, info)
+
+    def note_name_import(self, importer: ModuleInfo, binding: NameImport) -> None:
+        """Remember ``from m import n`` in ``importer``, to be checked by :meth:`finish`."""
+        self._name_imports.append((importer, binding))
+
+    def finish(self) -> None:
+        """Check that every ``from m import n`` of every module read names something.
+
+        Called once all modules are scanned (names may be defined after a cyclic import).
+
+        Raises:
+            CompileError: at the first import of a missing name, in the importing file.
+        """
+        for importer, binding in self._name_imports:
+            if member(binding.module, binding.name) is None:
+                raise _missing_name(importer, binding)
+
+    def source_for(self, path: str) -> SourceFile | None:
+        """The source file whose (display) path is ``path``, if it was read."""
+        for info in self.modules.values():
+            if info.source.path == path:
+                return info.source
+        return None
+
+    def error(self, message: str, loc: Loc) -> CompileError:
+        """A :class:`CompileError` at ``loc`` with the line of whichever file it is in."""
+        source = self.source_for(loc.file)
+        if source is None:
+            return CompileError(message, loc)
+        return source.error(message, loc)
+
+    # -- imports ------------------------------------------------------------------
+
+    def import_absolute(
+        self, importer: ModuleInfo, dotted: str, node: ast.AST
+    ) -> list[ModuleInfo] | None:
+        """Load ``a``, ``a.b``, ``a.b.c`` for ``import a.b.c``; None if ``a`` is no user file.
+
+        Raises:
+            CompileError: at ``node``: ``a`` is a user file but ``a.b`` (or ``a.b.c``)
+                does not exist; or a file read does not parse.
+        """
+        first = dotted.split(".")[0]
+        for directory in self._search_dirs(importer):
+            if _module_file(directory, first) is not None:
+                return self._load_chain(importer, directory, dotted.split("."), "", node)
+        return None
+
+    def import_relative(
+        self, importer: ModuleInfo, dotted: str | None, level: int, node: ast.AST
+    ) -> list[ModuleInfo]:
+        """Load the modules of ``from <level dots><dotted> import ...``: the package the dots
+        name, then each module along ``dotted`` (names are imported from the last one).
+
+        Raises:
+            CompileError: at ``node``: the importer is not in a package, the import goes
+                above the top-level package, or a module does not exist.
+        """
+        path = Path(os.path.abspath(importer.source.path))
+        package = importer.qualname.split(".")
+        if not importer.is_package:
+            package = package[:-1]
+        if not package:
+            raise importer.source.error(
+                "attempted relative import with no known parent package", node
+            )
+        if level > len(package):
+            raise importer.source.error("attempted relative import beyond top-level package", node)
+        directory = path.parent
+        for _ in range(level - 1):
+            directory = directory.parent
+        base_name = ".".join(package[: len(package) - level + 1])
+        chain = [self._load(importer, directory / "__init__.py")]
+        if dotted:
+            chain += self._load_chain(importer, directory, dotted.split("."), base_name, node)
+        return chain
+
+    def submodule(self, importer: ModuleInfo, package: ModuleInfo, name: str) -> ModuleInfo | None:
+        """Load ``package.name`` if ``package`` is a package with such a file, else None."""
+        if not package.is_package:
+            return None
+        directory = Path(os.path.abspath(package.source.path)).parent
+        path = _module_file(directory, name)
+        return self._load(importer, path) if path is not None else None
+
+    def _search_dirs(self, importer: ModuleInfo) -> list[Path]:
+        dirs: list[Path] = []
+        for info in (importer, self._main):
+            if info is None:
+                continue
+            path = Path(os.path.abspath(info.source.path))
+            for d in (path.parent, package_root(path)):
+                if d not in dirs:
+                    dirs.append(d)
+        return dirs
+
+    def _load_chain(
+        self, importer: ModuleInfo, directory: Path, parts: list[str], prefix: str, node: ast.AST
+    ) -> list[ModuleInfo]:
+        """Load ``parts[0]`` from ``directory``, then ``parts[1]`` inside it, and so on.
+
+        ``prefix`` is the dotted name of the package ``directory`` is ('' for a search
+        directory); it is used in messages only.
+        """
+        chain: list[ModuleInfo] = []
+        name = prefix
+        for part in parts:
+            full = f"{name}.{part}" if name else part
+            if chain and not chain[-1].is_package:
+                raise importer.source.error(
+                    f"no module named '{full}' ('{name}' is not a package)", node
+                )
+            path = _module_file(directory, part)
+            if path is None:
+                where = self._display_path(importer, directory)
+                raise importer.source.error(
+                    f"no module named '{full}' (no {part}.py or {part}/__init__.py in {where})",
+                    node,
+                )
+            chain.append(self._load(importer, path))
+            directory, name = path.parent, full
+        return chain
+
+    def _load(self, importer: ModuleInfo, path: Path) -> ModuleInfo:
+        path = Path(os.path.abspath(path))
+        info = self.modules.get(path)
+        if info is not None:
+            return info
+        display = self._display_path(importer, path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CompileError(f"cannot read {display}: {exc}", Loc(display, 0, 0)) from None
+        return self._scan(SourceFile.parse(text, display), qualified_name(path), self)
+
+    @staticmethod
+    def _display_path(importer: ModuleInfo, path: Path) -> str:
+        """``path`` as seen from the importer's path as given: relative stays relative."""
+        given = importer.source.path
+        base = Path(os.path.abspath(given)).parent
+        return os.path.normpath(os.path.join(os.path.dirname(given), os.path.relpath(path, base)))
+
+
+# -- scanning import statements -----------------------------------------------------
+
+
+def scan_import(info: ModuleInfo, stmt: ast.Import | ast.ImportFrom) -> None:
+    """Bind the names of a top-level import of anything but ``math``/``numpy``/``gradc``.
+
+    User modules are read (recursively, through ``info.loader``) before this returns.
+
+    Raises:
+        CompileError: at the import: a module found nowhere, a missing submodule, a bad
+            relative import, or ``from <user module> import *``.
+    """
+    loader = info.loader
+    assert loader is not None
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            chain = loader.import_absolute(info, alias.name, alias)
+            if chain is None:
+                _foreign(info, alias.name, alias)
+                local = alias.asname or alias.name.split(".")[0]
+                _bind(info, local, ForeignImport(alias.name, alias))
+            elif alias.asname:
+                _bind(info, alias.asname, ModuleImport(chain[-1], alias))
+            else:
+                _bind(info, alias.name.split(".")[0], ModuleImport(chain[0], alias))
+        return
+    if stmt.level:
+        chain = loader.import_relative(info, stmt.module, stmt.level, stmt)
+    else:
+        assert stmt.module is not None
+        found = loader.import_absolute(info, stmt.module, stmt)
+        if found is None:
+            _foreign(info, stmt.module, stmt)
+            for alias in stmt.names:
+                if alias.name != "*":
+                    foreign = ForeignImport(f"{stmt.module}.{alias.name}", alias)
+                    _bind(info, alias.asname or alias.name, foreign)
+            return
+        chain = found
+    module = chain[-1]
+    for alias in stmt.names:
+        if alias.name == "*":
+            raise info.source.error(
+                f"'from {module.qualname} import *' is not supported: import names explicitly",
+                alias,
+            )
+        local = alias.asname or alias.name
+        sub = None if _defines(module, alias.name) else loader.submodule(info, module, alias.name)
+        if sub is not None:
+            _bind(info, local, ModuleImport(sub, alias))
+        else:
+            binding = NameImport(module, alias.name, alias)
+            _bind(info, local, binding)
+            loader.note_name_import(info, binding)
+
+
+def _defines(module: ModuleInfo, name: str) -> bool:
+    return (
+        name in module.functions
+        or name in module.constants
+        or name in module.non_constants
+        or name in module.user_imports
+    )
+
+
+def _bind(info: ModuleInfo, local: str, binding: UserBinding) -> None:
+    """Bind ``local`` at module level; a later binding of a name replaces an earlier one."""
+    info.functions.pop(local, None)
+    info.constants.pop(local, None)
+    info.non_constants.pop(local, None)
+    info.user_imports[local] = binding
+
+
+def _foreign(info: ModuleInfo, dotted: str, node: ast.AST) -> None:
+    """Accept an import of a module that is not a user file if it exists elsewhere."""
+    if not module_exists_elsewhere(dotted):
+        raise info.source.error(
+            f"no module named '{dotted}': no user file {dotted.split('.')[0]}.py (or "
+            "package) next to the importing file or its package, and no installed module",
+            node,
+        )
+
+
+def module_exists_elsewhere(dotted: str) -> bool:
+    """True when the top-level module of ``dotted`` is in the standard library or installed.
+
+    Uses ``importlib.util.find_spec`` on the top-level name only, which searches the path
+    without importing anything.
+    """
+    top = dotted.split(".")[0]
+    if top in sys.stdlib_module_names or top in sys.builtin_module_names:
+        return True
+    try:
+        return importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return False

@@ -1,0 +1,3 @@
+from .util import clamp as clamp
+
+UNIT = 1.0

@@ -1,0 +1,5 @@
+import b
+
+
+def f(x):
+    return b.f(x) + 1
