@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -129,8 +129,14 @@ class _Timer:
             self.phases[name] = self.phases.get(name, 0.0) + time.perf_counter() - start
 
 
-def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
+def build_module(
+    source_path: Path, options: CompilerOptions, grads: Sequence[str] = ()
+) -> BuildOutput:
     """Compile every export of the module at ``source_path``.
+
+    ``grads`` are ``gradc build --grad`` requests, ``"f"`` or ``"f:x,y"``: each adds the
+    export ``d_f``, as ``d_f = gradc.grad(f, wrt=...)`` in the module would
+    (``module_scan.requested_derivative``).
 
     Phases (each timed into ``BuildOutput.timings``): parse, infer, passes, lower,
     emit (LLVM optimisation and object emission).
@@ -139,6 +145,8 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
         CompileError: the program is ill-typed or uses an unsupported construct; nothing
             has been written anywhere.
         OSError: the file cannot be read.
+        ValueError: a ``grads`` request names no export or parameter of the module, or
+            its ``d_f`` name is taken (the message says which).
     """
     # Imported here so that ``import gradc.compiler.driver`` stays cheap for tools that
     # only need the data classes above.
@@ -148,7 +156,7 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
     from gradc.compiler.codegen.relocatable import RelocatableError, check_object
     from gradc.compiler.codegen.runtime import emit_runtime_object
     from gradc.compiler.diagnostics import InternalCompilerError
-    from gradc.compiler.frontend.module_scan import scan_module
+    from gradc.compiler.frontend.module_scan import requested_derivative, scan_module
     from gradc.compiler.frontend.source import SourceFile
     from gradc.compiler.infer import infer_module
     from gradc.compiler.ir.errors import PassError
@@ -163,6 +171,8 @@ def build_module(source_path: Path, options: CompilerOptions) -> BuildOutput:
     with timer.phase("parse"):
         source = SourceFile.read(source_path)
         info = scan_module(source, Path(source_path).stem)
+        for spec in grads:
+            info.derivatives.append(requested_derivative(info, spec))
     with timer.phase("infer"):
         module = infer_module(info)
     with timer.phase("ad"):

@@ -36,8 +36,11 @@ def lib(compile_module: Callable[[Path], Any]) -> Any:
 
 
 def _assert_fd(got: Any, fd: Any, value: float) -> None:
+    """``got`` agrees with ``fd`` (NaN in ``fd``: an element the harness did not check)."""
+    assert np.shape(got) == np.shape(fd)
     for g, f in zip(np.ravel(got), np.ravel(fd)):
-        assert H.fd_close(float(g), float(f), value), (got, fd)
+        if not np.isnan(f):
+            assert H.fd_close(float(g), float(f), value), (got, fd)
 
 
 @settings(max_examples=25, deadline=None)

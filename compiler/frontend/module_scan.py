@@ -98,7 +98,7 @@ class Derivative:
     target: str
     wrt: list[int]
     wrt_sequence: bool
-    node: ast.expr
+    node: ast.expr | ast.stmt
     activity: tuple[str, ...] = ()
 
 
@@ -447,3 +447,43 @@ def _activity_declaration(
             f"gradc.{kind}({export.name}, ...) marks no parameter Duplicated or Active", call
         )
     return Derivative(name, kind, export.name, wrt, True, call, tuple(activity_of))
+
+
+def requested_derivative(info: ModuleInfo, spec: str) -> Derivative:
+    """The derivative export a ``gradc build --grad SPEC`` option asks for.
+
+    ``SPEC`` is ``f`` or ``f:x,y`` (parameter names or positions): the same as declaring
+    ``d_f = gradc.grad(f, wrt=("x", "y"))`` in the module (without a list, ``wrt`` is the
+    first parameter, as for ``gradc.grad(f)``). The export is named ``d_f``.
+
+    Raises:
+        ValueError: ``f`` is not an export of the module, a name in the list is not one
+            of its parameters or is repeated, or ``d_f`` already names a function, an
+            export or a derivative of the module (the message says which).
+    """
+    target, _, wrt_text = spec.partition(":")
+    target = target.strip()
+    export = next((e for e in info.exports if e.name == target), None)
+    if export is None:
+        exports = ", ".join(e.name for e in info.exports) or "none"
+        raise ValueError(f"'{target}' is not an export of {info.name} (exports: {exports})")
+    name = f"d_{target}"
+    taken = {e.name for e in info.exports} | {d.name for d in info.derivatives}
+    if name in taken or name in info.functions:
+        raise ValueError(f"'{name}' already exists in {info.name}; declare the derivative there")
+    params = [a.arg for a in export.node.args.args]
+    if not wrt_text.strip():
+        return Derivative(name, "grad", target, [0], False, export.node)
+    wrt: list[int] = []
+    for item in (w.strip() for w in wrt_text.split(",")):
+        if item.isdigit() and int(item) < len(params):
+            index = int(item)
+        elif item in params:
+            index = params.index(item)
+        else:
+            known = ", ".join(params)
+            raise ValueError(f"'{target}' has no parameter '{item}' (parameters: {known})")
+        if index in wrt:
+            raise ValueError(f"parameter '{params[index]}' is listed twice")
+        wrt.append(index)
+    return Derivative(name, "grad", target, wrt, len(wrt) > 1, export.node)
