@@ -20,8 +20,11 @@ identical bytes)::
         key_components: {str: str | int | float | bool | None},
         dependencies: {str: str},                  # callee/dependency name -> its hash
         texts: {"ir"|"llvm"|"asm": "texts/<sha256>.ir" | ".ll" | ".s"},
-        wrapper: {symbol: str, object: "objects/<sha256>.o", sha256: str} }, ...]
+        wrapper: {symbol: str, object: "objects/<sha256>.o", sha256: str},
                                                    # optional (1.1): CPython fast-call wrapper
+        variants: [{symbol, object, sha256, key, wrapper?}, ...] }, ...]
+                                                   # optional (1.2): one per top-level variant
+    variants: [{cpu: str, features: str}, ...]     # optional (1.2): CPU variants, in order
 
 Type strings are ``gradc.compiler.ir.types.python_name``'s: ``f64``, ``f32``, ``i64``,
 ``i32``, ``bool``, ``none``, ``tuple[f64,i64]`` and arrays spelt like annotations
@@ -32,8 +35,16 @@ loader links the first one it sees once per process and every artifact against i
 ``wrapper`` is the export's CPython ``METH_FASTCALL`` wrapper object (docs/abi.md "Fast
 call path"), absent for exports that only have the ctypes path.
 
+``variants`` (1.2, written only when there are several) lists the CPU variants the
+artifact was built for (``gradc build --cpu x86-64-v2,x86-64-v3,native``); element 0 is
+``target`` (same triple). Every entry then has ``variants`` of the same length: element
+``i`` is the export compiled for CPU variant ``i`` (element 0 repeats the entry's own
+``symbol``, ``object``, ``sha256``, ``key`` and ``wrapper``). A 1.1 reader ignores both and
+loads variant 0, checked against ``target``; :meth:`Manifest.for_variant` gives the
+single-variant view of variant ``i`` that the loader links.
+
 History: 1.0 had no ``runtime``, ``wrapper`` and ``signature.writes``; 1.1 readers accept 1.0
-manifests (no runtime; nothing written). Readers accept any minor version of their major
+manifests (no runtime; nothing written); 1.2 added ``variants``. Readers accept any minor version of their major
 version (unknown fields are ignored) and refuse other major versions with
 :class:`FormatVersionError`.
 """
@@ -42,7 +53,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgpack
@@ -50,7 +61,7 @@ import msgpack
 from gradc.artifacts.errors import ArtifactError, FormatVersionError
 
 #: (major, minor) of the format this module writes.
-FORMAT_VERSION: tuple[int, int] = (1, 1)
+FORMAT_VERSION: tuple[int, int] = (1, 2)
 
 #: Calling-convention version of docs/abi.md.
 ABI_VERSION = 1
@@ -128,6 +139,17 @@ class Wrapper:
 
 
 @dataclass(frozen=True)
+class EntryVariant:
+    """An export compiled for one CPU variant: entry symbol, object, key and wrapper."""
+
+    symbol: str
+    object: str
+    sha256: str
+    key: str
+    wrapper: Wrapper | None = None
+
+
+@dataclass(frozen=True)
 class EntrySignature:
     """Signature of an export: ``params`` as (name, gradc type) pairs, ``result`` type string.
 
@@ -161,6 +183,7 @@ class Entry:
     dependencies: dict[str, str] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)
     wrapper: Wrapper | None = None
+    variants: tuple[EntryVariant, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -173,6 +196,38 @@ class Manifest:
     entries: tuple[Entry, ...]
     format_version: tuple[int, int] = FORMAT_VERSION
     runtime: Runtime | None = None
+    variants: tuple[Target, ...] = ()
+
+    def targets(self) -> tuple[Target, ...]:
+        """The CPU variants, in order: ``variants``, or ``(target,)`` for one CPU."""
+        return self.variants or (self.target,)
+
+    def for_variant(self, index: int) -> Manifest:
+        """This manifest as if built for CPU variant ``index`` alone: that variant's target
+        and, in every entry, its symbol, object, sha256, key and wrapper.
+
+        Raises:
+            IndexError: no such variant.
+        """
+        if not self.variants:
+            if index != 0:
+                raise IndexError(f"variant {index} of a single-variant artifact")
+            return self
+        target = self.variants[index]
+        entries = tuple(
+            replace(
+                e,
+                symbol=v.symbol,
+                object=v.object,
+                sha256=v.sha256,
+                key=v.key,
+                wrapper=v.wrapper,
+                variants=(),
+            )
+            for e in self.entries
+            for v in (e.variants[index],)
+        )
+        return replace(self, target=target, entries=entries, variants=())
 
     def entry(self, name: str) -> Entry:
         """The entry exported as ``name``.
@@ -220,21 +275,14 @@ class Manifest:
                     "key_components": dict(e.key_components),
                     "dependencies": dict(e.dependencies),
                     "texts": dict(e.texts),
-                    **(
-                        {}
-                        if e.wrapper is None
-                        else {
-                            "wrapper": {
-                                "symbol": e.wrapper.symbol,
-                                "object": e.wrapper.object,
-                                "sha256": e.wrapper.sha256,
-                            }
-                        }
-                    ),
+                    **_wrapper_dict(e.wrapper),
+                    **({"variants": [_variant_dict(v) for v in e.variants]} if e.variants else {}),
                 }
                 for e in self.entries
             ],
         }
+        if self.variants:
+            data["variants"] = [{"cpu": t.cpu, "features": t.features} for t in self.variants]
         if self.runtime is not None:
             data["runtime"] = {
                 "abi": self.runtime.abi,
@@ -292,6 +340,34 @@ class Manifest:
         names = [e.name for e in entries]
         if len(set(names)) != len(names):
             raise ArtifactError(f"{where}: duplicate export names in {names}")
+        target = Target(
+            triple=r.req_str(tgt, "triple", "target"),
+            cpu=r.req_str(tgt, "cpu", "target"),
+            features=r.req_str(tgt, "features", "target"),
+        )
+        variants: tuple[Target, ...] = ()
+        if "variants" in top:
+            raw_variants = r.req_list(top["variants"], "variants")
+            variants = tuple(
+                Target(
+                    target.triple,
+                    r.req_str(r.req_map(v, f"variants[{i}]"), "cpu", f"variants[{i}]"),
+                    r.req_str(v, "features", f"variants[{i}]"),
+                )
+                for i, v in enumerate(raw_variants)
+            )
+            if not variants or variants[0] != target:
+                raise ArtifactError(f"{where}: variants[0] must be the target {target}")
+        for e in entries:
+            if len(e.variants) != len(variants):
+                raise ArtifactError(
+                    f"{where}: export {e.name!r} has {len(e.variants)} CPU variants, "
+                    f"the artifact {len(variants)}"
+                )
+            if e.variants and e.variants[0] != EntryVariant(
+                e.symbol, e.object, e.sha256, e.key, e.wrapper
+            ):
+                raise ArtifactError(f"{where}: export {e.name!r}: variants[0] is not the entry")
         runtime = None
         if "runtime" in top:
             rt = r.req_map(top["runtime"], "runtime")
@@ -303,16 +379,31 @@ class Manifest:
                 llvmlite=r.req_str(prod, "llvmlite", "producer"),
                 llvm=r.req_str(prod, "llvm", "producer"),
             ),
-            target=Target(
-                triple=r.req_str(tgt, "triple", "target"),
-                cpu=r.req_str(tgt, "cpu", "target"),
-                features=r.req_str(tgt, "features", "target"),
-            ),
+            target=target,
             module=r.req_str(top, "module", "manifest"),
             entries=tuple(entries),
             format_version=found,
             runtime=runtime,
+            variants=variants,
         )
+
+
+def _wrapper_dict(wrapper: Wrapper | None) -> dict[str, Any]:
+    if wrapper is None:
+        return {}
+    return {
+        "wrapper": {"symbol": wrapper.symbol, "object": wrapper.object, "sha256": wrapper.sha256}
+    }
+
+
+def _variant_dict(v: EntryVariant) -> dict[str, Any]:
+    return {
+        "symbol": v.symbol,
+        "object": v.object,
+        "sha256": v.sha256,
+        "key": v.key,
+        **_wrapper_dict(v.wrapper),
+    }
 
 
 def _sorted_maps(obj: Any) -> Any:
@@ -388,11 +479,21 @@ class _Reader:
         if type(abi) is not int:
             raise self.fail(f"{name}.abi_version must be an int")
         obj, sha = self.blob(m, name)
-        wrapper = None
-        if "wrapper" in m:
-            w = self.req_map(m["wrapper"], f"{name}.wrapper")
-            wobj, wsha = self.blob(w, f"{name}.wrapper")
-            wrapper = Wrapper(self.req_str(w, "symbol", f"{name}.wrapper"), wobj, wsha)
+        wrapper = self.wrapper(m, name)
+        variants = []
+        for j, raw_v in enumerate(self.req_list(m.get("variants", []), f"{name}.variants")):
+            where = f"{name}.variants[{j}]"
+            v = self.req_map(raw_v, where)
+            vobj, vsha = self.blob(v, where)
+            variants.append(
+                EntryVariant(
+                    self.req_str(v, "symbol", where),
+                    vobj,
+                    vsha,
+                    self.req_str(v, "key", where),
+                    self.wrapper(v, where),
+                )
+            )
         texts = self.str_map(m.get("texts", {}), f"{name}.texts")
         for kind, path in texts.items():
             if kind not in TEXT_EXTENSIONS or not path.endswith(TEXT_EXTENSIONS[kind]):
@@ -418,4 +519,13 @@ class _Reader:
             dependencies=self.str_map(m.get("dependencies", {}), f"{name}.dependencies"),
             texts=texts,
             wrapper=wrapper,
+            variants=tuple(variants),
         )
+
+    def wrapper(self, m: dict[str, Any], name: str) -> Wrapper | None:
+        """The optional ``wrapper`` map of ``m``."""
+        if "wrapper" not in m:
+            return None
+        w = self.req_map(m["wrapper"], f"{name}.wrapper")
+        wobj, wsha = self.blob(w, f"{name}.wrapper")
+        return Wrapper(self.req_str(w, "symbol", f"{name}.wrapper"), wobj, wsha)

@@ -46,6 +46,7 @@ from gradc.artifacts.manifest import (
     TEXT_EXTENSIONS,
     Entry,
     EntrySignature,
+    EntryVariant,
     Manifest,
     Producer,
     Runtime,
@@ -116,8 +117,10 @@ class BuildOutputLike(Protocol):
     """What :func:`write_artifact` reads from ``gradc.compiler.driver.BuildOutput``.
 
     Optional: ``producer`` (a :class:`Producer`; when absent the versions of this process
-    are used) and ``runtime_object`` (bytes of the ``gradc_rt1_*`` runtime object; stored
-    as the manifest's ``runtime`` when non-empty).
+    are used), ``runtime_object`` (bytes of the ``gradc_rt1_*`` runtime object; stored
+    as the manifest's ``runtime`` when non-empty) and ``variant_targets`` (the target of
+    each CPU variant, when several: then every entry has ``variants``, the export compiled
+    for variants 1.. in order).
     """
 
     @property
@@ -154,6 +157,7 @@ def build_manifest(
     """
     if producer is None:
         producer = getattr(build, "producer", None) or host_producer()
+    variant_targets = [_target(t) for t in getattr(build, "variant_targets", ()) or ()]
     blobs: dict[str, bytes] = {}
     entries = []
     for e in build.entries:
@@ -168,13 +172,23 @@ def build_manifest(
                 rel = text_path(hashlib.sha256(data).hexdigest(), kind)
                 blobs[rel] = data
                 texts[kind] = rel
-        wrapper = None
-        wrapper_code = bytes(getattr(e, "wrapper_object", b"") or b"")
-        if wrapper_code:
-            wsha = hashlib.sha256(wrapper_code).hexdigest()
-            wsym = getattr(e, "wrapper_symbol", None) or default_wrapper_symbol(e.symbol)
-            wrapper = Wrapper(wsym, object_path(wsha), wsha)
-            blobs[wrapper.object] = wrapper_code
+        wrapper = _wrapper(e, blobs)
+        variants: list[EntryVariant] = []
+        others = tuple(getattr(e, "variants", ()) or ())
+        if len(others) != len(variant_targets[1:]):
+            raise ArtifactError(
+                f"export {e.name!r} has {len(others) + 1} CPU variants, the build "
+                f"{max(len(variant_targets), 1)}"
+            )
+        if others:
+            variants.append(EntryVariant(e.symbol, obj, sha, e.key, wrapper))
+            for v in others:
+                vcode = bytes(v.object_code)
+                vsha = hashlib.sha256(vcode).hexdigest()
+                blobs[object_path(vsha)] = vcode
+                variants.append(
+                    EntryVariant(v.symbol, object_path(vsha), vsha, v.key, _wrapper(v, blobs))
+                )
         entries.append(
             Entry(
                 name=e.name,
@@ -192,6 +206,7 @@ def build_manifest(
                 dependencies=dict(getattr(e, "dependencies", {}) or {}),
                 texts=texts,
                 wrapper=wrapper,
+                variants=tuple(variants),
             )
         )
     runtime = None
@@ -202,18 +217,31 @@ def build_manifest(
         blobs[runtime.object] = runtime_code
     manifest = Manifest(
         producer=producer,
-        target=Target(
-            triple=build.target.get("triple", ""),
-            cpu=build.target.get("cpu", ""),
-            features=build.target.get("features", ""),
-        ),
+        target=_target(build.target),
         module=build.module_name,
         entries=tuple(entries),
         runtime=runtime,
+        variants=tuple(variant_targets),
     )
     # Round-trip through the validator: what we write is what readers accept.
     Manifest.from_dict(manifest.to_dict(), "new manifest")
     return manifest, blobs
+
+
+def _target(t: Mapping[str, str]) -> Target:
+    return Target(triple=t.get("triple", ""), cpu=t.get("cpu", ""), features=t.get("features", ""))
+
+
+def _wrapper(e: CompiledEntryLike, blobs: dict[str, bytes]) -> Wrapper | None:
+    """The fast-call wrapper of ``e`` (added to ``blobs``), None when it has none."""
+    code = bytes(getattr(e, "wrapper_object", b"") or b"")
+    if not code:
+        return None
+    sha = hashlib.sha256(code).hexdigest()
+    symbol = getattr(e, "wrapper_symbol", None) or default_wrapper_symbol(e.symbol)
+    wrapper = Wrapper(symbol, object_path(sha), sha)
+    blobs[wrapper.object] = code
+    return wrapper
 
 
 def default_wrapper_symbol(symbol: str) -> str:
@@ -363,6 +391,10 @@ def referenced_blobs(manifest: Manifest) -> set[str]:
         if e.wrapper is not None:
             refs.add(e.wrapper.object)
         refs.update(e.texts.values())
+        for v in e.variants:
+            refs.add(v.object)
+            if v.wrapper is not None:
+                refs.add(v.wrapper.object)
     return refs
 
 

@@ -2,7 +2,7 @@
 
 ::
 
-    gradc build MODULE.py [-o DIR] [-O 0..3] [--cpu NAME] [--fastmath] [--no-boundscheck]
+    gradc build MODULE.py [-o DIR] [-O 0..3] [--cpu NAME[,NAME...]] [--fastmath] [--no-boundscheck]
                           [--timings] [-v]
     gradc inspect ARTIFACT [--json] [--ir NAME] [--llvm NAME] [--asm NAME]
     gradc bench MODULE.py | ARTIFACT [--source MODULE.py] [-e NAME] [-a NAME=EXPR] [--json]
@@ -34,6 +34,23 @@ def default_output_dir(source: Path) -> Path:
     return DEFAULT_BUILD_DIR / f"{source.stem}.gradc"
 
 
+def parse_cpu_list(text: str) -> tuple[str, ...]:
+    """``--cpu`` as a tuple of CPU names: ``"x86-64-v2, x86-64-v3,native"`` ->
+    ``("x86-64-v2", "x86-64-v3", "native")``, in order, duplicates dropped.
+
+    Raises:
+        ValueError: an empty name (``"a,,b"``, ``""``) or a name with characters LLVM CPU
+            names never have.
+    """
+    names = [n.strip() for n in text.split(",")]
+    for n in names:
+        if not n:
+            raise ValueError(f"empty CPU name in {text!r}")
+        if not all(c.isalnum() or c in "-_." for c in n):
+            raise ValueError(f"{n!r} is not a CPU name")
+    return tuple(dict.fromkeys(names))
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gradc", prog_name="gradc")
 def cli() -> None:
@@ -62,7 +79,9 @@ def cli() -> None:
     "--cpu",
     default=DEFAULT_CPU,
     show_default=True,
-    help="Target CPU name (x86-64, x86-64-v3, znver4, ...) or 'native'.",
+    help="Target CPU name (x86-64, x86-64-v3, znver4, ...) or 'native'; a comma-separated "
+    "list (x86-64-v2,x86-64-v3,native) builds one object per CPU variant, and the loader "
+    "picks the best one the host supports. List the most portable first.",
 )
 @click.option("--fastmath", is_flag=True, help="Allow fast-math floating-point rewrites.")
 @click.option("--no-boundscheck", is_flag=True, help="Do not check array indices.")
@@ -86,9 +105,14 @@ def build(
     from gradc.compiler.diagnostics import CompileError
     from gradc.compiler.driver import build_module
 
+    try:
+        cpus = parse_cpu_list(cpu)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--cpu'") from None
     options = CompilerOptions(
         opt_level=opt_level,
-        cpu=cpu,
+        cpu=cpus[0],
+        cpus=cpus if len(cpus) > 1 else (),
         fastmath=fastmath,
         boundscheck=not no_boundscheck,
         timings=timings,
@@ -229,6 +253,11 @@ def _print_manifest(artifact: Path, manifest: Manifest) -> None:
     console.print(
         f"target {t.triple}, cpu {t.cpu}, features {t.features or '(none)'}", highlight=False
     )
+    if manifest.variants:
+        console.print(
+            f"cpu variants (entries show the first): {', '.join(v.cpu for v in manifest.variants)}",
+            highlight=False,
+        )
     if manifest.runtime is not None:
         size = _object_size(artifact, manifest.runtime.object)
         console.print(

@@ -9,7 +9,7 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gradc.artifacts.keys import sha256_key
@@ -69,6 +69,8 @@ class CompiledEntry:
         asm_text: target assembly.
         wrapper_object: the CPython fast-call wrapper object for this export (DESIGN.md
             §6), or ``b""`` when the loader must use its ctypes path (array signatures).
+        variants: the same export compiled for the other CPU variants
+            (``BuildOutput.variant_targets[1:]``, in order); empty for one CPU.
     """
 
     name: str
@@ -81,6 +83,7 @@ class CompiledEntry:
     llvm_text: str = ""
     asm_text: str = ""
     wrapper_object: bytes = b""
+    variants: tuple[CompiledEntry, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,8 @@ class BuildOutput:
         timings: phase name -> seconds, in phase order.
         runtime_object: the ELF object defining the ``gradc_rt1_*`` runtime functions
             (docs/abi.md), which the loader links once per process.
+        variant_targets: with several CPU variants (``CompilerOptions.cpus``), the target
+            of each, in order (the first is ``target``); empty for one CPU.
     """
 
     module_name: str
@@ -101,6 +106,7 @@ class BuildOutput:
     target: dict[str, str]
     timings: dict[str, float] = field(default_factory=dict)
     runtime_object: bytes = b""
+    variant_targets: tuple[dict[str, str], ...] = ()
 
 
 ABI_VERSION = 1
@@ -190,7 +196,8 @@ def build_module(
             module = get_pass(name).run(module)
             verify_module(module)
     written = written_params(module)
-    target = target_info(options)
+    variant_options = options.variants()
+    targets = [target_info(o) for o in variant_options]
     versions = {
         "gradc": gradc_version(),
         "abi": str(ABI_VERSION),
@@ -207,22 +214,6 @@ def build_module(
         ir_text = _LOC_FILE.sub(
             "loc(", "\n".join(print_function(module.functions[n], locs=True) for n in reachable)
         )
-        components = {
-            "ir": sha256_key(ir_text),
-            "options": sha256_key(options.key_fields()),
-            "target": sha256_key(target),
-            "versions": sha256_key(versions),
-        }
-        key = sha256_key(components)
-        symbol = f"gradc_{export_name}_{key[:16]}"
-        with timer.phase("lower"):
-            llvm_module = lower_export(module, export_name, symbol, options)
-        with timer.phase("emit"):
-            emitted = emit_object(llvm_module, options)
-            try:
-                check_object(emitted.object_code, export_name, emitted.llvm_text)
-            except RelocatableError as exc:
-                raise InternalCompilerError(f"relocatable check failed: {exc}") from None
         signature = Signature(
             tuple(
                 Param(
@@ -234,29 +225,57 @@ def build_module(
             ),
             python_name(function.return_type),
         )
-        with timer.phase("emit"):
-            wrapper = emit_wrapper(signature, symbol, options)
-            if wrapper:
-                allowed = frozenset(PYTHON_API_SYMBOLS) | {symbol}
-                check_object(wrapper, f"{export_name} (wrapper)", extra_symbols=allowed)
-        entries.append(
-            CompiledEntry(
-                name=export_name,
-                signature=signature,
-                symbol=symbol,
-                object_code=emitted.object_code,
-                key=key,
-                key_components=components,
-                ir_text="\n".join(print_function(module.functions[n]) for n in reachable),
-                llvm_text=emitted.llvm_text,
-                asm_text=emitted.asm_text,
-                wrapper_object=wrapper,
+        compiled = []
+        for variant, target in zip(variant_options, targets, strict=True):
+            components = {
+                "ir": sha256_key(ir_text),
+                "options": sha256_key(variant.key_fields()),
+                "target": sha256_key(target),
+                "versions": sha256_key(versions),
+            }
+            key = sha256_key(components)
+            symbol = f"gradc_{export_name}_{key[:16]}"
+            with timer.phase("lower"):
+                llvm_module = lower_export(module, export_name, symbol, variant)
+            with timer.phase("emit"):
+                emitted = emit_object(llvm_module, variant)
+                try:
+                    check_object(emitted.object_code, export_name, emitted.llvm_text)
+                except RelocatableError as exc:
+                    raise InternalCompilerError(f"relocatable check failed: {exc}") from None
+                wrapper = emit_wrapper(signature, symbol, variant)
+                if wrapper:
+                    allowed = frozenset(PYTHON_API_SYMBOLS) | {symbol}
+                    check_object(wrapper, f"{export_name} (wrapper)", extra_symbols=allowed)
+            compiled.append(
+                CompiledEntry(
+                    name=export_name,
+                    signature=signature,
+                    symbol=symbol,
+                    object_code=emitted.object_code,
+                    key=key,
+                    key_components=components,
+                    ir_text="\n".join(print_function(module.functions[n]) for n in reachable),
+                    llvm_text=emitted.llvm_text,
+                    asm_text=emitted.asm_text,
+                    wrapper_object=wrapper,
+                )
             )
-        )
+        entries.append(replace(compiled[0], variants=tuple(compiled[1:])))
+    # One runtime serves every variant (and every artifact of the process): with several
+    # CPUs it is built for the generic CPU, so that it runs wherever any variant does.
+    runtime_options = replace(options, cpu="generic", cpus=()) if options.cpus else options
     with timer.phase("emit"):
-        runtime = emit_runtime_object(options).object_code
+        runtime = emit_runtime_object(runtime_options).object_code
         check_object(runtime, "runtime")
-    return BuildOutput(info.name, tuple(entries), target, timer.phases, runtime)
+    return BuildOutput(
+        info.name,
+        tuple(entries),
+        targets[0],
+        timer.phases,
+        runtime,
+        tuple(targets) if len(targets) > 1 else (),
+    )
 
 
 def _reachable(module: Module, root: str) -> list[str]:

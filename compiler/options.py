@@ -7,7 +7,7 @@ fields that enter the cache key (DESIGN.md §5).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: Portable baseline CPU for objects meant to run on any x86-64 host.
 DEFAULT_CPU = "x86-64"
@@ -25,6 +25,11 @@ class CompilerOptions:
         boundscheck: check array indices (IndexError) — used from the arrays work on.
         timings: print per-phase times (not part of the cache key).
         verbose: chatty output (not part of the cache key).
+        cpus: CPU variants (``--cpu x86-64-v2,x86-64-v3,native``): when not empty, every
+            export is compiled once per CPU in this order and the artifact holds one
+            object per variant (the loader picks the best one the host supports); ``cpu``
+            is then the first. Each variant's options (:meth:`variants`) have one ``cpu``
+            and no ``cpus``, and that is what enters each variant's cache key.
     """
 
     opt_level: int = 2
@@ -33,10 +38,19 @@ class CompilerOptions:
     boundscheck: bool = True
     timings: bool = False
     verbose: bool = False
+    cpus: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not 0 <= self.opt_level <= 3:
             raise ValueError(f"opt_level must be 0..3, got {self.opt_level}")
+        if self.cpus and self.cpus[0] != self.cpu:
+            raise ValueError(f"cpu {self.cpu!r} must be the first of cpus {self.cpus!r}")
+
+    def variants(self) -> list[CompilerOptions]:
+        """One options value per CPU variant (``[self]`` when ``cpus`` is empty)."""
+        if not self.cpus:
+            return [self]
+        return [replace(self, cpu=c, cpus=()) for c in self.cpus]
 
     def key_fields(self) -> dict[str, object]:
         """The fields that change generated code, as a plain dict for the cache key."""

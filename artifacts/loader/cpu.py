@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import itertools
 import operator
 import os
@@ -53,7 +54,7 @@ from typing import Any
 import llvmlite.binding as llvm
 
 from gradc.artifacts.errors import ArtifactError
-from gradc.artifacts.manifest import ABI_VERSION, RUNTIME_ABI, Entry, Manifest
+from gradc.artifacts.manifest import ABI_VERSION, RUNTIME_ABI, Entry, Manifest, Target
 from gradc.artifacts.store import read_blob, read_manifest
 
 __all__ = [
@@ -907,7 +908,9 @@ class Library:
 
     @property
     def manifest(self) -> Manifest:
-        """The artifact's manifest (shadowed by an export named ``manifest``)."""
+        """The artifact's manifest as the loaded CPU variant sees it
+        (:meth:`Manifest.for_variant`: ``target`` is the variant loaded); shadowed by an
+        export named ``manifest``."""
         return self._gradc_manifest
 
     def ctypes_function(self, name: str) -> Callable[..., Any]:
@@ -921,28 +924,97 @@ class Library:
         return self[name] is not self._gradc_ctypes[name]
 
 
-def _check_target(path: Path, manifest: Manifest) -> None:
-    """Refuse objects for another architecture or with CPU features this host lacks."""
+#: LLVM feature names each x86-64 micro-architecture level needs (the x86-64 psABI's
+#: levels, beyond the x86-64 baseline every such host has).
+_X86_64_V2 = frozenset({"cx16", "popcnt", "sahf", "sse3", "sse4.1", "sse4.2", "ssse3"})
+_X86_64_V3 = _X86_64_V2 | {"avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave"}
+_X86_64_V4 = _X86_64_V3 | {"avx512bw", "avx512cd", "avx512dq", "avx512f", "avx512vl"}
+CPU_LEVEL_FEATURES: dict[str, frozenset[str]] = {
+    "generic": frozenset(),
+    "x86-64": frozenset(),
+    "x86-64-v2": _X86_64_V2,
+    "x86-64-v3": _X86_64_V3,
+    "x86-64-v4": _X86_64_V4,
+}
+
+
+def required_features(target: Target) -> frozenset[str] | None:
+    """The CPU features code built for ``target`` may use: every ``+feature`` of its
+    feature string (``native`` records the build host's) and those of its CPU level
+    (:data:`CPU_LEVEL_FEATURES`). None for a named CPU model without recorded features
+    (``--cpu skylake``): its feature set is unknown here, so only a host whose CPU LLVM
+    names the same runs it.
+    """
+    explicit = frozenset(f[1:] for f in target.features.split(",") if f.startswith("+"))
+    level = CPU_LEVEL_FEATURES.get(target.cpu)
+    if level is None and not explicit:
+        return None
+    return explicit | (level or frozenset())
+
+
+@functools.cache
+def host_cpu() -> tuple[str, frozenset[str]]:
+    """This host's CPU name and enabled features, as LLVM detects them."""
+    try:
+        features = frozenset(n for n, on in llvm.get_host_cpu_features().items() if on)
+    except RuntimeError:  # LLVM cannot detect features on this platform
+        features = frozenset()
+    return llvm.get_host_cpu_name(), features
+
+
+def _misfit(target: Target, host: tuple[str, frozenset[str]]) -> str | None:
+    """Why code for ``target`` cannot run on ``host`` (None: it can)."""
+    required = required_features(target)
+    if required is None:
+        if target.cpu == host[0]:
+            return None
+        return f"cpu {target.cpu!r} is not this host's {host[0]!r} (its features are not recorded)"
+    missing = sorted(required - host[1])
+    if missing:
+        return f"cpu {target.cpu!r} needs CPU features this host lacks: {', '.join(missing)}"
+    return None
+
+
+def select_variant(path: Path, manifest: Manifest) -> int:
+    """The index of the best CPU variant of ``manifest`` this host runs (docs/artifacts.md
+    "CPU variants"): among the variants whose required features the host has, the one
+    requiring the most (a named CPU model matching the host counts as all the host's),
+    the first listed on a tie.
+
+    Raises:
+        ArtifactError: the triple's architecture is not this process's, or no variant
+            fits; the message names each variant and what the host lacks.
+    """
     want = manifest.target.triple
-    host = llvm.get_process_triple()
-    if want and want.split("-")[0] != host.split("-")[0]:
-        raise ArtifactError(f"{path} was built for {want}; this process runs on {host}")
-    required = {f[1:] for f in manifest.target.features.split(",") if f.startswith("+")}
-    if required:
-        have = {name for name, on in llvm.get_host_cpu_features().items() if on}
-        missing = sorted(required - have)
-        if missing:
-            raise ArtifactError(
-                f"{path} needs CPU features this host lacks: {', '.join(missing)} "
-                f"(built for cpu {manifest.target.cpu!r}); rebuild with --cpu x86-64 or native"
-            )
+    triple = llvm.get_process_triple()
+    if want and want.split("-")[0] != triple.split("-")[0]:
+        raise ArtifactError(f"{path} was built for {want}; this process runs on {triple}")
+    host = host_cpu()
+    best, best_score, reasons = -1, -1, []
+    for i, target in enumerate(manifest.targets()):
+        why = _misfit(target, host)
+        if why is not None:
+            reasons.append(why)
+            continue
+        required = required_features(target)
+        score = len(host[1]) if required is None else len(required)
+        if score > best_score:
+            best, best_score = i, score
+    if best < 0:
+        raise ArtifactError(
+            f"{path}: no CPU variant of this artifact runs on this host ({host[0]}): "
+            f"{'; '.join(reasons)}; rebuild it with --cpu x86-64 or native"
+        )
+    return best
 
 
 def _read_objects(
     path: Path, fast: bool
 ) -> tuple[Manifest, dict[str, bytes], dict[str, bytes], bytes | None]:
-    """The manifest, its verified entry objects and fast-call wrapper objects (sha256 ->
-    bytes; no wrappers unless ``fast``) and its runtime object.
+    """The manifest of the CPU variant this host runs best (:func:`select_variant`,
+    :meth:`Manifest.for_variant`), its verified entry objects and fast-call wrapper objects
+    (sha256 -> bytes; no wrappers unless ``fast``) and its runtime object. The objects of
+    other variants are not read.
 
     A writer may replace the artifact between reading the manifest and its blobs (and
     remove the blobs of the previous one); then the manifest has changed and the read is
@@ -951,7 +1023,10 @@ def _read_objects(
     object is read only while no runtime is linked in this process.
     """
 
-    def blobs(m: Manifest) -> tuple[dict[str, bytes], dict[str, bytes], bytes | None]:
+    def blobs(
+        whole: Manifest,
+    ) -> tuple[Manifest, dict[str, bytes], dict[str, bytes], bytes | None]:
+        m = whole.for_variant(select_variant(path, whole))  # before reading any object
         objects = {e.sha256: read_blob(path, e.object) for e in m.entries}
         wrappers = {}
         if fast:
@@ -961,12 +1036,12 @@ def _read_objects(
         runtime = None
         if m.runtime is not None and _runtime is None:
             runtime = read_blob(path, m.runtime.object)
-        return objects, wrappers, runtime
+        return m, objects, wrappers, runtime
 
     manifest = read_manifest(path)
     for attempt in range(1, _READ_ATTEMPTS + 1):
         try:
-            return manifest, *blobs(manifest)
+            return blobs(manifest)
         except ArtifactError:
             again = read_manifest(path)
             if again == manifest or attempt == _READ_ATTEMPTS:
@@ -983,7 +1058,9 @@ def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Libra
     """Load the artifact directory ``path`` (``build/NAME.gradc``) into this process.
 
     Takes about a millisecond per object plus the one-off cost of creating the JIT (and
-    linking the runtime, for the first artifact that carries one).
+    linking the runtime, for the first artifact that carries one). Of an artifact built
+    for several CPUs, only the best variant the host supports is read and linked
+    (:func:`select_variant`).
 
     Exports with a fast-call wrapper (docs/abi.md "Fast call path") are CPython builtins
     calling it; the others, and all of them with ``fastcall=False`` (default: on unless
@@ -993,7 +1070,9 @@ def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Libra
     Raises:
         ArtifactError: the directory or manifest is missing or truncated, an object is
             missing or fails its sha256 check (the message names the file), the ABI
-            version or target does not match this process, or linking fails.
+            version does not match, no CPU variant runs on this host (the message names
+            each variant and the features the host lacks; nothing is linked), or linking
+            fails.
         FormatVersionError: the artifact's major format version is not this gradc's.
     """
     path = Path(path)
@@ -1010,7 +1089,6 @@ def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Libra
             f"{path}: the artifact's runtime speaks {manifest.runtime.abi!r}; "
             f"this loader links {RUNTIME_ABI!r}"
         )
-    _check_target(path, manifest)
     jit = _lljit()
     if runtime_code is not None and manifest.runtime is not None:
         try:

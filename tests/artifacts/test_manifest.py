@@ -84,7 +84,7 @@ def _array_build(runtime: bytes = b"\x7fELF runtime") -> BuildOutput:
 
 def test_runtime_and_writes() -> None:
     m, blobs = build_manifest(_array_build(), PRODUCER)
-    assert m.format_version == (1, 1)
+    assert m.format_version == FORMAT_VERSION
     assert isinstance(m.runtime, Runtime)
     assert m.runtime.abi == "rt1"
     assert blobs[m.runtime.object] == b"\x7fELF runtime"
