@@ -85,6 +85,15 @@ def cli() -> None:
 )
 @click.option("--fastmath", is_flag=True, help="Allow fast-math floating-point rewrites.")
 @click.option("--no-boundscheck", is_flag=True, help="Do not check array indices.")
+@click.option(
+    "--grad",
+    "grads",
+    multiple=True,
+    metavar="F[:X,Y]",
+    help="Also export d_F, the gradient of export F with respect to parameters X, Y "
+    "(names or positions; default the first), as d_F = gradc.grad(F, wrt=...) would. "
+    "Repeatable.",
+)
 @click.option("--timings", is_flag=True, help="Print the time of every compiler phase.")
 @click.option("-v", "--verbose", is_flag=True, help="Print each export's signature and symbol.")
 def build(
@@ -94,6 +103,7 @@ def build(
     cpu: str,
     fastmath: bool,
     no_boundscheck: bool,
+    grads: tuple[str, ...],
     timings: bool,
     verbose: bool,
 ) -> None:
@@ -121,9 +131,12 @@ def build(
     out_dir = output if output is not None else default_output_dir(module)
     start = time.perf_counter()
     try:
-        result = build_module(module, options)
+        result = build_module(module, options, grads)
     except CompileError as exc:
         click.echo(exc.render(), err=True)
+        sys.exit(1)
+    except ValueError as exc:  # a --grad request that does not fit the module
+        click.echo(f"gradc: error: --grad: {exc}", err=True)
         sys.exit(1)
     write_start = time.perf_counter()
     try:
