@@ -7,7 +7,10 @@ identical bytes)::
     producer:  {gradc: str, llvmlite: str, llvm: str}
     target:    {triple: str, cpu: str, features: str}
     module:    str                                 # module name (file stem)
-    runtime:   {abi: "rt1", object: "objects/<sha256>.o", sha256: str}   # optional (1.1)
+    sources:   {str: str}                          # module-relative file -> sha256 of
+                                                   # its bytes, every file read (1.2)
+    runtime:   {abi: "rt1", object: "objects/<sha256>.o", sha256: str,
+                key: str}                          # optional (1.1); key: cache key (1.2)
     entries: [                                     # exports, in source order
       { name: str,                                 # Python name of the export
         signature: {params: [[name, type], ...], result: type,     # gradc type strings
@@ -17,8 +20,11 @@ identical bytes)::
         object: "objects/<sha256>.o",              # relative path of the ELF object
         sha256: str,                               # hex sha256 of the object's bytes
         key: str,                                  # hex sha256 cache key
-        key_components: {str: str | int | float | bool | None},
-        dependencies: {str: str},                  # callee/dependency name -> its hash
+        key_components: {str: str | int | float | bool | None},   # one field each:
+                                                   # ir, options.opt_level, target.cpu ...
+        dependencies: {str: str},                  # IR function reached -> Merkle hash
+        sites: [[file, line, col], ...],           # raise site k is sites[k-1] (1.2;
+                                                   # docs/abi.md "Error record")
         texts: {"ir"|"llvm"|"asm": "texts/<sha256>.ir" | ".ll" | ".s"},
         wrapper: {symbol: str, object: "objects/<sha256>.o", sha256: str} }, ...]
                                                    # optional (1.1): CPython fast-call wrapper
@@ -32,10 +38,16 @@ loader links the first one it sees once per process and every artifact against i
 ``wrapper`` is the export's CPython ``METH_FASTCALL`` wrapper object (docs/abi.md "Fast
 call path"), absent for exports that only have the ctypes path.
 
+``sites`` maps the site number in an error record to the source position that raised
+(module-relative file, 1-based line, 0-based column); objects hold no line numbers, so a
+comment added above a function changes the site table and ``sources``, not the object.
+
 History: 1.0 had no ``runtime``, ``wrapper`` and ``signature.writes``; 1.1 readers accept 1.0
-manifests (no runtime; nothing written). Readers accept any minor version of their major
-version (unknown fields are ignored) and refuse other major versions with
-:class:`FormatVersionError`.
+manifests (no runtime; nothing written). 1.2 added ``sources``, ``runtime.key`` and
+``entries[].sites``; their error records carry a site number where 1.1's carried a line
+(a 1.1 artifact's errors name no line when loaded by a 1.2 reader). Readers accept any
+minor version of their major version (unknown fields are ignored) and refuse other major
+versions with :class:`FormatVersionError`.
 """
 
 from __future__ import annotations
@@ -50,7 +62,7 @@ import msgpack
 from gradc.artifacts.errors import ArtifactError, FormatVersionError
 
 #: (major, minor) of the format this module writes.
-FORMAT_VERSION: tuple[int, int] = (1, 1)
+FORMAT_VERSION: tuple[int, int] = (1, 2)
 
 #: Calling-convention version of docs/abi.md.
 ABI_VERSION = 1
@@ -111,11 +123,13 @@ class Target:
 
 @dataclass(frozen=True)
 class Runtime:
-    """The runtime object of the artifact: its ABI name (``"rt1"``) and content address."""
+    """The runtime object of the artifact: its ABI name (``"rt1"``), content address and
+    cache key (options, target and versions it was built for; ``""`` before 1.2)."""
 
     abi: str
     object: str
     sha256: str
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -161,6 +175,13 @@ class Entry:
     dependencies: dict[str, str] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)
     wrapper: Wrapper | None = None
+    sites: tuple[tuple[str, int, int], ...] = ()
+
+    def site(self, number: int) -> tuple[str, int, int] | None:
+        """The (file, line, col) of raise site ``number`` (1-based); None if unknown."""
+        if 0 < number <= len(self.sites):
+            return self.sites[number - 1]
+        return None
 
 
 @dataclass(frozen=True)
@@ -173,6 +194,7 @@ class Manifest:
     entries: tuple[Entry, ...]
     format_version: tuple[int, int] = FORMAT_VERSION
     runtime: Runtime | None = None
+    sources: dict[str, str] = field(default_factory=dict)
 
     def entry(self, name: str) -> Entry:
         """The entry exported as ``name``.
@@ -204,6 +226,7 @@ class Manifest:
                 "features": self.target.features,
             },
             "module": self.module,
+            "sources": dict(self.sources),
             "entries": [
                 {
                     "name": e.name,
@@ -220,6 +243,7 @@ class Manifest:
                     "key_components": dict(e.key_components),
                     "dependencies": dict(e.dependencies),
                     "texts": dict(e.texts),
+                    "sites": [list(site) for site in e.sites],
                     **(
                         {}
                         if e.wrapper is None
@@ -240,6 +264,7 @@ class Manifest:
                 "abi": self.runtime.abi,
                 "object": self.runtime.object,
                 "sha256": self.runtime.sha256,
+                "key": self.runtime.key,
             }
         return data
 
@@ -296,7 +321,10 @@ class Manifest:
         if "runtime" in top:
             rt = r.req_map(top["runtime"], "runtime")
             obj, sha = r.blob(rt, "runtime")
-            runtime = Runtime(r.req_str(rt, "abi", "runtime"), obj, sha)
+            key = rt.get("key", "")
+            if not isinstance(key, str):
+                raise r.fail("runtime.key must be a string")
+            runtime = Runtime(r.req_str(rt, "abi", "runtime"), obj, sha, key)
         return cls(
             producer=Producer(
                 gradc=r.req_str(prod, "gradc", "producer"),
@@ -312,6 +340,7 @@ class Manifest:
             entries=tuple(entries),
             format_version=found,
             runtime=runtime,
+            sources=r.str_map(top.get("sources", {}), "sources"),
         )
 
 
@@ -418,4 +447,14 @@ class _Reader:
             dependencies=self.str_map(m.get("dependencies", {}), f"{name}.dependencies"),
             texts=texts,
             wrapper=wrapper,
+            sites=self.sites(m.get("sites", []), f"{name}.sites"),
         )
+
+    def sites(self, value: object, name: str) -> tuple[tuple[str, int, int], ...]:
+        out = []
+        for j, site in enumerate(self.req_list(value, name)):
+            ok = isinstance(site, list) and len(site) == 3 and isinstance(site[0], str)
+            if not ok or not all(type(v) is int for v in site[1:]):
+                raise self.fail(f"{name}[{j}] must be [file, line, col]")
+            out.append((site[0], site[1], site[2]))
+        return tuple(out)
