@@ -133,10 +133,10 @@ def host_producer() -> Producer:
     """
     from importlib.metadata import version
 
-    import gradc
+    from gradc._version import __version__
     from gradc.artifacts.loader.cpu import llvm_version
 
-    return Producer(gradc=gradc.__version__, llvmlite=version("llvmlite"), llvm=llvm_version())
+    return Producer(gradc=__version__, llvmlite=version("llvmlite"), llvm=llvm_version())
 
 
 def build_manifest(

@@ -14,10 +14,8 @@ is the environment: ``GRADC_NO_COMPILE=1`` makes ``build`` refuse to compile.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +31,7 @@ from gradc.artifacts.store import (
     write_artifact,
 )
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
+from gradc.runtime_mode import NO_COMPILE_ENV, env_flag
 
 #: Where ``gradc build m.py`` writes when no ``-o`` is given: ``build/m.gradc``.
 DEFAULT_BUILD_DIR = Path("build")
@@ -116,7 +115,7 @@ def build(
         click.echo(f"gradc: warning: {problem}; rebuilding it", err=True)
     try:
         result = build_module(
-            module, options, cache=previous.reusable, allow_compile=not no_compile_requested()
+            module, options, cache=previous.reusable, allow_compile=not env_flag(NO_COMPILE_ENV)
         )
     except CompileError as exc:
         click.echo(exc.render(), err=True)
@@ -151,12 +150,6 @@ def build(
         phases = dict(result.timings)
         phases["write"] = end - write_start
         _print_timings(phases, end - start)
-
-
-def no_compile_requested(environ: Mapping[str, str] | None = None) -> bool:
-    """``GRADC_NO_COMPILE`` is set to something other than ``""`` or ``"0"``."""
-    value = (os.environ if environ is None else environ).get("GRADC_NO_COMPILE", "")
-    return value not in ("", "0")
 
 
 def _print_timings(phases: dict[str, float], total: float) -> None:

@@ -489,6 +489,6 @@ def _universal_newlines(data: bytes) -> str:
 
 def gradc_version() -> str:
     """The installed gradc version string."""
-    from gradc import __version__
+    from gradc._version import __version__
 
     return __version__

@@ -69,8 +69,12 @@ def objects(manifest: Manifest) -> dict[str, str]:
 
 
 def run_python(code: str, *args: str, cwd: Path, env: dict[str, str] | None = None) -> Any:
-    """Run ``python -c code ARGS`` in a fresh interpreter; the completed process."""
-    full = dict(os.environ)
+    """Run ``python -c code ARGS`` in a fresh interpreter; the completed process.
+
+    The child gets this environment without any ``GRADC_*`` variable (tests/conftest.py
+    sets ``GRADC_PLAIN_PYTHON``), plus ``env``.
+    """
+    full = {k: v for k, v in os.environ.items() if not k.startswith("GRADC_")}
     full.update(env or {})
     return subprocess.run(
         [sys.executable, "-c", code, *args],
