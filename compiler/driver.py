@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -245,7 +246,9 @@ def build_module(
     }
     shared = _shared_components(options, target, versions)
     callgraph = {name: tuple(direct_callees(module, name)) for name in module.functions}
-    hashes = merkle_hashes({n: print_function(f) for n, f in module.functions.items()}, callgraph)
+    hashes = merkle_hashes(
+        {n: canonical_ir_text(print_function(f)) for n, f in module.functions.items()}, callgraph
+    )
     base_dir = Path(os.path.abspath(source_path)).parent
     ad_config = {
         d.name: {"kind": d.kind, "target": d.target, "wrt": list(d.wrt), "seq": d.wrt_sequence}
@@ -452,6 +455,31 @@ def _components(texts: Mapping[str, str], callees: Mapping[str, Sequence[str]]) 
                         break
                 out.append(sorted(scc))
     return out
+
+
+_IR_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|([%^])\??[\w.]+')
+
+
+def canonical_ir_text(text: str) -> str:
+    """IR text with every value and block renamed by order of first appearance.
+
+    Value names and block labels are cosmetic (they reach no object: LLVM drops local
+    names when it emits code), but the front end derives some from source positions
+    (``%range.12.4``), so they must not enter a key. String literals (messages) are kept
+    as they are.
+    """
+    names: dict[str, str] = {}
+
+    def rename(m: re.Match[str]) -> str:
+        sigil = m.group(1)
+        if sigil is None:
+            return m.group(0)
+        token = m.group(0)
+        if token not in names:
+            names[token] = f"{sigil}{'v' if sigil == '%' else 'b'}{len(names)}"
+        return names[token]
+
+    return _IR_TOKEN.sub(rename, text)
 
 
 def module_relative(file: str, base_dir: Path) -> str:

@@ -15,10 +15,11 @@ from gradc.artifacts.store import read_manifest
 from gradc.cli.main import cli
 
 #: ``f`` calls ``helper`` (which raises on y == 0) and reads the constant ``SCALE``;
-#: ``g`` calls ``unrelated`` only. Tests edit this text and rebuild.
+#: ``g`` calls ``unrelated`` only; ``total`` has a loop (the front end names loop counters
+#: after their source position). Tests edit this text and rebuild.
 MODULE = """\
 import gradc
-from gradc import f64
+from gradc import f64, i64
 
 SCALE = 2.0
 
@@ -39,6 +40,14 @@ def f(x: f64, y: f64) -> f64:
 @gradc.export
 def g(x: f64) -> f64:
     return unrelated(x)
+
+
+@gradc.export
+def total(n: i64) -> f64:
+    s = 0.0
+    for k in range(n):
+        s += 1.0 / (k + 1)
+    return s
 """
 
 

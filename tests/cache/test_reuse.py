@@ -49,7 +49,7 @@ def test_unchanged_rebuild_reuses_everything_and_writes_nothing(
     before_files, before_stat = files(out), _stat(out)
     _no_lowering(monkeypatch)
     r, _ = build_ok(src, out)
-    assert "2 reused" in r.output
+    assert "3 reused" in r.output
     assert files(out) == before_files
     assert _stat(out) == before_stat  # not even rewritten with the same bytes
 
