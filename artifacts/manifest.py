@@ -7,7 +7,10 @@ identical bytes)::
     producer:  {gradc: str, llvmlite: str, llvm: str}
     target:    {triple: str, cpu: str, features: str}
     module:    str                                 # module name (file stem)
-    runtime:   {abi: "rt1", object: "objects/<sha256>.o", sha256: str}   # optional (1.1)
+    sources:   {str: str}                          # module-relative file -> sha256 of
+                                                   # its bytes, every file read (1.2)
+    runtime:   {abi: "rt1", object: "objects/<sha256>.o", sha256: str,
+                key: str}                          # optional (1.1); key: cache key (1.2)
     entries: [                                     # exports, in source order
       { name: str,                                 # Python name of the export
         signature: {params: [[name, type], ...], result: type,     # gradc type strings
@@ -17,8 +20,11 @@ identical bytes)::
         object: "objects/<sha256>.o",              # relative path of the ELF object
         sha256: str,                               # hex sha256 of the object's bytes
         key: str,                                  # hex sha256 cache key
-        key_components: {str: str | int | float | bool | None},
-        dependencies: {str: str},                  # callee/dependency name -> its hash
+        key_components: {str: str | int | float | bool | None},   # one field each:
+                                                   # ir, options.opt_level, target.cpu ...
+        dependencies: {str: str},                  # IR function reached -> Merkle hash
+        sites: [[file, line, col], ...],           # raise site k is sites[k-1] (1.2;
+                                                   # docs/abi.md "Error record")
         texts: {"ir"|"llvm"|"asm": "texts/<sha256>.ir" | ".ll" | ".s"},
         wrapper: {symbol: str, object: "objects/<sha256>.o", sha256: str},
                                                    # optional (1.1): CPython fast-call wrapper
@@ -35,6 +41,10 @@ loader links the first one it sees once per process and every artifact against i
 ``wrapper`` is the export's CPython ``METH_FASTCALL`` wrapper object (docs/abi.md "Fast
 call path"), absent for exports that only have the ctypes path.
 
+``sites`` maps the site number in an error record to the source position that raised
+(module-relative file, 1-based line, 0-based column); objects hold no line numbers, so a
+comment added above a function changes the site table and ``sources``, not the object.
+
 ``variants`` (1.2, written only when there are several) lists the CPU variants the
 artifact was built for (``gradc build --cpu x86-64-v2,x86-64-v3,native``); element 0 is
 ``target`` (same triple). Every entry then has ``variants`` of the same length: element
@@ -44,9 +54,11 @@ loads variant 0, checked against ``target``; :meth:`Manifest.for_variant` gives 
 single-variant view of variant ``i`` that the loader links.
 
 History: 1.0 had no ``runtime``, ``wrapper`` and ``signature.writes``; 1.1 readers accept 1.0
-manifests (no runtime; nothing written); 1.2 added ``variants``. Readers accept any minor version of their major
-version (unknown fields are ignored) and refuse other major versions with
-:class:`FormatVersionError`.
+manifests (no runtime; nothing written). 1.2 added ``sources``, ``runtime.key``,
+``entries[].sites`` and the CPU ``variants``; their error records carry a site number where
+1.1's carried a line (a 1.1 artifact's errors name no line when loaded by a 1.2 reader).
+Readers accept any minor version of their major version (unknown fields are ignored) and
+refuse other major versions with :class:`FormatVersionError`.
 """
 
 from __future__ import annotations
@@ -122,11 +134,13 @@ class Target:
 
 @dataclass(frozen=True)
 class Runtime:
-    """The runtime object of the artifact: its ABI name (``"rt1"``) and content address."""
+    """The runtime object of the artifact: its ABI name (``"rt1"``), content address and
+    cache key (options, target and versions it was built for; ``""`` before 1.2)."""
 
     abi: str
     object: str
     sha256: str
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -184,6 +198,13 @@ class Entry:
     texts: dict[str, str] = field(default_factory=dict)
     wrapper: Wrapper | None = None
     variants: tuple[EntryVariant, ...] = ()
+    sites: tuple[tuple[str, int, int], ...] = ()
+
+    def site(self, number: int) -> tuple[str, int, int] | None:
+        """The (file, line, col) of raise site ``number`` (1-based); None if unknown."""
+        if 0 < number <= len(self.sites):
+            return self.sites[number - 1]
+        return None
 
 
 @dataclass(frozen=True)
@@ -197,6 +218,7 @@ class Manifest:
     format_version: tuple[int, int] = FORMAT_VERSION
     runtime: Runtime | None = None
     variants: tuple[Target, ...] = ()
+    sources: dict[str, str] = field(default_factory=dict)
 
     def targets(self) -> tuple[Target, ...]:
         """The CPU variants, in order: ``variants``, or ``(target,)`` for one CPU."""
@@ -259,6 +281,7 @@ class Manifest:
                 "features": self.target.features,
             },
             "module": self.module,
+            "sources": dict(self.sources),
             "entries": [
                 {
                     "name": e.name,
@@ -275,6 +298,7 @@ class Manifest:
                     "key_components": dict(e.key_components),
                     "dependencies": dict(e.dependencies),
                     "texts": dict(e.texts),
+                    "sites": [list(site) for site in e.sites],
                     **_wrapper_dict(e.wrapper),
                     **({"variants": [_variant_dict(v) for v in e.variants]} if e.variants else {}),
                 }
@@ -288,6 +312,7 @@ class Manifest:
                 "abi": self.runtime.abi,
                 "object": self.runtime.object,
                 "sha256": self.runtime.sha256,
+                "key": self.runtime.key,
             }
         return data
 
@@ -372,7 +397,10 @@ class Manifest:
         if "runtime" in top:
             rt = r.req_map(top["runtime"], "runtime")
             obj, sha = r.blob(rt, "runtime")
-            runtime = Runtime(r.req_str(rt, "abi", "runtime"), obj, sha)
+            key = rt.get("key", "")
+            if not isinstance(key, str):
+                raise r.fail("runtime.key must be a string")
+            runtime = Runtime(r.req_str(rt, "abi", "runtime"), obj, sha, key)
         return cls(
             producer=Producer(
                 gradc=r.req_str(prod, "gradc", "producer"),
@@ -385,6 +413,7 @@ class Manifest:
             format_version=found,
             runtime=runtime,
             variants=variants,
+            sources=r.str_map(top.get("sources", {}), "sources"),
         )
 
 
@@ -520,6 +549,7 @@ class _Reader:
             texts=texts,
             wrapper=wrapper,
             variants=tuple(variants),
+            sites=self.sites(m.get("sites", []), f"{name}.sites"),
         )
 
     def wrapper(self, m: dict[str, Any], name: str) -> Wrapper | None:
@@ -529,3 +559,12 @@ class _Reader:
         w = self.req_map(m["wrapper"], f"{name}.wrapper")
         wobj, wsha = self.blob(w, f"{name}.wrapper")
         return Wrapper(self.req_str(w, "symbol", f"{name}.wrapper"), wobj, wsha)
+
+    def sites(self, value: object, name: str) -> tuple[tuple[str, int, int], ...]:
+        out = []
+        for j, site in enumerate(self.req_list(value, name)):
+            ok = isinstance(site, list) and len(site) == 3 and isinstance(site[0], str)
+            if not ok or not all(type(v) is int for v in site[1:]):
+                raise self.fail(f"{name}[{j}] must be [file, line, col]")
+            out.append((site[0], site[1], site[2]))
+        return tuple(out)

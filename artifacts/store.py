@@ -35,6 +35,7 @@ import hashlib
 import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -87,7 +88,8 @@ class CompiledEntryLike(Protocol):
     """What :func:`write_artifact` reads from each ``BuildOutput.entries`` item.
 
     ``gradc.compiler.driver.CompiledEntry`` fits. Optional attributes read with
-    ``getattr``: ``dependencies`` (name -> hash, default ``{}``), ``abi_version``
+    ``getattr``: ``dependencies`` (name -> hash, default ``{}``), ``sites`` ((file, line,
+    col) per raise site, default none), ``abi_version``
     (default :data:`~gradc.artifacts.manifest.ABI_VERSION`), ``wrapper_object`` (bytes of
     the CPython fast-call wrapper, ``b""`` for none) and ``wrapper_symbol`` (default: the
     entry symbol with ``gradc_`` replaced by ``gradcpy_``, docs/abi.md).
@@ -118,7 +120,8 @@ class BuildOutputLike(Protocol):
 
     Optional: ``producer`` (a :class:`Producer`; when absent the versions of this process
     are used), ``runtime_object`` (bytes of the ``gradc_rt1_*`` runtime object; stored
-    as the manifest's ``runtime`` when non-empty) and ``variant_targets`` (the target of
+    as the manifest's ``runtime`` when non-empty), ``runtime_key`` (its cache key),
+    ``sources`` (module-relative file -> sha256) and ``variant_targets`` (the target of
     each CPU variant, when several: then every entry has ``variants``, the export compiled
     for variants 1.. in order).
     """
@@ -141,10 +144,10 @@ def host_producer() -> Producer:
     """
     from importlib.metadata import version
 
-    import gradc
+    from gradc._version import __version__
     from gradc.artifacts.loader.cpu import llvm_version
 
-    return Producer(gradc=gradc.__version__, llvmlite=version("llvmlite"), llvm=llvm_version())
+    return Producer(gradc=__version__, llvmlite=version("llvmlite"), llvm=llvm_version())
 
 
 def build_manifest(
@@ -207,13 +210,18 @@ def build_manifest(
                 texts=texts,
                 wrapper=wrapper,
                 variants=tuple(variants),
+                sites=tuple(
+                    (str(f), int(line), int(col)) for f, line, col in getattr(e, "sites", ())
+                ),
             )
         )
     runtime = None
     runtime_code = bytes(getattr(build, "runtime_object", b"") or b"")
     if runtime_code:
         sha = hashlib.sha256(runtime_code).hexdigest()
-        runtime = Runtime(RUNTIME_ABI, object_path(sha), sha)
+        runtime = Runtime(
+            RUNTIME_ABI, object_path(sha), sha, str(getattr(build, "runtime_key", "") or "")
+        )
         blobs[runtime.object] = runtime_code
     manifest = Manifest(
         producer=producer,
@@ -222,6 +230,7 @@ def build_manifest(
         entries=tuple(entries),
         runtime=runtime,
         variants=tuple(variant_targets),
+        sources=dict(getattr(build, "sources", {}) or {}),
     )
     # Round-trip through the validator: what we write is what readers accept.
     Manifest.from_dict(manifest.to_dict(), "new manifest")
@@ -260,20 +269,26 @@ def write_artifact(
     """Write ``build`` (a ``gradc.compiler.driver.BuildOutput``) as the artifact ``out_dir``.
 
     ``out_dir`` (``build/NAME.gradc``) and its parents are created. Returns the manifest
-    written. ``producer`` defaults to ``build.producer`` if present, else
-    :func:`host_producer`. When an artifact already in ``out_dir`` is damaged
-    (:func:`find_damage`), ``on_damage`` is called with a message naming the damaged files
-    (default: an :class:`~gradc.artifacts.errors.ArtifactWarning`) and every damaged file
-    is replaced; intact blobs with the same content are kept as they are.
+    written. When ``out_dir`` already holds exactly these manifest bytes and every blob
+    with its content, nothing is written at all (no lock, no fsync). ``producer``
+    defaults to ``build.producer`` if present, else :func:`host_producer`. When an
+    artifact already in ``out_dir`` is damaged (:func:`find_damage`), ``on_damage`` is
+    called with a message naming the damaged files (default: an
+    :class:`~gradc.artifacts.errors.ArtifactWarning`) and every damaged file is replaced;
+    intact blobs with the same content are kept as they are.
 
     Raises:
         ArtifactError: the build output does not fit the manifest schema.
         OSError: the directory cannot be written (the previous artifact stays intact).
     """
-    from filelock import FileLock  # ~60 ms to import: writers only, never the loader
-
     manifest, blobs = build_manifest(build, producer)
     out = Path(out_dir)
+    encoded = manifest.encode()
+    if _is_current(out, encoded, blobs):
+        return manifest  # an identical artifact is there: write nothing, not even a lock
+
+    from filelock import FileLock  # ~60 ms to import: writers only, never the loader
+
     out.mkdir(parents=True, exist_ok=True)
     with FileLock(str(out / LOCK_NAME)):
         _remove_temporaries(out)
@@ -293,7 +308,8 @@ def write_artifact(
                     continue
                 _atomic_write(path, blobs[rel])
                 created.append(path)
-            _atomic_write(out / MANIFEST_NAME, manifest.encode())
+            if not _has_content(out / MANIFEST_NAME, encoded):
+                _atomic_write(out / MANIFEST_NAME, encoded)
         except BaseException:
             keep = previous or set()
             for path in created:
@@ -303,6 +319,17 @@ def write_artifact(
             raise
         _collect_garbage(out, set(blobs))
     return manifest
+
+
+def _is_current(out: Path, encoded: bytes, blobs: Mapping[str, bytes]) -> bool:
+    """``out`` holds manifest bytes ``encoded``, every blob of ``blobs`` intact, and no
+    temporary file of a crashed writer (which a locked write would remove)."""
+    if not _has_content(out / MANIFEST_NAME, encoded):
+        return False
+    for folder in (out, *(out / d for d in _BLOB_DIRS)):
+        if any(folder.glob(_TMP_PREFIX + "*")):
+            return False
+    return all(_has_content(out / rel, data) for rel, data in blobs.items())
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -417,6 +444,80 @@ def _collect_garbage(out: Path, keep: set[str]) -> None:
             if p.is_file() and f"{d}/{p.name}" not in keep:
                 with contextlib.suppress(OSError):
                     p.unlink()
+
+
+# ---------------------------------------------------------------------------- reuse
+
+
+@dataclass(frozen=True)
+class ReusableEntry:
+    """The blobs of one entry (or of the runtime) of a previous build, sha256-verified.
+
+    Fits ``gradc.compiler.driver.CachedEntry``: the driver reuses them for an export
+    whose cache key matches instead of lowering and emitting it.
+    """
+
+    object_code: bytes
+    wrapper_object: bytes = b""
+    llvm_text: str = ""
+    asm_text: str = ""
+
+
+@dataclass(frozen=True)
+class PreviousBuild:
+    """What an existing artifact offers a new build of the same module.
+
+    Attributes:
+        manifest: the artifact's manifest; None when there is none or it is unreadable.
+        reusable: cache key -> verified blobs, for each entry (and the runtime, under
+            ``Runtime.key``) whose blobs are all intact.
+        problems: one message per thing that could not be reused although the manifest
+            names it (a missing or damaged blob, an unreadable manifest); shown as
+            warnings, and the entry is rebuilt.
+    """
+
+    manifest: Manifest | None
+    reusable: dict[str, ReusableEntry]
+    problems: list[str]
+
+
+def previous_build(art_dir: str | os.PathLike[str]) -> PreviousBuild:
+    """Read the artifact at ``art_dir`` for reuse; never raises for a damaged artifact.
+
+    Every blob is read and its sha256 checked (:func:`read_blob`); an entry (or CPU
+    variant of one) with any bad blob is not reusable. No artifact at all is no problem (a first build).
+    """
+    out = Path(art_dir)
+    if not (out / MANIFEST_NAME).exists():
+        return PreviousBuild(None, {}, [])
+    try:
+        manifest = read_manifest(out)
+    except ArtifactError as exc:
+        return PreviousBuild(None, {}, [f"cannot reuse {out}: {exc}"])
+    reusable: dict[str, ReusableEntry] = {}
+    problems: list[str] = []
+    for e in manifest.entries:
+        try:
+            code = read_blob(out, e.object)
+            wrapper = read_blob(out, e.wrapper.object) if e.wrapper is not None else b""
+            texts = {k: read_text(out, e, k) for k in ("llvm", "asm") if k in e.texts}
+        except ArtifactError as exc:
+            problems.append(f"cannot reuse {e.name!r}: {exc}")
+            continue
+        reusable[e.key] = ReusableEntry(code, wrapper, texts.get("llvm", ""), texts.get("asm", ""))
+        for v in e.variants[1:]:  # the other CPU variants (texts are kept for variant 0)
+            try:
+                vwrapper = read_blob(out, v.wrapper.object) if v.wrapper is not None else b""
+                reusable[v.key] = ReusableEntry(read_blob(out, v.object), vwrapper)
+            except ArtifactError as exc:
+                problems.append(f"cannot reuse a CPU variant of {e.name!r}: {exc}")
+    rt = manifest.runtime
+    if rt is not None and rt.key:
+        try:
+            reusable[rt.key] = ReusableEntry(read_blob(out, rt.object))
+        except ArtifactError as exc:
+            problems.append(f"cannot reuse the runtime object: {exc}")
+    return PreviousBuild(manifest, reusable, problems)
 
 
 # ---------------------------------------------------------------------------- reading

@@ -3,11 +3,12 @@
 ::
 
     gradc build MODULE.py [-o DIR] [-O 0..3] [--cpu NAME[,NAME...]] [--fastmath] [--no-boundscheck]
-                          [--timings] [-v]
-    gradc inspect ARTIFACT [--json] [--ir NAME] [--llvm NAME] [--asm NAME]
+                          [--grad F[:X,Y]] [--timings] [--explain] [-v]
+    gradc inspect ARTIFACT [--json] [--ir NAME] [--llvm NAME] [--asm NAME] [--key NAME]
     gradc bench MODULE.py | ARTIFACT [--source MODULE.py] [-e NAME] [-a NAME=EXPR] [--json]
 
-Options are read here, once, into a frozen ``CompilerOptions`` that is passed down.
+Options are read here, once, into a frozen ``CompilerOptions`` that is passed down; so
+is the environment: ``GRADC_NO_COMPILE=1`` makes ``build`` refuse to compile.
 """
 
 from __future__ import annotations
@@ -21,9 +22,16 @@ from typing import Any
 import click
 
 from gradc.artifacts.errors import ArtifactError
-from gradc.artifacts.manifest import Manifest
-from gradc.artifacts.store import read_blob, read_manifest, read_text, write_artifact
+from gradc.artifacts.manifest import Entry, Manifest
+from gradc.artifacts.store import (
+    previous_build,
+    read_blob,
+    read_manifest,
+    read_text,
+    write_artifact,
+)
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
+from gradc.runtime_mode import NO_COMPILE_ENV, env_flag
 
 #: Where ``gradc build m.py`` writes when no ``-o`` is given: ``build/m.gradc``.
 DEFAULT_BUILD_DIR = Path("build")
@@ -95,6 +103,9 @@ def cli() -> None:
     "Repeatable.",
 )
 @click.option("--timings", is_flag=True, help="Print the time of every compiler phase.")
+@click.option(
+    "--explain", is_flag=True, help="Say per entry whether it was reused (hit) or why not."
+)
 @click.option("-v", "--verbose", is_flag=True, help="Print each export's signature and symbol.")
 def build(
     module: Path,
@@ -105,15 +116,18 @@ def build(
     no_boundscheck: bool,
     grads: tuple[str, ...],
     timings: bool,
+    explain: bool,
     verbose: bool,
 ) -> None:
     """Compile the exports of MODULE.py into an artifact directory.
 
-    The module is read, never imported or run. On a compile error the diagnostic is
-    printed and nothing is written (exit status 1).
+    The module is read, never imported or run. An entry whose cache key matches an
+    intact entry of the artifact already there is reused, not recompiled; when nothing
+    changed, nothing is written. On a compile error the diagnostic is printed and nothing
+    is written (exit status 1). GRADC_NO_COMPILE=1 refuses to compile (exit status 1).
     """
     from gradc.compiler.diagnostics import CompileError
-    from gradc.compiler.driver import build_module
+    from gradc.compiler.driver import CompileForbiddenError, build_module
 
     try:
         cpus = parse_cpu_list(cpu)
@@ -130,10 +144,22 @@ def build(
     )
     out_dir = output if output is not None else default_output_dir(module)
     start = time.perf_counter()
+    previous = previous_build(out_dir)
+    for problem in previous.problems:
+        click.echo(f"gradc: warning: {problem}; rebuilding it", err=True)
     try:
-        result = build_module(module, options, grads)
+        result = build_module(
+            module,
+            options,
+            grads,
+            cache=previous.reusable,
+            allow_compile=not env_flag(NO_COMPILE_ENV),
+        )
     except CompileError as exc:
         click.echo(exc.render(), err=True)
+        sys.exit(1)
+    except CompileForbiddenError as exc:
+        click.echo(f"gradc: error: {exc}", err=True)
         sys.exit(1)
     except ValueError as exc:  # a --grad request that does not fit the module
         click.echo(f"gradc: error: --grad: {exc}", err=True)
@@ -148,10 +174,17 @@ def build(
         sys.exit(1)
     end = time.perf_counter()
 
+    if explain:
+        from gradc.cli.explain import explain as explain_lines
+
+        for line in explain_lines(previous.manifest, result.entries, result.callees):
+            click.echo(line)
     names = ", ".join(manifest.names()) or "no exports"
+    reused = sum(e.reused for e in result.entries)
     click.echo(
         f"wrote {out_dir}: {len(manifest.entries)} export"
-        f"{'s' * (len(manifest.entries) != 1)} ({names}) in {end - start:.2f} s"
+        f"{'s' * (len(manifest.entries) != 1)} ({names}), {reused} reused, "
+        f"in {end - start:.2f} s"
     )
     if verbose:
         for e in manifest.entries:
@@ -190,6 +223,9 @@ def _print_timings(phases: dict[str, float], total: float) -> None:
 @click.option("--llvm", "llvm_name", metavar="NAME", help="Print the LLVM IR of export NAME.")
 @click.option("--asm", "asm_name", metavar="NAME", help="Print the assembly of export NAME.")
 @click.option("--relocations", is_flag=True, help="List each object's symbols and relocations.")
+@click.option(
+    "--key", "key_name", metavar="NAME", help="List the cache key components of export NAME."
+)
 def inspect(
     artifact: Path,
     as_json: bool,
@@ -197,10 +233,14 @@ def inspect(
     llvm_name: str | None,
     asm_name: str | None,
     relocations: bool,
+    key_name: str | None,
 ) -> None:
     """Show what an artifact directory (build/NAME.gradc) contains."""
     try:
         manifest = read_manifest(artifact)
+        if key_name is not None:
+            _print_key(manifest.entry(key_name), as_json)
+            return
         if relocations:
             _print_relocations(artifact, manifest)
             return
@@ -217,6 +257,38 @@ def inspect(
         click.echo(json.dumps(_json_manifest(artifact, manifest), indent=2, sort_keys=True))
     else:
         _print_manifest(artifact, manifest)
+
+
+def _print_key(entry: Entry, as_json: bool) -> None:
+    """The entry's key, then one line per component: name, value, hash; then the
+    Merkle hash of every IR function the entry reaches.
+
+    A component's hash is ``sha256_key(value)``; the key is ``sha256_key`` of the map of
+    all component values (``gradc.artifacts.keys``), so the listing can be checked.
+    """
+    from gradc.artifacts.keys import sha256_key
+
+    if as_json:
+        data = {
+            "name": entry.name,
+            "key": entry.key,
+            "components": {
+                k: {"value": v, "sha256": sha256_key(v)} for k, v in entry.key_components.items()
+            },
+            "dependencies": dict(entry.dependencies),
+        }
+        click.echo(json.dumps(data, indent=2, sort_keys=True))
+        return
+    click.echo(f"{entry.name}  key {entry.key}")
+    width = max((len(k) for k in entry.key_components), default=0)
+    for k in sorted(entry.key_components):
+        value = entry.key_components[k]
+        shown = value if isinstance(value, str) and len(value) == 64 else repr(value)
+        click.echo(f"  {k:<{width}}  {sha256_key(value)}  {shown}")
+    if entry.dependencies:
+        click.echo("  dependencies (Merkle hash of each IR function reached):")
+        for name in sorted(entry.dependencies):
+            click.echo(f"    {name}  {entry.dependencies[name]}")
 
 
 def _print_relocations(artifact: Path, manifest: Manifest) -> None:

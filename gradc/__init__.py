@@ -15,14 +15,18 @@ from the *source* (it never imports or runs the module)::
     @gradc.export("f64(f64, f64)")
     def hypot_clamped(a, b): ...
 
-Run as plain Python, the same module works unchanged: :func:`export` returns the function
-as it is and the type markers are inert annotations. Compiled exports are loaded with
+Imported as plain Python (*runtime mode*, ``gradc.runtime_mode``), :func:`export` returns
+an :class:`~gradc.runtime_mode.ExportedFunction`: its first call loads the module's fresh
+artifact, or compiles the module and stores the artifact in the user cache directory, and
+calls the compiled function. With ``GRADC_PLAIN_PYTHON=1`` it returns the function
+unchanged. The type markers are inert annotations. Built artifacts are loaded with
 :func:`load`.
 
-TODO(ad): :func:`grad`, :func:`value_and_grad`, :func:`jvp` and :func:`vjp` are
-declarations the front end recognises in source; from plain Python they return a
-:class:`DerivativePlaceholder` whose call raises :class:`NotImplementedError` (a derivative
-exists only in a module built with ``gradc build``).
+:func:`grad`, :func:`value_and_grad`, :func:`jvp` and :func:`vjp` are declarations the
+front end recognises in source; in plain Python they return a
+:class:`DerivativePlaceholder`, which in runtime mode calls the compiled derivative (the
+artifact's export named like the module-level variable it is assigned to) and otherwise
+raises :class:`NotImplementedError`.
 """
 
 from __future__ import annotations
@@ -30,10 +34,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+from gradc import runtime_mode
+from gradc._version import __version__ as __version__
+
 if TYPE_CHECKING:
     from gradc.artifacts.loader.cpu import Library
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Active",
@@ -159,11 +164,14 @@ def export(signature: str | None = None, /) -> Callable[[_F], _F]: ...
 
 
 def export(fn_or_signature: Any = None, /) -> Any:
-    """Mark a function for ``gradc build``; returns it unchanged when run as Python.
+    """Mark a function for ``gradc build``; in plain Python, make it a compiled export.
 
     Usable bare (``@gradc.export``, types from annotations) or with a Numba-style
     signature string (``@gradc.export("f64(f64, f64)")``), which ``gradc build`` reads
-    from the source.
+    from the source. Run as Python, it returns a
+    :class:`~gradc.runtime_mode.ExportedFunction` that compiles (or loads) on first call
+    (``fn.py_func`` is the Python function), or the function itself when
+    ``GRADC_PLAIN_PYTHON=1``.
 
     Raises:
         TypeError: the argument is neither a function nor a signature string.
@@ -171,7 +179,7 @@ def export(fn_or_signature: Any = None, /) -> Any:
     if fn_or_signature is None or isinstance(fn_or_signature, str):
         return _identity
     if callable(fn_or_signature):
-        return fn_or_signature
+        return _exported(fn_or_signature)
     raise TypeError(
         "gradc.export takes a function or a signature string such as 'f64(f64, f64)', "
         f"got {type(fn_or_signature).__name__}"
@@ -181,17 +189,26 @@ def export(fn_or_signature: Any = None, /) -> Any:
 def _identity(fn: _F) -> _F:
     if not callable(fn):
         raise TypeError(f"@gradc.export(...) decorates a function, got {type(fn).__name__}")
-    return fn
+    return _exported(fn)
+
+
+def _exported(fn: _F) -> _F:
+    """``fn`` in plain-Python mode or when it is no Python function, else its proxy."""
+    if runtime_mode.env_flag(runtime_mode.PLAIN_PYTHON_ENV) or not hasattr(fn, "__code__"):
+        return fn
+    return runtime_mode.ExportedFunction(fn)  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------- derivatives
 
 
 class DerivativePlaceholder:
-    """What :func:`grad` and friends return in plain Python: a declaration, not a function.
+    """What :func:`grad` and friends return in plain Python: a declaration.
 
-    Calling it raises :class:`NotImplementedError`: derivatives are produced only by
-    ``gradc build``; load the built artifact with :func:`load` to call them.
+    In runtime mode (``fn`` is an :class:`~gradc.runtime_mode.ExportedFunction`), calling
+    it calls the compiled derivative: the export of the module's artifact named like the
+    module-level variable the declaration is assigned to. Otherwise calling it raises
+    :class:`NotImplementedError`: derivatives are produced only by ``gradc build``.
 
     Attributes:
         kind: ``"grad"``, ``"value_and_grad"``, ``"jvp"`` or ``"vjp"``.
@@ -199,19 +216,25 @@ class DerivativePlaceholder:
         args, kwargs: the other arguments of the declaration (e.g. ``argnums``).
     """
 
-    __slots__ = ("args", "fn", "kind", "kwargs")
+    __slots__ = ("_compiled", "args", "fn", "kind", "kwargs")
 
     def __init__(self, kind: str, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]):
         self.kind = kind
         self.fn = fn
         self.args = args
         self.kwargs = kwargs
+        self._compiled: Callable[..., Any] | None = None
 
     def __repr__(self) -> str:
         name = getattr(self.fn, "__qualname__", repr(self.fn))
         return f"<gradc.{self.kind}({name}) declaration>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        compiled = self._compiled
+        if compiled is None and isinstance(self.fn, runtime_mode.ExportedFunction):
+            compiled = self._compiled = runtime_mode.resolve_derivative(self, self.fn)
+        if compiled is not None:
+            return compiled(*args, **kwargs)
         name = getattr(self.fn, "__qualname__", repr(self.fn))
         raise NotImplementedError(
             f"gradc.{self.kind}({name}) has no plain-Python implementation: build the module "

@@ -5,8 +5,10 @@
 #
 #   scripts/memcheck.sh [--examples N] [--full] [--origins] [--out DIR] [-- PYTEST ARGS...]
 #
-# What runs: pytest (-m "not slow") on tests/test_arrays_*.py, tests/codegen/test_arrays.py
-# and tests/passes/test_lifetimes.py (or the pytest arguments after --), in ONE Python
+# What runs: pytest (-m "not slow") on tests/test_arrays_*.py, tests/codegen/test_arrays.py,
+# tests/passes/test_lifetimes.py and the array-using AD tests (tests/test_ad_named.py,
+# tests/test_ad_lowlevel.py, tests/test_ad_pointers.py, tests/codegen/test_tape.py, tape
+# and shadows) (or the pytest arguments after --), in ONE Python
 # process under valgrind, with PYTHONMALLOC=malloc so every Python object is a malloc block
 # valgrind can see. A small pytest plugin (written to DIR/plugin) adapts the run:
 #   - corpus modules are compiled in a child process that valgrind does not trace (LLVM's
@@ -64,7 +66,8 @@ py="${PYTHON:-$(python3 -c 'import sys; print(sys.executable)')}"
 if [[ ${#pytest_args[@]} -eq 0 ]]; then
     cd "$repo"
     pytest_args=(-m "not slow" tests/test_arrays_*.py tests/codegen/test_arrays.py
-        tests/passes/test_lifetimes.py)
+        tests/passes/test_lifetimes.py tests/test_ad_named.py tests/test_ad_lowlevel.py
+        tests/test_ad_pointers.py tests/codegen/test_tape.py)
 fi
 
 mkdir -p "$out/plugin"

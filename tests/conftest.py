@@ -9,11 +9,17 @@ build, not one per export.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+# Test modules import corpus and example modules as plain Python to use their functions as
+# oracles: ``@gradc.export`` must return the Python function there, not compile it
+# (runtime mode, gradc.runtime_mode). Runtime-mode tests run subprocesses without this.
+os.environ["GRADC_PLAIN_PYTHON"] = "1"
 
 
 @pytest.fixture(scope="session")

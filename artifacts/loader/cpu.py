@@ -76,7 +76,7 @@ class ErrorRecord(ctypes.Structure):
 
     _fields_ = (
         ("kind", ctypes.c_int32),
-        ("line", ctypes.c_int32),
+        ("site", ctypes.c_int32),  # raise site: manifest entry ``sites[site - 1]``
         ("message", ctypes.c_void_p),
         ("data", ctypes.c_int64 * 4),
     )
@@ -546,7 +546,7 @@ def _error_message(err: ErrorRecord) -> str:
     return message
 
 
-def _raise_error(status: int, err: ErrorRecord, qualname: str) -> None:
+def _raise_error(status: int, err: ErrorRecord, qualname: str, entry: Entry) -> None:
     kind = err.kind or status
     message = _error_message(err)
     cls = EXCEPTION_KINDS.get(kind)
@@ -554,8 +554,9 @@ def _raise_error(status: int, err: ErrorRecord, qualname: str) -> None:
         exc: Exception = RuntimeError(f"{message} (unknown gradc error kind {kind})")
     else:
         exc = cls(message)
-    if err.line > 0:
-        exc.add_note(f"raised by compiled {qualname} at source line {err.line}")
+    site = entry.site(err.site)
+    if site is not None and site[1] > 0:
+        exc.add_note(f"raised by compiled {qualname} at {site[0]}:{site[1]}")
     raise exc
 
 
@@ -660,7 +661,7 @@ def _make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Cal
             check_all(args)  # raises the named TypeError
             raise
         if status:
-            _raise_error(status, err, qualname)
+            _raise_error(status, err, qualname, entry)
         if array_result is not None:
             return array_result(out, given)
         return convert_result(out.value if scalar_result else out)
@@ -824,7 +825,7 @@ def _make_fast(
     qualname = f"{module}.{entry.name}"
 
     def raise_error(status: int, err_address: int) -> None:
-        _raise_error(status, ErrorRecord.from_address(err_address), qualname)
+        _raise_error(status, ErrorRecord.from_address(err_address), qualname, entry)
 
     names = ", ".join(n for n, _ in entry.signature.params)
     doc = f"{entry.name}($self, {names})\n--\n\n{call.__doc__}" if names else call.__doc__

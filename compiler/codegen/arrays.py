@@ -154,7 +154,7 @@ class ArrayLowering:
 
     def __init__(self, fl: _FunctionLowering) -> None:
         self.fl = fl
-        # one IndexError exit per source line: phis collect (index, axis, size)
+        # one IndexError exit per raise site: phis collect (index, axis, size)
         self._index_errors: dict[int, tuple[ll.Block, ll.PhiInstr, ll.PhiInstr, ll.PhiInstr]] = {}
 
     @property
@@ -241,9 +241,9 @@ class ArrayLowering:
         return self._field(self.fl.value(inst.array), _SHAPE, inst.axis)
 
     def _index_error_exit(self) -> tuple[ll.Block, ll.PhiInstr, ll.PhiInstr, ll.PhiInstr]:
-        """The function's IndexError exit for the current line (created once)."""
-        line = self.fl.line()
-        exit_ = self._index_errors.get(line)
+        """The function's IndexError exit for the current raise site (created once)."""
+        site = self.fl.site()
+        exit_ = self._index_errors.get(site)
         if exit_ is None:
             block = self._block("raise.IndexError")
             eb = ll.IRBuilder(block)
@@ -252,7 +252,7 @@ class ArrayLowering:
             size = eb.phi(_I64, "oob.size")
             self.fl.fill_error(eb, "IndexError", INDEX_ERROR_TEMPLATE, data=(index, axis, size))
             exit_ = (block, index, axis, size)
-            self._index_errors[line] = exit_
+            self._index_errors[site] = exit_
         return exit_
 
     def _elemaddr(self, inst: ops.ElementAddr) -> ll.Value:

@@ -7,7 +7,7 @@ Every IR function becomes one LLVM function with the calling convention of docs/
                                                   %gradc_error* %err) {
                                           ...     %is0 = icmp eq i64 %y, 0
                                                   br i1 %is0, label %raise, label %ok
-                                          raise:  store i32 2, ... ; kind, line, message
+                                          raise:  store i32 2, ... ; kind, site, message
                                                   ret i32 2
                                           ok:     ...sdiv/srem with Python's floor fix-up
                                                   store i64 %q, i64* %out
@@ -28,7 +28,9 @@ Python semantics (the tests compare against CPython): ints are 64-bit and wrap (
 CPython's ``Objects/floatobject.c``, float ``**`` follows ``float_pow``, ``math``
 functions follow ``Modules/mathmodule.c`` (see :class:`gradc.compiler.ir.ops.MathFn`).
 Where Python raises, the lowered code fills the error record and returns the exception's
-kind code (``ops.EXCEPTION_KINDS``); a callee's nonzero status is returned unchanged.
+kind code (``ops.EXCEPTION_KINDS``); a callee's nonzero status is returned unchanged. The
+record names the raising instruction by its site number (:mod:`.sites`), never by its
+source line, so the object does not change when only line numbers do.
 
 The ``gradc.compiler.codegen`` package is the only place in gradc that imports
 ``llvmlite.ir``.
@@ -41,6 +43,7 @@ from collections.abc import Iterable, Sequence
 from llvmlite import ir as ll
 
 from gradc.compiler.codegen import arrays, tape
+from gradc.compiler.codegen.sites import site_numbers
 from gradc.compiler.codegen.special import emit_digamma
 from gradc.compiler.diagnostics import CompileError, InternalCompilerError
 from gradc.compiler.ir import ops
@@ -230,15 +233,18 @@ def lower_export(module: Module, export: str, symbol: str, options: CompilerOpti
     """
     if export not in module.functions:
         raise CompileError(f"no function {export!r} in module {module.name!r}", Loc.unknown())
-    return _ModuleLowering(module, options).run(export, symbol)
+    return _ModuleLowering(module, options, site_numbers(module, export)).run(export, symbol)
 
 
 class _ModuleLowering:
     """State shared by the functions of one LLVM module: declarations and strings."""
 
-    def __init__(self, module: Module, options: CompilerOptions) -> None:
+    def __init__(
+        self, module: Module, options: CompilerOptions, sites: dict[Instruction, int]
+    ) -> None:
         self.module = module
         self.options = options
+        self.sites = sites
         self.context = ll.Context()  # a fresh context: no identified types leak across
         self.llmod = ll.Module(name=module.name or "gradc", context=self.context)
         self.error_type = self.context.get_identified_type(ERROR_TYPE_NAME)
@@ -438,7 +444,7 @@ class _FunctionLowering:
         self.values: dict[Value, ll.Value] = {}
         self.blocks: dict[Block, ll.Block] = {}
         self.exits: dict[Block, ll.Block] = {}  # LLVM block ending each IR block
-        self._raise_blocks: dict[tuple[int, str, int], ll.Block] = {}
+        self._raise_blocks: dict[tuple[int, str, int], ll.Block] = {}  # (kind, message, site)
         self.prologue = ll.IRBuilder(llfn.append_basic_block("prologue"))
         self.b = ll.IRBuilder()
         self.fast = ml.fast
@@ -514,9 +520,9 @@ class _FunctionLowering:
             raise self.ice(f"expected a scalar operand, got {v.type}")
         return v.type
 
-    def line(self) -> int:
-        """Source line of the instruction being lowered (0 if unknown)."""
-        return self.inst.loc.line if self.inst is not None else 0
+    def site(self) -> int:
+        """Site number (:mod:`.sites`) of the instruction being lowered (0 if unknown)."""
+        return self.ml.sites.get(self.inst, 0) if self.inst is not None else 0
 
     def fill_error(
         self,
@@ -540,7 +546,7 @@ class _FunctionLowering:
             return b.gep(err, [zero, *(ll.Constant(_I32, i) for i in idx)], inbounds=True)
 
         b.store(ll.Constant(_I32, code), field(0))
-        b.store(ll.Constant(_I32, self.line()), field(1))
+        b.store(ll.Constant(_I32, self.site()), field(1))
         b.store(self.ml.string(message), field(2))
         for i, v in enumerate(data or ()):
             b.store(v, field(3, i))
@@ -551,7 +557,7 @@ class _FunctionLowering:
     def raise_block(self, kind: str, message: str) -> ll.Block:
         """A block that fills ``*err`` and returns the kind code (one per distinct error)."""
         code = ops.EXCEPTION_KINDS[kind]
-        key = (code, message, self.line())
+        key = (code, message, self.site())
         block = self._raise_blocks.get(key)
         if block is None:
             block = self.llfn.append_basic_block(f"raise.{kind}")

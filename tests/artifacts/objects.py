@@ -59,9 +59,9 @@ def entry(
 
 
 def set_error(
-    b: ir.IRBuilder, fn: ir.Function, err: ir.Argument, kind: int, line: int, message: str
+    b: ir.IRBuilder, fn: ir.Function, err: ir.Argument, kind: int, site: int, message: str
 ) -> None:
-    """Fill ``*err`` with a constant message and return ``kind``."""
+    """Fill ``*err`` with a constant message and raise site ``site``; return ``kind``."""
     data = bytearray(message.encode()) + b"\0"
     gv = ir.GlobalVariable(fn.module, ir.ArrayType(I8, len(data)), name=f"{fn.name}.msg")
     gv.global_constant = True
@@ -69,7 +69,7 @@ def set_error(
     gv.initializer = ir.Constant(ir.ArrayType(I8, len(data)), data)
     zero = ir.Constant(I32, 0)
     b.store(ir.Constant(I32, kind), b.gep(err, [zero, zero]))
-    b.store(ir.Constant(I32, line), b.gep(err, [zero, ir.Constant(I32, 1)]))
+    b.store(ir.Constant(I32, site), b.gep(err, [zero, ir.Constant(I32, 1)]))
     b.store(b.bitcast(gv, I8.as_pointer()), b.gep(err, [zero, ir.Constant(I32, 2)]))
     b.ret(ir.Constant(I32, kind))
 

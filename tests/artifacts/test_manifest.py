@@ -38,13 +38,13 @@ def test_encoding_has_sorted_keys_and_is_stable() -> None:
     assert list(raw) == sorted(raw)
     assert list(raw["entries"][0]) == sorted(raw["entries"][0])
     assert raw["format_version"] == list(FORMAT_VERSION)
-    assert set(raw) == {"format_version", "producer", "target", "module", "entries"}
+    assert set(raw) == {"format_version", "producer", "target", "module", "entries", "sources"}
     assert raw["entries"][0]["signature"] == {
         "params": [["x", "f64"], ["n", "i64"]], "result": "f64", "writes": [],
     }  # fmt: skip
     assert set(raw["entries"][0]) == {
         "name", "signature", "abi_version", "symbol", "object", "sha256", "key",
-        "key_components", "dependencies", "texts",
+        "key_components", "dependencies", "texts", "sites",
     }  # fmt: skip
 
 
@@ -93,7 +93,12 @@ def test_runtime_and_writes() -> None:
     again = Manifest.decode(m.encode())
     assert again == m
     raw = msgpack.unpackb(m.encode())
-    assert raw["runtime"] == {"abi": "rt1", "object": m.runtime.object, "sha256": m.runtime.sha256}
+    assert raw["runtime"] == {
+        "abi": "rt1",
+        "object": m.runtime.object,
+        "sha256": m.runtime.sha256,
+        "key": "",  # a build output without runtime_key (1.2: the runtime's cache key)
+    }
     assert raw["entries"][0]["signature"]["writes"] == ["y"]
     assert build_manifest(_array_build(b""), PRODUCER)[0].runtime is None
 

@@ -7,7 +7,8 @@ The ``codegen`` fixture (session-scoped) is a :class:`Toolkit`:
 - ``codegen.build(module, ["f", "g"])`` lowers and emits each export to its own object,
   links all of them into one JIT library and returns ``{name: callable}``; a callable takes
   Python scalars, returns the result (a tuple for tuple results) or raises the Python
-  exception of the error record, with ``.line`` set to the record's line;
+  exception of the error record, with ``.line`` set to the source line of the record's
+  raise site (``gradc.compiler.codegen.sites``);
 - ``codegen.outcome(fn, *args)`` runs ``fn`` and returns ``("ok", value)`` or
   ``("raise", type, message)``, the same for compiled and Python functions.
 
@@ -38,6 +39,7 @@ import pytest
 from gradc.compiler.codegen.emit import emit_object
 from gradc.compiler.codegen.lower import lower_export
 from gradc.compiler.codegen.runtime import RUNTIME_SYMBOLS, emit_runtime_object
+from gradc.compiler.codegen.sites import raise_sites
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Argument, Function, Module
 from gradc.compiler.ir.loc import Loc
@@ -76,7 +78,7 @@ class GradcError(ctypes.Structure):
 
     _fields_ = [
         ("kind", ctypes.c_int32),
-        ("line", ctypes.c_int32),
+        ("site", ctypes.c_int32),
         ("message", ctypes.c_char_p),
         ("data", ctypes.c_int64 * 4),
     ]
@@ -179,8 +181,9 @@ def from_c(value: Any, t: Type) -> Any:
 class Compiled:
     """A linked export callable from Python through ctypes."""
 
-    def __init__(self, func: Function, address: int) -> None:
+    def __init__(self, func: Function, address: int, sites: Sequence[Loc] = ()) -> None:
         self.func = func
+        self.sites = tuple(sites)  # site k (1-based) -> location (docs/abi.md)
         self.result_type = ctype_of(func.return_type)
         argtypes = [
             ctypes.POINTER(ctype_of(p.type)) if isinstance(p.type, ArrayType) else ctype_of(p.type)
@@ -208,7 +211,8 @@ class Compiled:
             if err.data[3] == 1:  # a template over data[0..2] (docs/abi.md)
                 message = message.format(*err.data[:3])
             exc = EXCEPTIONS[status](message)
-            exc.line = err.line  # type: ignore[attr-defined]
+            line = self.sites[err.site - 1].line if 0 < err.site <= len(self.sites) else 0
+            exc.line = line  # type: ignore[attr-defined]
             exc.data = tuple(err.data)  # type: ignore[attr-defined]
             raise exc
         return from_c(out, self.func.return_type)
@@ -304,7 +308,12 @@ class Toolkit:
         tracker = builder.link(self.jit, f"codegen_test_{self._libraries}")
         self._trackers.append(tracker)  # keep the code mapped for the whole session
         return {
-            name: Compiled(module.functions[name], tracker[self.symbol(name)]) for name in exports
+            name: Compiled(
+                module.functions[name],
+                tracker[self.symbol(name)],
+                [inst.loc for inst in raise_sites(module, name)],
+            )
+            for name in exports
         }
 
     @staticmethod

@@ -24,6 +24,7 @@ from elftools.elf.relocation import RelocationSection
 
 from gradc.compiler.codegen.emit import emit_object, llvm_version, target_info
 from gradc.compiler.codegen.lower import lower_export
+from gradc.compiler.codegen.sites import raise_sites
 from gradc.compiler.ir import ops
 from gradc.compiler.options import CompilerOptions
 
@@ -194,7 +195,7 @@ def _call_top(address: int, x: float, n: int, p: bool) -> tuple[int, Any]:
     class Error(ctypes.Structure):
         _fields_ = [
             ("kind", ctypes.c_int32),
-            ("line", ctypes.c_int32),
+            ("site", ctypes.c_int32),
             ("message", ctypes.c_char_p),
             ("data", ctypes.c_int64 * 4),
         ]
@@ -210,7 +211,7 @@ def _call_top(address: int, x: float, n: int, p: bool) -> tuple[int, Any]:
     out, err = Result(), Error()
     status = proto(address)(x, n, p, ctypes.byref(out), ctypes.byref(err))
     if status:
-        return status, (err.line, err.message.decode())
+        return status, (err.site, err.message.decode())
     return 0, (out.r, out.k, out.f)
 
 
@@ -219,6 +220,7 @@ def test_links_with_both_jit_linkers(emitted: Any) -> None:
     llvm.initialize_native_asmprinter()
     outcomes = []
     keep = []
+    sites = [inst.loc for inst in raise_sites(_build(), "top")]  # site k -> location
     for use_jit_link in (False, True):
         jit = llvm.create_lljit_compiler(use_jit_link=use_jit_link)
         tracker = (
@@ -231,7 +233,7 @@ def test_links_with_both_jit_linkers(emitted: Any) -> None:
         # sin(0.0) is fine; log(0.0) raises "math domain error" at its own line
         status, detail = _call_top(tracker[SYMBOL], 0.0, 3, False)
         assert status == 1 and detail[1] == "math domain error"
-        assert detail[0] == 11 + list(ops.MATH_FUNCTIONS).index("log")
+        assert sites[detail[0] - 1].line == 11 + list(ops.MATH_FUNCTIONS).index("log")
         grid = [(x, n, p) for x in (0.25, 0.5, 0.9) for n in (-5, 3, 40) for p in (False, True)]
         outcomes.append([_call_top(tracker[SYMBOL], *args) for args in grid])
     assert outcomes[0] == outcomes[1]
