@@ -77,7 +77,7 @@ class TapeOptions:
         recompute: rebuild cheap pure values instead of taping them.
     """
 
-    hoist: bool = False
+    hoist: bool = True
     count_loops: bool = False
     reload: bool = False
     recompute: bool = False
