@@ -78,7 +78,7 @@ class TapeOptions:
     """
 
     hoist: bool = True
-    count_loops: bool = False
+    count_loops: bool = True
     reload: bool = False
     recompute: bool = False
 
