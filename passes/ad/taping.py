@@ -80,7 +80,7 @@ class TapeOptions:
     hoist: bool = True
     count_loops: bool = True
     reload: bool = False
-    recompute: bool = False
+    recompute: bool = True
 
 
 #: What derivative exports use.
