@@ -519,7 +519,9 @@ class _ReverseMode:
         self.ssa.write(src, name, b.sub(k, b.const(1, I64)))
         to_entry = targets[preds.index(counter.entry)]
         to_latch = targets[preds.index(counter.latch)]
-        b.branch(b.cmp("eq", k, b.const(0, I64)), to_entry, to_latch)
+        # k <= 0 rather than k == 0 (the same for a count): LLVM then knows k - 1 >= 0
+        # in the loop, so an index start + (k - 1)·step needs no negative-index wrap
+        b.branch(b.cmp("le", k, b.const(0, I64)), to_entry, to_latch)
         self._edge(src, to_entry)
         self._edge(src, to_latch)
 
@@ -547,9 +549,7 @@ class _ReverseMode:
             pointer = v.pointer
             assert isinstance(pointer, ops.ElementAddr)
             address = self._checked_address(
-                self.primal(pointer.array),
-                [self.primal(i) for i in pointer.indices],
-                pointer.type,
+                self.primal(pointer.array), list(pointer.indices), pointer.type
             )
             return b.insert(ops.Load(address, type=v.type))
         rebuilt = copy.copy(v)
@@ -571,7 +571,8 @@ class _ReverseMode:
                 popped = b.insert(ops.TapePop(self.rev_tape, type=v.type))
                 self.ssa.write(rblk, self._primal_var(v), popped)
             self.popped: dict[Value, Value] = {}
-            for v, recipe in self.tape_plan.recipes.get(blk, {}).items():
+            self.recipes = self.tape_plan.recipes.get(blk, {})
+            for v, recipe in self.recipes.items():
                 self.popped[v] = self._materialize(rblk, v, recipe)
             if isinstance(term, ops.Return) and term.value is not None:
                 self._seed(term.value)
@@ -671,15 +672,33 @@ class _ReverseMode:
     def _address(self, pointer: Value) -> Value:
         """The shadow element of forward element address ``pointer``."""
         assert isinstance(pointer, ops.ElementAddr)
-        indices = [self.primal(i) for i in pointer.indices]
-        return self._checked_address(self._shadow(pointer.array), indices, pointer.type)
+        return self._checked_address(
+            self._shadow(pointer.array), list(pointer.indices), pointer.type
+        )
 
     def _checked_address(self, array: Value, indices: list[Value], t: Type) -> Value:
-        """``array[indices]``, for indices the forward sweep used on an array of the same
-        shape (the primal of a shadow, or itself): they are in bounds. (A plain
-        ``elemaddr``: measured, its bounds check costs less than the wrap-only
-        ``elemoffset`` form, whose result LLVM knows nothing about.)"""
-        return self.b.insert(ops.ElementAddr(array, tuple(indices), type=t))
+        """``array[indices]`` (``indices``: forward values) in the reverse sweep, for
+        indices the forward sweep used on an array of the same shape (the primal of a
+        shadow, or itself): they are in bounds. When every index is known to be
+        non-negative (a constant, or an induction variable counting up from a
+        constant), no check and no wrap is needed: ``addr(elemoffset)``; otherwise an
+        ``elemaddr``, which wraps a negative index (and checks it again)."""
+        b = self.b
+        values = tuple(self.primal(i) for i in indices)
+        if all(self._non_negative(i) for i in indices):
+            offset = b.insert(ops.ElementOffset(array, values, type=I64))
+            return b.insert(ops.Addr(array, offset, type=t))
+        return b.insert(ops.ElementAddr(array, values, type=t))
+
+    def _non_negative(self, v: Value) -> bool:
+        """Is forward value ``v`` (an index) known to be >= 0 where it is used?"""
+        if isinstance(v, ops.Const):
+            return isinstance(v.value, int) and v.value >= 0
+        recipe = self.recipes.get(v)
+        if recipe is None or recipe.induction is None:
+            return False
+        start, step = recipe.induction.start, recipe.induction.step
+        return all(isinstance(c, ops.Const) and int(c.value) >= 0 for c in (start, step))
 
     def _adjoint(self, inst: Instruction) -> None:
         b = self.b
