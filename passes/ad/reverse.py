@@ -161,6 +161,7 @@ class _ReverseMode:
         self._var_types: dict[str, Type] = {}
         self._zeros: dict[Type, Value] = {}
         self._primal_names: dict[Value, str] = {}
+        self._accumulations: set[ops.Add] = set()  # adds of contributions to adjoints
         self.call_frozen: dict[ops.Call, frozenset[int]] = {}
 
     # -- driver -------------------------------------------------------------------
@@ -394,6 +395,7 @@ class _ReverseMode:
             b.ret(b.make_tuple(adjs) if adjs else None)
         for read in ssa.finish():
             raise AssertionError(f"adjoint {read.name} read before definition")
+        _fold_zero_adjoints(rev, self._accumulations)
         _move_exit_last(rev, exit_)
         # blocks that cannot reach a return (a ``raise``) have no reverse: drop theirs
         rev.blocks = [blk for blk in rev.blocks if blk.instructions]
@@ -436,7 +438,10 @@ class _ReverseMode:
             # LLVM may not fold it without fast-math
             self.ssa.write(block, self._var(key), contribution)
             return
-        self.ssa.write(block, self._var(key), self.b.add(current, contribution))
+        total = self.b.add(current, contribution)
+        assert isinstance(total, ops.Add)
+        self._accumulations.add(total)
+        self.ssa.write(block, self._var(key), total)
 
     def _is_adjoint_key(self, key: AdjKey) -> bool:
         v, _ = key
@@ -814,6 +819,77 @@ class _ReverseMode:
         result = b.call(derived.rev.name, [*shadows, self.rev_tape, seed], derived.rev.return_type)
         for position, i in enumerate(derived.scalar_params):
             self._accumulate((call.args[i], 0), b.tuple_get(result, position))
+
+
+def _fold_zero_adjoints(rev: Function, accumulations: set[ops.Add]) -> None:
+    """Remove phis of adjoints that are zero on every path, and additions of a zero.
+
+    An adjoint reset to zero in a loop of the reverse sweep meets the zero it started
+    from at each loop header: cycles of phis whose only value is the shared zero
+    (the SSA construction removes single trivial phis, not such cycles), after which
+    ``0.0 + c`` remains, which LLVM does not fold without fast-math (-0.0 + 0.0 is
+    +0.0). Both go here; the sign of a zero adjoint is not a gradient's concern.
+    Additions of the primal computation (recomputed or not) are left alone: only
+    ``accumulations`` are folded.
+    """
+    phis = [inst for inst in rev.instructions() if isinstance(inst, ops.Phi)]
+    leaves: dict[ops.Phi, set[Value]] = {}
+    for phi in phis:
+        found: set[Value] = set()
+        seen = {phi}
+        work: list[ops.Phi] = [phi]
+        while work and len(found) <= 1:
+            for _, v in work.pop().incoming:
+                if isinstance(v, ops.Phi):
+                    if v not in seen:
+                        seen.add(v)
+                        work.append(v)
+                else:
+                    found.add(v)
+        leaves[phi] = found
+    replace: dict[Value, Value] = {}
+    for phi, found in leaves.items():
+        if len(found) == 1:
+            (only,) = found
+            if _is_zero(only):
+                replace[phi] = only
+    changed = True
+    while changed:
+        changed = False
+        for add in list(accumulations):
+            if add.block is None:
+                continue
+            lhs, rhs = replace.get(add.lhs, add.lhs), replace.get(add.rhs, add.rhs)
+            if _is_zero(lhs):
+                replace[add] = rhs
+            elif _is_zero(rhs):
+                replace[add] = lhs
+            else:
+                continue
+            accumulations.discard(add)
+            changed = True
+    if not replace:
+        return
+
+    def final(v: Value) -> Value:
+        while v in replace:
+            v = replace[v]
+        return v
+
+    for inst in rev.instructions():
+        if isinstance(inst, ops.Phi):
+            inst.incoming = [(blk, final(v)) for blk, v in inst.incoming]
+        else:
+            for v in inst.operands():
+                if v in replace:
+                    inst.replace_operand(v, final(v))
+    for v in replace:
+        if isinstance(v, Instruction) and v.block is not None:
+            v.erase()
+
+
+def _is_zero(v: Value) -> bool:
+    return isinstance(v, ops.Const) and isinstance(v.value, float) and v.value == 0.0
 
 
 def rblk_cur(b: Builder) -> Block:
