@@ -324,3 +324,38 @@ def test_call_argument_overwritten_after_the_call_is_not_frozen() -> None:
     calls = [i for i in fn.instructions() if isinstance(i, ops.Call)]
     # %a may be %b, which is written after both calls
     assert [facts.frozen_args(c) for c in calls] == [frozenset(), frozenset()]
+
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus_ad" / "tape_plans.py"
+
+
+def test_taped_arrays_are_released(compile_module: Any) -> None:
+    """Arrays pushed once at a loop's exits (several exits: break, return) or per
+    iteration (allocated in a loop), and popped into variables of the reverse sweep,
+    are released: the runtime's live block count does not move over many calls."""
+    import gc
+
+    import gradc
+
+    lib = compile_module(CORPUS)
+    x = np.linspace(0.2, 1.1, 5)
+    A = np.linspace(0.1, 0.9, 6).reshape(2, 3)
+    calls = [
+        lambda: lib.d_break_hoisted(x, 0.8, 1.0),  # leaves by break
+        lambda: lib.d_break_hoisted(x, 0.8, 100.0),  # leaves by the header
+        lambda: lib.d_return_in_nested(A, 1.5),  # returns from the inner loop
+        lambda: lib.d_return_in_nested(A, 0.1),
+        lambda: lib.d_alloc_in_loop(x, 3),
+        lambda: lib.d_helper_reads_temporary(x, 0.5),
+        lambda: lib.d_read_then_clear(x),
+        lambda: lib.d_strided_range(x, 1, 2),
+    ]
+    for call in calls:
+        call()
+    gc.collect()
+    before = gradc.runtime_stats()["live"]
+    for _ in range(200):
+        for call in calls:
+            call()
+    gc.collect()
+    assert gradc.runtime_stats()["live"] == before
