@@ -49,7 +49,9 @@ from gradc.compiler.ir.types import (
     Type,
 )
 from gradc.passes.ad.activity import analyze, can_be_active
-from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials
+from gradc.passes.ad.memory import MemoryFacts, callee_writes
+from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials, primal_needs
+from gradc.passes.ad.taping import DEFAULT_OPTIONS, Counter, Recipe, TapeOptions, plan_tape
 from gradc.passes.analysis.cfg import split_critical_edges
 
 # Adjoint variables are keyed by (value, element index) so tuple elements have their own.
@@ -70,14 +72,28 @@ class Derived:
     scalar_params: list[int]  # active scalar parameters, adjoints returned in order
 
 
-def vjp_functions(module: Module, fn: Function, pattern: frozenset[int]) -> Derived:
+def vjp_functions(
+    module: Module,
+    fn: Function,
+    pattern: frozenset[int],
+    frozen: frozenset[int] = frozenset(),
+    options: TapeOptions = DEFAULT_OPTIONS,
+) -> Derived:
     """The augmented forward and reverse functions of ``fn`` (memoised in ``module``).
+
+    ``frozen``: the array parameters the caller will not write between the forward and
+    the reverse sweep (:mod:`.memory`): loads from them may be repeated instead of taped.
+    Each (pattern, frozen) pair has its own functions (``f.fwd.0_1.ro.1``). ``options``
+    chooses the taping strategies (:class:`.taping.TapeOptions`; the first derivation
+    of a name in a module decides, callees inherit it).
 
     Raises:
         PassError: an active construct has no adjoint rule (named, with its line).
     """
-    fwd_name = f"{fn.name}.fwd.{_suffix(pattern)}"
-    rev_name = f"{fn.name}.rev.{_suffix(pattern)}"
+    frozen = frozenset(k for k in frozen if isinstance(fn.params[k].type, ArrayType))
+    variant = _suffix(pattern) + (f".ro.{_suffix(frozen)}" if frozen else "")
+    fwd_name = f"{fn.name}.fwd.{variant}"
+    rev_name = f"{fn.name}.rev.{variant}"
     # An array parameter outside the pattern that active values are stored into is
     # active too: its shadow carries those values' adjoints between the sweeps.
     activity = analyze(fn, pattern)
@@ -89,7 +105,9 @@ def vjp_functions(module: Module, fn: Function, pattern: frozenset[int]) -> Deri
     scalars = [i for i in sorted(pattern) if i not in arrays]
     if fwd_name in module.functions:
         return Derived(module.functions[fwd_name], module.functions[rev_name], arrays, scalars)
-    return _ReverseMode(module, fn, pattern, fwd_name, rev_name, arrays, scalars).run()
+    return _ReverseMode(
+        module, fn, pattern, frozen, options, fwd_name, rev_name, arrays, scalars
+    ).run()
 
 
 def _zero(b: Builder, t: Type) -> Value:
@@ -107,8 +125,8 @@ def _adjoint_type(t: Type) -> Type:
 
 
 @dataclass
-class _BlockPlan:
-    """What the forward sweep pushes at the end of one block, in push order."""
+class _Needs:
+    """The forward values the reverse of one block reads, in first-use order."""
 
     values: list[Value] = field(default_factory=list)  # fwd-side values
 
@@ -123,6 +141,8 @@ class _ReverseMode:
         module: Module,
         fn: Function,
         pattern: frozenset[int],
+        frozen: frozenset[int],
+        options: TapeOptions,
         fwd_name: str,
         rev_name: str,
         arrays: list[int],
@@ -130,6 +150,9 @@ class _ReverseMode:
     ) -> None:
         self.module = module
         self.pattern = pattern
+        self.frozen = frozen
+        self.options = options
+        self.original_name = fn.name
         self.arrays = arrays
         self.scalars = scalars
         clone = clone_function(fn, fwd_name)
@@ -144,6 +167,9 @@ class _ReverseMode:
         self._names: dict[Value, int] = {}
         self._var_types: dict[str, Type] = {}
         self._zeros: dict[Type, Value] = {}
+        self._primal_names: dict[Value, str] = {}
+        self._accumulations: set[ops.Add] = set()  # adds of contributions to adjoints
+        self.call_frozen: dict[ops.Call, frozenset[int]] = {}
 
     # -- driver -------------------------------------------------------------------
 
@@ -157,12 +183,23 @@ class _ReverseMode:
         self.preds = self.fwd.predecessors()
         try:
             self._make_shadows()
-            self.plans = {b: self._plan(b) for b in self.original_blocks}
+            needs = {b: self._needs(b).values for b in self.original_blocks}
+            memory = MemoryFacts(
+                self.fwd,
+                self.body,
+                self.frozen,
+                callee_writes(self.module, self.original_name),
+            )
+            for block in self.original_blocks:
+                for inst in self.body[block]:
+                    if isinstance(inst, ops.Call) and inst in self.activity.call_patterns:
+                        self.call_frozen[inst] = memory.frozen_args(inst)
+            self.tape_plan = plan_tape(self.fwd, self.original_blocks, needs, memory, self.options)
             self._build_reverse()
             self._instrument_forward()
         except NotDifferentiable as exc:
-            inst = getattr(exc, "inst", None)
-            loc = inst.loc if isinstance(inst, Instruction) else self.fwd.loc
+            where = getattr(exc, "inst", None)
+            loc = where.loc if isinstance(where, Instruction) else self.fwd.loc
             raise PassError(
                 f"cannot differentiate {exc} in '{self.source_name}': no adjoint rule", loc
             ) from None
@@ -212,7 +249,7 @@ class _ReverseMode:
                         raise _not_differentiable("an array phi of a parameter", merged)
                     merged_shadow.incoming.append((pred, self.shadows[v]))
 
-    def _shadow_needed(self, array: Value, plan: _BlockPlan) -> None:
+    def _shadow_needed(self, array: Value, plan: _Needs) -> None:
         """Make the shadow of ``array`` available to the reverse sweep of this block."""
         if isinstance(array, Argument):
             return  # a parameter's shadow is a parameter of the reverse function
@@ -222,8 +259,8 @@ class _ReverseMode:
 
     # -- what each block pushes ------------------------------------------------------
 
-    def _plan(self, block: Block) -> _BlockPlan:
-        plan = _BlockPlan()
+    def _needs(self, block: Block) -> _Needs:
+        plan = _Needs()
         for inst in self.body[block]:
             if isinstance(inst, ops.Store):
                 if self.active(inst.pointer):
@@ -243,29 +280,15 @@ class _ReverseMode:
                     for a in args:
                         if self.active(a) and isinstance(a.type, ArrayType):
                             self._shadow_needed(a, plan)
-                case ops.Add() | ops.Sub() | ops.Neg() | ops.Cast() | ops.MakeTuple():
-                    pass
-                case ops.TupleGet():
-                    pass
-                case ops.Select(cond=cond):
-                    plan.add(cond)
-                case ops.Mul(lhs=lhs, rhs=rhs):
-                    # ∂(a·b) = b·da + a·db: the operands of the active sides' partners
-                    if self.active(rhs):
-                        plan.add(lhs)
-                    if self.active(lhs):
-                        plan.add(rhs)
-                case ops.Div(rhs=rhs) | ops.FDiv(rhs=rhs):
-                    plan.add(rhs)  # 1/b and r/b
-                    plan.add(inst)
                 case _:
-                    for v in inst.operands():
-                        if isinstance(v.type, ScalarType):
-                            plan.add(v)
-                    plan.add(inst)
+                    operands, result = primal_needs(inst, self.active)
+                    for v in operands:
+                        plan.add(v)
+                    if result:
+                        plan.add(inst)
         return plan
 
-    def _plan_address(self, pointer: Value, plan: _BlockPlan) -> None:
+    def _plan_address(self, pointer: Value, plan: _Needs) -> None:
         if not isinstance(pointer, ops.ElementAddr):
             raise _not_differentiable("a derived pointer that is not an element address", pointer)
         for index in pointer.indices:
@@ -275,15 +298,30 @@ class _ReverseMode:
     def _instrument_forward(self) -> None:
         b = Builder(self.fwd)
         ret_blocks = [blk for blk in self.original_blocks if _returns(blk)]
+        counters = self.tape_plan.counters
+        for header, counter in counters.items():
+            # trip = phi [entry: 0], [latch: trip + 1]
+            header.insert(len(header.phis()), counter.phi)
+            entry_term, latch_term = counter.entry.terminator, counter.latch.terminator
+            assert entry_term is not None and latch_term is not None
+            b.position_before(entry_term)
+            with b.at(entry_term.loc):
+                zero = b.const(0, I64)
+            b.position_before(latch_term)
+            with b.at(latch_term.loc):
+                nxt = b.add(counter.phi, b.const(1, I64))
+            counter.phi.incoming = [(counter.entry, zero), (counter.latch, nxt)]
         for block in self.original_blocks:
             term = block.terminator
             assert term is not None
             b.position_before(term)
             with b.at(term.loc):
-                for v in self.plans[block].values:
+                for v in self.tape_plan.pushes.get(block, []):
                     b.insert(ops.TapePush(self.tape, v, type=NONE))
                 succs = block.successors()
-                if len(succs) == 1 and len(self.preds[succs[0]]) > 1:
+                if len(succs) == 1 and succs[0] in counters:
+                    pass  # the loop's trip count tells the reverse sweep where it came from
+                elif len(succs) == 1 and len(self.preds[succs[0]]) > 1:
                     which = self.preds[succs[0]].index(block)
                     b.insert(ops.TapePush(self.tape, b.const(which, I64), type=NONE))
                 if isinstance(term, ops.Return) and len(ret_blocks) > 1:
@@ -295,7 +333,13 @@ class _ReverseMode:
             for inst in self.body[block]:
                 if isinstance(inst, ops.Call) and inst in self.activity.call_patterns:
                     callee = self.module.functions[inst.callee]
-                    derived = vjp_functions(self.module, callee, self.activity.call_patterns[inst])
+                    derived = vjp_functions(
+                        self.module,
+                        callee,
+                        self.activity.call_patterns[inst],
+                        self.call_frozen.get(inst, frozenset()),
+                        self.options,
+                    )
                     inst.callee = derived.fwd.name
                     inst.args = (*inst.args, self.tape)
 
@@ -358,7 +402,10 @@ class _ReverseMode:
             b.ret(b.make_tuple(adjs) if adjs else None)
         for read in ssa.finish():
             raise AssertionError(f"adjoint {read.name} read before definition")
+        _fold_zero_adjoints(rev, self._accumulations)
         _move_exit_last(rev, exit_)
+        # blocks that cannot reach a return (a ``raise``) have no reverse: drop theirs
+        rev.blocks = [blk for blk in rev.blocks if blk.instructions]
 
     def _adjoint_keys(self) -> list[AdjKey]:
         keys: list[AdjKey] = []
@@ -393,7 +440,15 @@ class _ReverseMode:
         assert self.b.block is not None
         block = self.b.block
         current = self._read(block, key)
-        self.ssa.write(block, self._var(key), self.b.add(current, contribution))
+        if current is self._zeros.get(current.type):
+            # 0 + c is c (up to the sign of a zero, which no gradient depends on);
+            # LLVM may not fold it without fast-math
+            self.ssa.write(block, self._var(key), contribution)
+            return
+        total = self.b.add(current, contribution)
+        assert isinstance(total, ops.Add)
+        self._accumulations.add(total)
+        self.ssa.write(block, self._var(key), total)
 
     def _is_adjoint_key(self, key: AdjKey) -> bool:
         v, _ = key
@@ -465,6 +520,56 @@ class _ReverseMode:
         b.jump(targets[-1])
         self._edge(current, targets[-1])
 
+    def _dispatch_counted(
+        self, src: Block, counter: Counter, preds: list[Block], targets: list[Block]
+    ) -> None:
+        """Leave the reverse of a counted loop's header: back to the latch while the
+        iteration number is positive (decrementing it), else to the loop's entry."""
+        b = self.b
+        name = self._primal_var(counter.phi)
+        k = self.ssa.read(src, name, b.loc)
+        self.ssa.write(src, name, b.sub(k, b.const(1, I64)))
+        to_entry = targets[preds.index(counter.entry)]
+        to_latch = targets[preds.index(counter.latch)]
+        # k <= 0 rather than k == 0 (the same for a count): LLVM then knows k - 1 >= 0
+        # in the loop, so an index start + (k - 1)·step needs no negative-index wrap
+        b.branch(b.cmp("le", k, b.const(0, I64)), to_entry, to_latch)
+        self._edge(src, to_entry)
+        self._edge(src, to_latch)
+
+    def _primal_var(self, v: Value) -> str:
+        """The reverse function's variable holding forward value ``v``."""
+        name = self._primal_names.get(v)
+        if name is None:
+            name = f"primal.{len(self._primal_names)}"
+            self._primal_names[v] = name
+            self._var_types[name] = v.type
+        return name
+
+    def _materialize(self, rblk: Block, v: Value, recipe: Recipe) -> Value:
+        """Forward value ``v`` at the start of ``R(B)`` (``rblk``), as planned."""
+        b = self.b
+        if recipe.kind == "tape":
+            return self.ssa.read(rblk, self._primal_var(v), b.loc)
+        if recipe.kind == "induction":
+            ind = recipe.induction
+            assert ind is not None
+            k = self.primal(ind.counter)
+            return b.add(self.primal(ind.start), b.mul(k, self.primal(ind.step)))
+        assert isinstance(v, Instruction) and recipe.kind == "recompute"
+        if isinstance(v, ops.Load):
+            pointer = v.pointer
+            assert isinstance(pointer, ops.ElementAddr)
+            address = self._checked_address(
+                self.primal(pointer.array), list(pointer.indices), pointer.type
+            )
+            return b.insert(ops.Load(address, type=v.type))
+        rebuilt = copy.copy(v)
+        rebuilt.block = None
+        rebuilt.unwind = ()
+        remap(rebuilt, {w: self.primal(w) for w in v.operands()}, {})
+        return b.insert(rebuilt)
+
     def _reverse_block(self, blk: Block) -> None:
         b = self.b
         rblk = self.rblocks[blk]
@@ -472,11 +577,15 @@ class _ReverseMode:
         term = blk.terminator
         assert term is not None
         with b.at(term.loc):
-            # pop in the opposite order of the pushes at the end of ``blk``
-            popped: dict[Value, Value] = {}
-            for v in reversed(self.plans[blk].values):
-                popped[v] = b.insert(ops.TapePop(self.rev_tape, type=v.type))
-            self.popped = popped
+            # pop in the opposite order of the pushes at the end of ``blk``, into the
+            # variables later reads of those forward values see (:mod:`.taping`)
+            for v in reversed(self.tape_plan.pushes.get(blk, [])):
+                popped = b.insert(ops.TapePop(self.rev_tape, type=v.type))
+                self.ssa.write(rblk, self._primal_var(v), popped)
+            self.popped: dict[Value, Value] = {}
+            self.recipes = self.tape_plan.recipes.get(blk, {})
+            for v, recipe in self.recipes.items():
+                self.popped[v] = self._materialize(rblk, v, recipe)
             if isinstance(term, ops.Return) and term.value is not None:
                 self._seed(term.value)
         for inst in reversed(self.body[blk]):
@@ -511,7 +620,11 @@ class _ReverseMode:
                 # edge code (a phi's adjoint flows to the value from that predecessor)
                 # gets a block of its own on each reverse edge
                 targets = [self._edge_block(blk, p, phi_adjoints) for p in preds]
-            self._dispatch(rblk_cur(b), targets, self.rev_tape, pop=len(preds) > 1)
+            counter = self.tape_plan.counters.get(blk)
+            if counter is not None:
+                self._dispatch_counted(rblk_cur(b), counter, preds, targets)
+            else:
+                self._dispatch(rblk_cur(b), targets, self.rev_tape, pop=len(preds) > 1)
 
     def _edge_block(
         self, blk: Block, pred: Block, phi_adjoints: list[tuple[ops.Phi, list[Value]]]
@@ -569,11 +682,35 @@ class _ReverseMode:
         )
 
     def _address(self, pointer: Value) -> Value:
+        """The shadow element of forward element address ``pointer``."""
         assert isinstance(pointer, ops.ElementAddr)
-        indices = tuple(self.primal(i) for i in pointer.indices)
-        return self.b.insert(
-            ops.ElementAddr(self._shadow(pointer.array), indices, type=pointer.type)
+        return self._checked_address(
+            self._shadow(pointer.array), list(pointer.indices), pointer.type
         )
+
+    def _checked_address(self, array: Value, indices: list[Value], t: Type) -> Value:
+        """``array[indices]`` (``indices``: forward values) in the reverse sweep, for
+        indices the forward sweep used on an array of the same shape (the primal of a
+        shadow, or itself): they are in bounds. When every index is known to be
+        non-negative (a constant, or an induction variable counting up from a
+        constant), no check and no wrap is needed: ``addr(elemoffset)``; otherwise an
+        ``elemaddr``, which wraps a negative index (and checks it again)."""
+        b = self.b
+        values = tuple(self.primal(i) for i in indices)
+        if all(self._non_negative(i) for i in indices):
+            offset = b.insert(ops.ElementOffset(array, values, type=I64))
+            return b.insert(ops.Addr(array, offset, type=t))
+        return b.insert(ops.ElementAddr(array, values, type=t))
+
+    def _non_negative(self, v: Value) -> bool:
+        """Is forward value ``v`` (an index) known to be >= 0 where it is used?"""
+        if isinstance(v, ops.Const):
+            return isinstance(v.value, int) and v.value >= 0
+        recipe = self.recipes.get(v)
+        if recipe is None or recipe.induction is None:
+            return False
+        start, step = recipe.induction.start, recipe.induction.step
+        return all(isinstance(c, ops.Const) and int(c.value) >= 0 for c in (start, step))
 
     def _adjoint(self, inst: Instruction) -> None:
         b = self.b
@@ -667,7 +804,8 @@ class _ReverseMode:
         if not pattern:
             return
         callee = self.module.functions[call.callee]
-        derived = vjp_functions(self.module, callee, pattern)
+        frozen = self.call_frozen.get(call, frozenset())
+        derived = vjp_functions(self.module, callee, pattern, frozen, self.options)
         shadows = [self._shadow(call.args[i]) for i in derived.array_params]
         keys = self._keys_of(call)
         seed_type = _adjoint_type(call.type)
@@ -688,6 +826,77 @@ class _ReverseMode:
         result = b.call(derived.rev.name, [*shadows, self.rev_tape, seed], derived.rev.return_type)
         for position, i in enumerate(derived.scalar_params):
             self._accumulate((call.args[i], 0), b.tuple_get(result, position))
+
+
+def _fold_zero_adjoints(rev: Function, accumulations: set[ops.Add]) -> None:
+    """Remove phis of adjoints that are zero on every path, and additions of a zero.
+
+    An adjoint reset to zero in a loop of the reverse sweep meets the zero it started
+    from at each loop header: cycles of phis whose only value is the shared zero
+    (the SSA construction removes single trivial phis, not such cycles), after which
+    ``0.0 + c`` remains, which LLVM does not fold without fast-math (-0.0 + 0.0 is
+    +0.0). Both go here; the sign of a zero adjoint is not a gradient's concern.
+    Additions of the primal computation (recomputed or not) are left alone: only
+    ``accumulations`` are folded.
+    """
+    phis = [inst for inst in rev.instructions() if isinstance(inst, ops.Phi)]
+    leaves: dict[ops.Phi, set[Value]] = {}
+    for phi in phis:
+        found: set[Value] = set()
+        seen = {phi}
+        work: list[ops.Phi] = [phi]
+        while work and len(found) <= 1:
+            for _, v in work.pop().incoming:
+                if isinstance(v, ops.Phi):
+                    if v not in seen:
+                        seen.add(v)
+                        work.append(v)
+                else:
+                    found.add(v)
+        leaves[phi] = found
+    replace: dict[Value, Value] = {}
+    for phi, found in leaves.items():
+        if len(found) == 1:
+            (only,) = found
+            if _is_zero(only):
+                replace[phi] = only
+    changed = True
+    while changed:
+        changed = False
+        for add in list(accumulations):
+            if add.block is None:
+                continue
+            lhs, rhs = replace.get(add.lhs, add.lhs), replace.get(add.rhs, add.rhs)
+            if _is_zero(lhs):
+                replace[add] = rhs
+            elif _is_zero(rhs):
+                replace[add] = lhs
+            else:
+                continue
+            accumulations.discard(add)
+            changed = True
+    if not replace:
+        return
+
+    def final(v: Value) -> Value:
+        while v in replace:
+            v = replace[v]
+        return v
+
+    for inst in rev.instructions():
+        if isinstance(inst, ops.Phi):
+            inst.incoming = [(blk, final(v)) for blk, v in inst.incoming]
+        else:
+            for v in inst.operands():
+                if v in replace:
+                    inst.replace_operand(v, final(v))
+    for v in replace:
+        if isinstance(v, Instruction) and v.block is not None:
+            v.erase()
+
+
+def _is_zero(v: Value) -> bool:
+    return isinstance(v, ops.Const) and isinstance(v.value, float) and v.value == 0.0
 
 
 def rblk_cur(b: Builder) -> Block:
@@ -725,8 +934,10 @@ def reverse_export(
     wrt: list[int],
     wrt_sequence: bool,
     loc: Loc,
+    options: TapeOptions = DEFAULT_OPTIONS,
 ) -> Function:
-    """The exported ``grad``/``value_and_grad``/``vjp`` function (see :mod:`.api`)."""
+    """The exported ``grad``/``value_and_grad``/``vjp`` function (see :mod:`.api`);
+    ``options``: the taping strategies (:class:`.taping.TapeOptions`)."""
     result_type = fn.return_type
     if kind != "vjp" and not _is_float(result_type):
         raise PassError(
@@ -735,7 +946,9 @@ def reverse_export(
             loc,
         )
     pattern = frozenset(wrt)
-    derived = vjp_functions(module, fn, pattern)
+    # the wrapper writes none of the caller's arrays between the two sweeps
+    every_array = frozenset(k for k, p in enumerate(fn.params) if isinstance(p.type, ArrayType))
+    derived = vjp_functions(module, fn, pattern, every_array, options)
     wrapper = Function(name, loc=loc, source_name=name, exported=True)
     params = []
     for p in fn.params:

@@ -223,6 +223,47 @@ def partials(
     raise NotDifferentiable(type(inst).OPNAME)
 
 
+#: Unary math functions whose derivative is written with the result ``r`` only, and
+#: those with no derivative; the others use their argument ``a`` (``_math_derivative``).
+_RESULT_ONLY = frozenset({"tan", "tanh", "exp", "expm1", "sqrt"})
+_CONSTANT = frozenset({"floor", "ceil", "trunc"})
+
+
+def primal_needs(inst: Instruction, active: Callable[[Value], bool]) -> tuple[list[Value], bool]:
+    """The forward values the adjoint rule of ``inst`` reads: ``(operands, result?)``.
+
+    What the reverse sweep must have (taped or recomputed) to apply :func:`partials` or
+    :func:`choice` to ``inst``; kept next to them so the two agree. Operations not listed
+    get all their scalar operands and their result.
+    """
+    match inst:
+        case ops.Add() | ops.Sub() | ops.Neg() | ops.Cast() | ops.MakeTuple() | ops.TupleGet():
+            return [], False
+        case ops.Mul(lhs=a, rhs=b):  # ā·b to a, ā·a to b
+            return [x for x, partner in ((b, a), (a, b)) if active(partner)], False
+        case ops.Div(rhs=b) | ops.FDiv(rhs=b):  # ā/b, −ā·r/b
+            return [b], True
+        case ops.Abs(operand=a):
+            return [a], False
+        case ops.Min(lhs=a, rhs=b) | ops.Max(lhs=a, rhs=b):
+            return [a, b], False
+        case ops.Select(cond=c):
+            return [c], False
+        case ops.Pow(lhs=a, rhs=b) | ops.MathCall(fn="pow" | "ieee_pow", args=(a, b)):
+            return [a, b], active(b)
+        case ops.MathCall(fn="atan2" | "copysign", args=(a, b)):
+            return [a, b], False
+        case ops.MathCall(fn="hypot", args=(a, b)):
+            return [a, b], True
+        case ops.MathCall(fn=fn, args=(a,)) if fn in _RESULT_ONLY:
+            return [], True
+        case ops.MathCall(fn=fn, args=(a,)) if fn in _CONSTANT:
+            return [], False
+        case ops.MathCall(args=(a,)):
+            return [a], False
+    return [v for v in inst.operands() if isinstance(v.type, ScalarType)], True
+
+
 def choice(o: _Ops, inst: Instruction) -> tuple[Value, Value, Value] | None:
     """For ``min``/``max``/``select``: ``(cond, picked if cond, picked otherwise)``."""
     match inst:

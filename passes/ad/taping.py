@@ -1,0 +1,372 @@
+"""What the forward sweep tapes, where, and how the reverse sweep gets every other value.
+
+The reverse sweep of block ``B`` needs the forward values of some values (operands of
+adjoint rules, array indices, shadows of local arrays): ``needs[B]``. For each such
+value ``v`` the planner picks the cheapest way to have it at the start of ``R(B)``:
+
+``const``
+    a constant is rebuilt.
+``induction``
+    ``v`` is an induction variable ``i = phi [entry: start], [latch: i + step]`` of a
+    *counted* loop containing ``B``: ``start + k·step``, ``k`` the iteration number the
+    reverse sweep keeps (below).
+``hoist``
+    ``v`` is defined outside some loop containing ``B``: it cannot change while that
+    loop runs, so it is pushed once each time the outermost such loop is left (at its
+    exit points, :meth:`.loops.Loop.exit_points`), not once per iteration.
+``recompute``
+    a cheap pure instruction (integer arithmetic, casts, comparisons, float add, sub,
+    mul and neg, tuple accesses, array dimensions) or a load that
+    :class:`.memory.MemoryFacts` says may be repeated, whose operands are themselves
+    available without a push of their own at ``B``: rebuilt in ``R(B)`` from them. In
+    SSA form the operands' current values at ``B`` are the ones ``v`` was computed
+    from (a definition that dominates ``B`` cannot run again before ``B`` without
+    ``v``'s running again).
+``here``
+    pushed at the end of ``B`` (the general case).
+
+A taped value is popped into an SSA variable of the reverse function at the block where
+it was pushed; a read in ``R(B)`` sees the most recent pop, which is the first push
+after ``B`` ran (a push at ``B`` itself, or at the exit of the hoisting loop, before the
+value's definition can run again).
+
+*Counted loops*: a loop whose header has exactly two predecessors, one entry from
+outside and one latch, gets an iteration counter (``trip = phi [entry: 0], [latch: trip
++ 1]``) instead of a "which predecessor" token pushed per iteration: the counter is
+pushed once at each exit point; the reverse of the header branches back to the latch
+while it is positive, decrementing it, and leaves the loop when it is zero. Within the
+reverse of the loop it is the forward iteration number, which recomputes induction
+variables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Block, Function, Instruction, Value
+from gradc.compiler.ir.types import I64, ScalarType, TupleType
+from gradc.passes.ad.loops import Loop, LoopForest
+from gradc.passes.ad.memory import MemoryFacts
+
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "Counter",
+    "Induction",
+    "Recipe",
+    "TapeOptions",
+    "TapePlan",
+    "plan_tape",
+]
+
+#: The most instructions one recomputation in the reverse sweep may rebuild.
+MAX_RECOMPUTE = 12
+
+
+@dataclass(frozen=True)
+class TapeOptions:
+    """Which of the planner's strategies are allowed (:data:`DEFAULT_OPTIONS`: what
+    derivative exports use; switching one off shows what it saves, in tests and when
+    measuring).
+
+    Attributes:
+        hoist: push loop-invariant values once per loop exit, not per iteration.
+        count_loops: trip counts instead of per-iteration tokens; induction variables
+            recomputed from them.
+        reload: load again, in the reverse sweep, elements that cannot have changed.
+        recompute: rebuild cheap pure values instead of taping them.
+    """
+
+    hoist: bool = True
+    count_loops: bool = True
+    reload: bool = True
+    recompute: bool = True
+
+
+#: What derivative exports use.
+DEFAULT_OPTIONS = TapeOptions()
+
+
+@dataclass(eq=False)
+class Counter:
+    """The iteration counter of a counted loop (its phi is inserted by the caller)."""
+
+    loop: Loop
+    entry: Block  # the header's predecessor outside the loop
+    latch: Block  # the header's predecessor inside the loop
+    phi: ops.Phi  # trip = phi [entry: 0], [latch: trip + 1]
+
+
+@dataclass(frozen=True)
+class Induction:
+    """``v = start + counter·step`` in the reverse of a block of the counter's loop."""
+
+    counter: ops.Phi
+    start: Value
+    step: Value
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How ``R(B)`` obtains one forward value: ``kind`` is ``tape`` (read the variable a
+    pop wrote), ``recompute`` (rebuild the instruction from its operands' values) or
+    ``induction`` (with ``induction`` set)."""
+
+    kind: str
+    induction: Induction | None = None
+
+
+@dataclass
+class TapePlan:
+    """The planner's answer.
+
+    Attributes:
+        pushes: values pushed at the end of each block, in push order.
+        recipes: for each block, the forward values its reverse needs and how it gets
+            them, operands before the values computed from them.
+        counters: counted loops by header.
+    """
+
+    pushes: dict[Block, list[Value]] = field(default_factory=dict)
+    recipes: dict[Block, dict[Value, Recipe]] = field(default_factory=dict)
+    counters: dict[Block, Counter] = field(default_factory=dict)
+
+
+def plan_tape(
+    fn: Function,
+    blocks: list[Block],
+    needs: dict[Block, list[Value]],
+    memory: MemoryFacts,
+    options: TapeOptions = DEFAULT_OPTIONS,
+) -> TapePlan:
+    """Plan the tape of ``fn`` (critical edges split) whose reverse needs ``needs``.
+
+    Args:
+        fn: the forward function, before instrumentation.
+        blocks: its blocks (those the reverse sweep mirrors).
+        needs: for each block, the forward values its reverse reads.
+        memory: which loads may be repeated (:class:`.memory.MemoryFacts`).
+        options: the strategies allowed.
+    """
+    return _Planner(fn, blocks, memory, options).run(needs)
+
+
+class _Planner:
+    def __init__(
+        self, fn: Function, blocks: list[Block], memory: MemoryFacts, options: TapeOptions
+    ) -> None:
+        self.options = options
+        self.fn = fn
+        self.blocks = blocks
+        self.memory = memory
+        self.forest = LoopForest(fn)
+        self.preds = fn.predecessors()
+        self.plan = TapePlan(pushes={b: [] for b in blocks}, recipes={b: {} for b in blocks})
+        self.exits: dict[Loop, list[Block]] = {
+            loop: loop.exit_points(fn, self.preds) for loop in self.forest.loops
+        }
+        self.inductions: dict[Value, tuple[Counter, Value, Value]] = {}
+        if options.count_loops:
+            for loop in self.forest.loops:
+                self._count(loop)
+        self._kinds: dict[tuple[Block, Value], tuple[str, frozenset[Value]]] = {}
+        self._no_reload: set[Block] = set()
+
+    def run(self, needs: dict[Block, list[Value]]) -> TapePlan:
+        for blk in self.blocks:
+            values = needs.get(blk, [])
+            if self.options.reload and not self._reload_pays(blk, values):
+                self._forget(blk)
+                self._no_reload.add(blk)
+            for v in values:
+                self._realize(blk, v)
+        return self.plan
+
+    def _reload_pays(self, blk: Block, values: list[Value]) -> bool:
+        """Reload elements in ``R(blk)`` only when that leaves ``blk`` without a push of
+        its own and loads no more elements than the pops it saves. Measured: a block
+        that pushes anyway gains little from fewer pushes, and a reload (address
+        arithmetic, a load) costs about what a pop does; a loop body left without any
+        push is what pays (matvec's inner loop: 3.1x -> 2.3x)."""
+        kinds = [self._kind(blk, v) for v in values]
+        if any(kind == "here" for kind, _ in kinds):
+            return False
+        reloads = {x for _, rebuilt in kinds for x in rebuilt if isinstance(x, ops.Load)}
+        if not reloads:
+            return True
+        self._forget(blk)
+        self._no_reload.add(blk)
+        popped = {v for v in values if self._kind(blk, v)[0] == "here"}
+        self._forget(blk)
+        self._no_reload.discard(blk)
+        return len(reloads) <= len(popped)
+
+    def _forget(self, blk: Block) -> None:
+        self._kinds = {k: kind for k, kind in self._kinds.items() if k[0] is not blk}
+
+    # -- counted loops ------------------------------------------------------------------
+
+    def _count(self, loop: Loop) -> None:
+        header = loop.header
+        preds = self.preds[header]
+        entries = loop.entries(self.preds)
+        if len(preds) != 2 or len(entries) != 1 or len(loop.latches) != 1:
+            return
+        (entry,), (latch,) = entries, loop.latches
+        if entry is latch:
+            return
+        phi = ops.Phi(type=I64, name="trip")
+        phi.loc = header.instructions[0].loc if header.instructions else self.fn.loc
+        counter = Counter(loop, entry, latch, phi)
+        self.plan.counters[header] = counter
+        for point in self.exits[loop]:
+            self._push(point, phi)
+        for p in header.phis():
+            assert isinstance(p, ops.Phi)
+            if p.type != I64:
+                continue
+            start, nxt = p.value_for(entry), p.value_for(latch)
+            if not isinstance(nxt, ops.Add) or nxt.type != I64:
+                continue
+            if nxt.lhs is p:
+                step = nxt.rhs
+            elif nxt.rhs is p:
+                step = nxt.lhs
+            else:
+                continue
+            if self._defined_in(step, loop):
+                continue
+            self.inductions[p] = (counter, start, step)
+
+    # -- classification ------------------------------------------------------------------
+
+    def _defined_in(self, v: Value, loop: Loop) -> bool:
+        return isinstance(v, Instruction) and v.block in loop.blocks
+
+    def _hoisting_loop(self, blk: Block, v: Value) -> Loop | None:
+        """The outermost loop containing ``blk`` but not ``v``'s definition."""
+        if not self.options.hoist:
+            return None
+        for loop in self.forest.loops_of(blk):
+            if not self._defined_in(v, loop):
+                return loop
+        return None
+
+    def _induction(self, blk: Block, v: Value) -> tuple[Counter, Value, Value] | None:
+        found = self.inductions.get(v)
+        if found is not None and blk in found[0].loop.blocks:
+            return found
+        return None
+
+    def counts_up(self, blk: Block, v: Value) -> bool:
+        """Is ``v`` a constant >= 0 or, in ``blk``, an induction variable counting up
+        from one? (An element at such indices is reloaded without a bounds check or a
+        negative-index wrap; measured, a checked reload costs more than a pop.)"""
+        if isinstance(v, ops.Const):
+            return isinstance(v.value, int) and v.value >= 0
+        found = self._induction(blk, v)
+        return found is not None and all(self.counts_up(blk, c) for c in found[1:])
+
+    def _operands(self, blk: Block, v: Instruction) -> list[Value] | None:
+        """The values rebuilding ``v`` takes, or None when ``v`` is not rebuilt."""
+        t = v.type
+        if isinstance(v, ops.Load):
+            pointer = v.pointer
+            if (
+                self.options.reload
+                and blk not in self._no_reload
+                and isinstance(pointer, ops.ElementAddr)
+                and all(self.counts_up(blk, i) for i in pointer.indices)
+                and self.memory.reloadable(v)
+            ):
+                return [pointer.array, *pointer.indices]
+            return None
+        if not self.options.recompute:
+            return None
+        if isinstance(v, ops.ArrayDim):
+            return [v.array]
+        if isinstance(v, ops.TupleGet | ops.MakeTuple):
+            scalar = isinstance(t, ScalarType) or (
+                isinstance(t, TupleType) and all(isinstance(e, ScalarType) for e in t.elements)
+            )
+            return v.operands() if scalar else None
+        if not isinstance(t, ScalarType):
+            return None
+        if isinstance(v, ops.Cmp | ops.Cast | ops.Select | ops.Add | ops.Sub | ops.Mul | ops.Neg):
+            return v.operands()
+        if not t.is_float and isinstance(
+            v, ops.FloorDiv | ops.Mod | ops.Min | ops.Max | ops.Abs | ops.Not
+        ):
+            return v.operands()
+        return None
+
+    def _kind(self, blk: Block, v: Value) -> tuple[str, frozenset[Value]]:
+        """How ``R(blk)`` gets ``v``, and the instructions that rebuilds."""
+        key = (blk, v)
+        if key in self._kinds:
+            return self._kinds[key]
+        kind: tuple[str, frozenset[Value]]
+        if isinstance(v, ops.Const):
+            kind = ("const", frozenset())
+        elif any(v is c.phi for c in self.plan.counters.values()):
+            kind = ("tape", frozenset())  # pushed at the loop's exits, decremented by R(header)
+        elif self._induction(blk, v) is not None:
+            kind = ("induction", frozenset({v}))
+        elif self._hoisting_loop(blk, v) is not None:
+            kind = ("hoist", frozenset())
+        else:
+            kind = ("here", frozenset())
+            operands = self._operands(blk, v) if isinstance(v, Instruction) else None
+            if operands is not None:
+                rebuilt: set[Value] = {v}
+                for w in operands:
+                    k, more = self._kind(blk, w)
+                    if k == "here":
+                        break
+                    rebuilt |= more
+                else:
+                    if len(rebuilt) <= MAX_RECOMPUTE:
+                        kind = ("recompute", frozenset(rebuilt))
+        self._kinds[key] = kind
+        return kind
+
+    # -- decisions -----------------------------------------------------------------------
+
+    def _push(self, blk: Block, v: Value) -> None:
+        pushes = self.plan.pushes.setdefault(blk, [])
+        if v not in pushes:
+            pushes.append(v)
+
+    def _realize(self, blk: Block, v: Value) -> None:
+        recipes = self.plan.recipes.setdefault(blk, {})
+        if v in recipes:
+            return
+        kind, _ = self._kind(blk, v)
+        match kind:
+            case "const":
+                return
+            case "tape":
+                recipes[v] = Recipe("tape")
+            case "induction":
+                found = self._induction(blk, v)
+                assert found is not None
+                counter, start, step = found
+                for w in (counter.phi, start, step):
+                    self._realize(blk, w)
+                recipes[v] = Recipe("induction", Induction(counter.phi, start, step))
+            case "hoist":
+                loop = self._hoisting_loop(blk, v)
+                assert loop is not None
+                for point in self.exits[loop]:
+                    self._push(point, v)
+                recipes[v] = Recipe("tape")
+            case "recompute":
+                assert isinstance(v, Instruction)
+                operands = self._operands(blk, v)
+                assert operands is not None
+                for w in operands:
+                    self._realize(blk, w)
+                recipes[v] = Recipe("recompute")
+            case _:
+                self._push(blk, v)
+                recipes[v] = Recipe("tape")
