@@ -5,7 +5,7 @@ it). Options are fields of a frozen dataclass bound into the pass object, so a p
 is a plain, printable list::
 
     >>> print_pipeline(DEFAULT_PIPELINE)
-    'dce,phi-decay,lifetimes'
+    'dce,phi-decay,stack-promote,lifetimes'
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gradc.compiler.ir.core import Module
-from gradc.passes.gc import lifetimes, phi_decay
+from gradc.passes.gc import lifetimes, phi_decay, stack_promote
 from gradc.passes.opt import dce
 
 
@@ -38,11 +38,16 @@ PASSES: dict[str, Pass] = {
     for p in (
         Pass("dce", dce.run, "delete instructions whose results are unused"),
         Pass("phi-decay", phi_decay.run, "split pointer phis into base and offset phis"),
+        Pass(
+            "stack-promote",
+            stack_promote.run,
+            "put small arrays that do not escape on the stack (escape analysis)",
+        ),
         Pass("lifetimes", lifetimes.run, "insert and prune array reference counting"),
     )
 }
 
-DEFAULT_PIPELINE: tuple[str, ...] = ("dce", "phi-decay", "lifetimes")
+DEFAULT_PIPELINE: tuple[str, ...] = ("dce", "phi-decay", "stack-promote", "lifetimes")
 
 
 def get(name: str) -> Pass:

@@ -398,6 +398,20 @@ class ArrayLowering:
         is_null = b.icmp_unsigned("==", meminfo, ll.Constant(_I8P, None))
         self.fl.raise_if(is_null, "MemoryError", _OUT_OF_MEMORY)
         data = b.gep(meminfo, [ll.Constant(_I64, HEADER_BYTES)], inbounds=True, name="data")
+        return self._c_descriptor(at, shape, data, meminfo, count), data, nbytes, count
+
+    def _c_descriptor(
+        self,
+        at: ArrayType,
+        shape: Sequence[ll.Value],
+        data: ll.Value,
+        meminfo: ll.Value,
+        count: ll.Value,
+    ) -> ll.Value:
+        """The descriptor of a C-contiguous array of ``shape`` at ``data``."""
+        b = self.b
+        zero = ll.Constant(_I64, 0)
+        size = itemsize(at.dtype)
         # C order; an empty array has all strides 0, as NumPy 2 gives it
         empty = b.icmp_unsigned("==", count, zero)
         strides: list[ll.Value] = [zero] * at.ndim
@@ -412,7 +426,30 @@ class ArrayLowering:
         for axis in range(at.ndim):
             desc = b.insert_value(desc, shape[axis], [_SHAPE, axis])
             desc = b.insert_value(desc, strides[axis], [_STRIDES, axis])
-        return desc, data, nbytes, count
+        return desc
+
+    def _stack_allocate(
+        self, inst: ops.StackArray, at: ArrayType
+    ) -> tuple[ll.Value, ll.Value, ll.Value, ll.Value]:
+        """Frame memory for a ``stackarray`` (constant shape; an ``alloca`` in the prologue,
+        so LLVM sizes the frame statically); ``meminfo`` is NULL: no reference count."""
+        b = self.b
+        dims = []
+        for d in inst.shape:
+            if not isinstance(d, ops.Const) or type(d.value) is not int or d.value < 0:
+                raise self.fl.ice(f"stackarray dimension {d!r} is not a non-negative const")
+            dims.append(d.value)
+        count = 1
+        for n in dims:
+            count *= n
+        nbytes = count * itemsize(at.dtype)
+        slot = self.fl.prologue.alloca(ll.ArrayType(_I8, max(nbytes, 1)), name="stack")
+        slot.align = HEADER_BYTES
+        data = b.bitcast(slot, _I8P, name="data")
+        shape = [ll.Constant(_I64, n) for n in dims]
+        count_v = ll.Constant(_I64, count)
+        desc = self._c_descriptor(at, shape, data, ll.Constant(_I8P, None), count_v)
+        return desc, data, ll.Constant(_I64, nbytes), count_v
 
     def _newarray(self, inst: ops.NewArray) -> ll.Value:
         b = self.b
@@ -424,7 +461,10 @@ class ArrayLowering:
             if not isinstance(s.type, ScalarType):
                 raise self.fl.ice(f"array size of type {s.type}")
             shape.append(self._i64(self.fl.value(s), s.type))
-        desc, data, nbytes, count = self._allocate(at, shape, check_negative=True)
+        if isinstance(inst, ops.StackArray):
+            desc, data, nbytes, count = self._stack_allocate(inst, at)
+        else:
+            desc, data, nbytes, count = self._allocate(at, shape, check_negative=True)
         fill = inst.fill
         if fill is None:
             return desc

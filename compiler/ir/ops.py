@@ -493,6 +493,21 @@ class NewArray(Instruction):
 
 
 @dataclass(eq=False)
+class StackArray(NewArray):
+    """A :class:`NewArray` of constant shape that does not outlive its function's frame.
+
+    Made by the ``stack-promote`` pass (passes/gc/stack_promote.py) from a ``newarray``
+    whose array provably does not escape; lowered to stack memory with no reference count
+    (its descriptor's ``meminfo`` is NULL, like a borrowed argument's), so ``lifetimes``
+    treats it as borrowed and it is never freed. Every dimension is a non-negative
+    ``const``: it never raises.
+    """
+
+    OPNAME: ClassVar[str] = "stackarray"
+    MAY_RAISE: ClassVar[bool] = False
+
+
+@dataclass(eq=False)
 class CopyArray(Instruction):
     """A new C-contiguous owned copy of ``array`` (``a.copy()``); MemoryError on failure."""
 
@@ -733,6 +748,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Load,
         Store,
         NewArray,
+        StackArray,
         CopyArray,
         AccumulateArray,
         IncRef,

@@ -140,6 +140,8 @@ ALL_OPS = ir("""
       store %p, %y
       %b = newarray(%d), %v : array[f64,1,C]
       %e = newarray(%d) : array[f64,1,C]
+      %two = const 2 : i64
+      %s = stackarray(%two), %v : array[f64,1,C]
       %c = copyarray %a : array[f64,2,C]
       arrayacc %c, %a
       incref %b

@@ -1,0 +1,156 @@
+"""``stack-promote``: escape analysis; small arrays that do not escape live on the stack.
+
+A ``newarray`` is rewritten to a ``stackarray`` (frame memory, no reference count, never
+freed: ``lifetimes`` treats it as borrowed) when all of these hold:
+
+* every dimension is a non-negative ``const`` and the array takes at most
+  :data:`STACK_LIMIT_BYTES` bytes;
+* its block is on no CFG cycle, so it executes at most once per call and two of them are
+  never live at once in one frame;
+* the array does not escape the call. Following its aliases — ``cast`` results, ``phi``
+  and ``select`` results that merge it, and arrays a ``call`` may return — it is never
+  returned, pushed on the tape, put in a tuple, or passed to a call that returns a managed
+  value (the result could be a view of it). Element reads and writes, ``dim``,
+  ``copyarray`` (reads the source), ``arrayacc``, and calls returning no array (which
+  borrow their arguments for the call only) do not make it escape.
+
+Escape analysis after Choi et al., "Escape analysis for Java" (OOPSLA 1999), reduced to
+the one question that matters here: may the block be reachable after the frame is gone.
+
+Before::
+
+    %a = newarray(%three), %z : array[f64,1,C]      (%three = const 3)
+    store %p, %x
+    %s = load %p : f64
+    ret %s
+
+After::
+
+    %a = stackarray(%three), %z : array[f64,1,C]
+    ...                                              (no incref/decref, no runtime call)
+"""
+
+from __future__ import annotations
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
+from gradc.compiler.ir.types import ArrayType, TupleType, Type
+
+#: Largest array (in bytes) put on the stack.
+STACK_LIMIT_BYTES = 4096
+
+_ITEM_BYTES = {"f64": 8, "i64": 8, "f32": 4, "i32": 4, "i8": 1, "i1": 1}
+
+
+def run(module: Module) -> Module:
+    """Promote every non-escaping small constant-shape ``newarray`` of ``module``."""
+    for fn in module.functions.values():
+        promote_function(fn)
+    return module
+
+
+def promote_function(fn: Function) -> list[ops.StackArray]:
+    """Promote in ``fn``; returns the new ``stackarray`` instructions."""
+    cyclic = _blocks_on_cycles(fn)
+    uses = _uses(fn)
+    promoted = []
+    for block in fn.blocks:
+        if block in cyclic:
+            continue
+        for inst in list(block.instructions):
+            if type(inst) is not ops.NewArray or not _small(inst):
+                continue
+            if _escapes(inst, uses):
+                continue
+            stack = ops.StackArray(inst.shape, inst.fill, type=inst.type, name=inst.name)
+            stack.loc = inst.loc
+            block.insert_before(inst, stack)
+            _replace_uses(fn, inst, stack)
+            inst.erase()
+            promoted.append(stack)
+    return promoted
+
+
+def _small(inst: ops.NewArray) -> bool:
+    t = inst.type
+    assert isinstance(t, ArrayType)
+    nbytes = _ITEM_BYTES.get(t.dtype.name)
+    if nbytes is None:
+        return False
+    for d in inst.shape:
+        if not isinstance(d, ops.Const) or type(d.value) is not int or d.value < 0:
+            return False
+        nbytes *= d.value
+    return nbytes <= STACK_LIMIT_BYTES
+
+
+def _managed(t: Type) -> bool:
+    if isinstance(t, ArrayType):
+        return True
+    return isinstance(t, TupleType) and any(_managed(e) for e in t.elements)
+
+
+def _escapes(root: Value, uses: dict[Value, list[Instruction]]) -> bool:
+    """May the array ``root`` (or an alias of it) outlive the frame?"""
+    seen = {root}
+    work = [root]
+    while work:
+        v = work.pop()
+        for user in uses.get(v, []):
+            match user:
+                case ops.Return() | ops.TapePush() | ops.MakeTuple():
+                    return True
+                case ops.Call():
+                    if _managed(user.type):
+                        return True  # the result may be a view of the argument
+                case ops.Cast() | ops.Phi() | ops.Select():
+                    if user not in seen:
+                        seen.add(user)
+                        work.append(user)
+                case (
+                    ops.ElementAddr()
+                    | ops.ArrayDim()
+                    | ops.CopyArray()
+                    | ops.AccumulateArray()
+                    | ops.IncRef()
+                    | ops.DecRef()
+                    | ops.Addr()
+                ):
+                    pass
+                case _:
+                    return True  # anything not known to be harmless
+    return False
+
+
+def _uses(fn: Function) -> dict[Value, list[Instruction]]:
+    out: dict[Value, list[Instruction]] = {}
+    for inst in fn.instructions():
+        for v in inst.operands():
+            out.setdefault(v, []).append(inst)
+        for v in inst.unwind:
+            out.setdefault(v, []).append(inst)
+    return out
+
+
+def _replace_uses(fn: Function, old: Value, new: Value) -> None:
+    for inst in fn.instructions():
+        inst.replace_operand(old, new)
+        if old in inst.unwind:
+            inst.unwind = tuple(new if u is old else u for u in inst.unwind)
+
+
+def _blocks_on_cycles(fn: Function) -> set[Block]:
+    """Blocks from which the block itself is reachable again (members of CFG cycles)."""
+    on_cycle = set()
+    for start in fn.blocks:
+        seen: set[Block] = set()
+        work = list(start.successors())
+        while work:
+            b = work.pop()
+            if b is start:
+                on_cycle.add(start)
+                break
+            if b not in seen:
+                seen.add(b)
+                work.extend(b.successors())
+    return on_cycle
