@@ -126,11 +126,14 @@ def build(
     changed, nothing is written. On a compile error the diagnostic is printed and nothing
     is written (exit status 1). GRADC_NO_COMPILE=1 refuses to compile (exit status 1).
     """
+    from gradc.compiler.codegen.emit import check_cpu
     from gradc.compiler.diagnostics import CompileError
     from gradc.compiler.driver import CompileForbiddenError, build_module
 
     try:
         cpus = parse_cpu_list(cpu)
+        for name in cpus:
+            check_cpu(name)  # before any work: LLVM would abort on some bad names
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--cpu'") from None
     options = CompilerOptions(
