@@ -137,6 +137,7 @@ class ModuleInfo:
         non_constants: module-level names assigned something that is not a constant,
             with the assignment (for a clear error when a function reads one).
         functions: top-level function definitions by name.
+        classes: top-level class definitions by name (compiled code cannot use them).
         exports: exported functions, in source order.
         derivatives: derivative declarations, in source order.
         user_imports: local name -> what a user-module import bound it to.
@@ -157,6 +158,7 @@ class ModuleInfo:
     constants: dict[str, Number] = field(default_factory=dict)
     non_constants: dict[str, ast.stmt] = field(default_factory=dict)
     functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
     exports: list[Export] = field(default_factory=list)
     derivatives: list[Derivative] = field(default_factory=list)
     user_imports: dict[str, UserBinding] = field(default_factory=dict)
@@ -281,6 +283,8 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
             info.functions[stmt.name] = stmt
             if export is not None:
                 info.exports.append(export)
+        elif isinstance(stmt, ast.ClassDef):
+            info.classes[stmt.name] = stmt
     _check_misplaced_gradc(info)
     if main:
         info.loader.finish()
