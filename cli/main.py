@@ -329,6 +329,7 @@ def _json_manifest(artifact: Path, manifest: Manifest) -> dict[str, Any]:
 def _print_manifest(artifact: Path, manifest: Manifest) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = _console(Console)
     fv = ".".join(str(v) for v in manifest.format_version)
@@ -364,7 +365,7 @@ def _print_manifest(artifact: Path, manifest: Manifest) -> None:
         writes = f"\nwrites {', '.join(e.signature.writes)}" if e.signature.writes else ""
         table.add_row(
             e.name,
-            f"{e.signature}{writes}",
+            Text(f"{e.signature}{writes}"),  # plain text: "tuple[f64,i64]" is not markup
             e.symbol,
             "missing" if size is None else str(size),
             "fast" if e.wrapper is not None else "ctypes",

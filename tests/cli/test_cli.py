@@ -165,3 +165,18 @@ def test_inspect_shows_runtime_and_written_parameters(tmp_path: Path) -> None:
     assert "runtime rt1: 7 bytes" in r.output
     assert "(a: f64[:], x: f64) -> none" in r.output
     assert "writes a" in r.output
+
+
+def test_inspect_prints_full_tuple_types(tmp_path: Path) -> None:
+    # rich read "[f64,i64]" as markup and printed "tuple[f64,tuple]"
+    src = tmp_path / "tup.py"
+    src.write_text(
+        "import gradc\nfrom gradc import f64, i64\n\n\n@gradc.export\n"
+        "def pair(x: f64) -> tuple[f64, tuple[f64, i64]]:\n    return x, (x, 1)\n"
+    )
+    out = tmp_path / "tup.gradc"
+    r = CliRunner().invoke(cli, ["build", str(src), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["inspect", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "(x: f64) -> tuple[f64,tuple[f64,i64]]" in r.output
