@@ -24,6 +24,7 @@ import click
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.manifest import Entry, Manifest
 from gradc.artifacts.store import (
+    find_damage,
     previous_build,
     read_blob,
     read_manifest,
@@ -238,7 +239,11 @@ def inspect(
     relocations: bool,
     key_name: str | None,
 ) -> None:
-    """Show what an artifact directory (build/NAME.gradc) contains."""
+    """Show what an artifact directory (build/NAME.gradc) contains.
+
+    The listing (table or --json) also checks every blob (sha256): a missing or corrupt
+    file is reported on stderr after the listing, naming the file, with exit status 1.
+    """
     try:
         manifest = read_manifest(artifact)
         if key_name is not None:
@@ -260,6 +265,12 @@ def inspect(
         click.echo(json.dumps(_json_manifest(artifact, manifest), indent=2, sort_keys=True))
     else:
         _print_manifest(artifact, manifest)
+    # the listing stays readable for a damaged artifact; the damage is reported after it
+    damage = find_damage(artifact)
+    for problem in damage:
+        click.echo(f"gradc: error: damaged artifact: {problem}", err=True)
+    if damage:
+        sys.exit(1)
 
 
 def _print_key(entry: Entry, as_json: bool) -> None:

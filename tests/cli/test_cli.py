@@ -180,3 +180,20 @@ def test_inspect_prints_full_tuple_types(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["inspect", str(out)])
     assert r.exit_code == 0, r.output
     assert "(x: f64) -> tuple[f64,tuple[f64,i64]]" in r.output
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+@pytest.mark.parametrize("damage", ["flip", "missing"])
+def test_inspect_reports_damage(fake_artifact: Path, as_json: bool, damage: str) -> None:
+    blob = next((fake_artifact / "objects").iterdir())
+    if damage == "flip":
+        data = bytearray(blob.read_bytes())
+        data[0] ^= 0xFF
+        blob.write_bytes(bytes(data))
+    else:
+        blob.unlink()
+    args = ["inspect", str(fake_artifact)] + (["--json"] if as_json else [])
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 1
+    assert "damaged artifact" in r.stderr and blob.name in r.stderr
+    assert "gradc_f_0123456789abcdef" in r.stdout  # the listing is still shown
