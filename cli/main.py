@@ -24,6 +24,7 @@ import click
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.manifest import Entry, Manifest
 from gradc.artifacts.store import (
+    find_damage,
     previous_build,
     read_blob,
     read_manifest,
@@ -126,11 +127,14 @@ def build(
     changed, nothing is written. On a compile error the diagnostic is printed and nothing
     is written (exit status 1). GRADC_NO_COMPILE=1 refuses to compile (exit status 1).
     """
+    from gradc.compiler.codegen.emit import check_cpu
     from gradc.compiler.diagnostics import CompileError
     from gradc.compiler.driver import CompileForbiddenError, build_module
 
     try:
         cpus = parse_cpu_list(cpu)
+        for name in cpus:
+            check_cpu(name)  # before any work: LLVM would abort on some bad names
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--cpu'") from None
     options = CompilerOptions(
@@ -235,7 +239,11 @@ def inspect(
     relocations: bool,
     key_name: str | None,
 ) -> None:
-    """Show what an artifact directory (build/NAME.gradc) contains."""
+    """Show what an artifact directory (build/NAME.gradc) contains.
+
+    The listing (table or --json) also checks every blob (sha256): a missing or corrupt
+    file is reported on stderr after the listing, naming the file, with exit status 1.
+    """
     try:
         manifest = read_manifest(artifact)
         if key_name is not None:
@@ -257,6 +265,12 @@ def inspect(
         click.echo(json.dumps(_json_manifest(artifact, manifest), indent=2, sort_keys=True))
     else:
         _print_manifest(artifact, manifest)
+    # the listing stays readable for a damaged artifact; the damage is reported after it
+    damage = find_damage(artifact)
+    for problem in damage:
+        click.echo(f"gradc: error: damaged artifact: {problem}", err=True)
+    if damage:
+        sys.exit(1)
 
 
 def _print_key(entry: Entry, as_json: bool) -> None:
@@ -326,6 +340,7 @@ def _json_manifest(artifact: Path, manifest: Manifest) -> dict[str, Any]:
 def _print_manifest(artifact: Path, manifest: Manifest) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = _console(Console)
     fv = ".".join(str(v) for v in manifest.format_version)
@@ -361,7 +376,7 @@ def _print_manifest(artifact: Path, manifest: Manifest) -> None:
         writes = f"\nwrites {', '.join(e.signature.writes)}" if e.signature.writes else ""
         table.add_row(
             e.name,
-            f"{e.signature}{writes}",
+            Text(f"{e.signature}{writes}"),  # plain text: "tuple[f64,i64]" is not markup
             e.symbol,
             "missing" if size is None else str(size),
             "fast" if e.wrapper is not None else "ctypes",

@@ -17,7 +17,8 @@ bools both. Each export also runs on a fixed set of corner inputs (bounds, zeros
 
 Comparison:
 - CPython raises ZeroDivisionError/ValueError/OverflowError/AssertionError → the compiled
-  function raises the same type (any other exception from CPython is a corpus bug);
+  function raises the same type (any other exception from CPython is a corpus bug), and
+  for ZeroDivisionError the same message;
 - ints and bools exactly, with the same Python type; tuples elementwise;
 - floats equal (or both NaN) — exactly in modules that do not import math, within 1 ulp in
   modules that do (libm may differ in the last bit), within 1e-14 relative for the few
@@ -347,7 +348,15 @@ def check_one(export: Export, plain: Callable[..., Any], compiled: Any, args: tu
     if error is not None:
         try:
             got = compiled(*args)
-        except type(error):
+        except type(error) as exc:
+            # CPython's ZeroDivisionError messages are fixed strings that say which
+            # operation on which types failed ("division by zero" for int / int, "float
+            # division by zero", "integer modulo by zero", ...): they must match too
+            if isinstance(error, ZeroDivisionError) and str(exc) != str(error):
+                pytest.fail(
+                    f"{export.id}{args!r}: CPython raises ZeroDivisionError({error}), "
+                    f"gradc raised ZeroDivisionError({exc})"
+                )
             return
         except Exception as exc:
             pytest.fail(

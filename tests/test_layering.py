@@ -53,3 +53,32 @@ def test_import_gradc_is_cheap() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert out == ""
+
+
+def test_load_imports_what_the_readme_says(tmp_path: Path) -> None:
+    """README: ``gradc.load`` imports the loader, msgpack and ``llvmlite.binding`` (JIT
+    linking); numpy only for array signatures; never click or the compiler."""
+    from gradc.artifacts.store import write_artifact
+    from gradc.compiler.driver import build_module
+    from gradc.compiler.options import CompilerOptions
+
+    out = tmp_path / "scalars.gradc"
+    write_artifact(out, build_module(ROOT / "examples" / "scalars.py", CompilerOptions()))
+    code = (
+        "import sys, gradc\n"
+        f"gradc.load({str(out)!r})\n"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('numpy', 'llvmlite', 'click', 'msgpack') or m.startswith('gradc.compiler') "
+        "or m.startswith('gradc.cli'))))\n"
+    )
+    loaded = set(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        .stdout.strip()
+        .split(",")
+    )
+    assert {"llvmlite.binding", "msgpack"} <= loaded
+    assert not {m for m in loaded if m.split(".")[0] in ("numpy", "click")}
+    assert not {m for m in loaded if m.startswith(("gradc.compiler", "gradc.cli"))}
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "`gradc.load` imports the loader (`gradc.artifacts`), msgpack" in readme
+    assert "`llvmlite.binding` for JIT linking" in readme

@@ -19,6 +19,8 @@ default ``-O<options.opt_level>`` pipeline.
 from __future__ import annotations
 
 import functools
+import subprocess
+import sys
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
@@ -28,6 +30,7 @@ from gradc.compiler.options import CompilerOptions
 
 __all__ = [
     "EmittedObject",
+    "check_cpu",
     "emit_object",
     "llvm_version",
     "optimize",
@@ -84,6 +87,58 @@ def target_info(options: CompilerOptions) -> dict[str, str]:
     return {"triple": llvm.get_process_triple(), "cpu": cpu, "features": features}
 
 
+#: CPU names every x86-64 LLVM accepts, not probed (``native`` resolves to the host's).
+_KNOWN_X86_64_CPUS = frozenset(
+    {"native", "generic", "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"}
+)
+
+# Run in a child process: LLVM reports an unknown CPU only as a warning on the C stderr
+# (and then generates for a default CPU), and a 32-bit-only CPU on a 64-bit triple ends
+# the process with "LLVM ERROR: 64-bit code requested ..." while emitting; neither can be
+# caught in this process.
+_PROBE = """
+import sys
+import llvmlite.binding as llvm
+llvm.initialize_native_target()
+llvm.initialize_native_asmprinter()
+triple, cpu = sys.argv[1], sys.argv[2]
+tm = llvm.Target.from_triple(triple).create_target_machine(cpu=cpu, reloc="pic")
+mod = llvm.parse_assembly("define double @f(double %x) {\\n  ret double %x\\n}\\n")
+mod.triple = triple
+tm.emit_object(mod)
+"""
+
+_UNKNOWN_CPU = "is not a recognized processor"
+
+
+@functools.cache
+def check_cpu(cpu: str) -> None:
+    """Check that LLVM generates code for CPU name ``cpu`` on the host's triple.
+
+    ``"native"``, ``"generic"``, ``"x86-64"`` and ``"x86-64-v2"`` .. ``"-v4"`` pass at
+    once on x86-64 hosts; any other name is tried by emitting a one-function object in a
+    child process (~0.2 s, once per name and process), since LLVM answers a bad name only
+    with a warning on the C stderr or by aborting the process.
+
+    Raises:
+        ValueError: LLVM does not know ``cpu`` (``"bogus"``), or cannot generate code for
+            the host's triple with it (``"i686"`` on x86-64); the message names the CPU.
+    """
+    _initialize()
+    triple = llvm.get_process_triple()
+    if cpu in _KNOWN_X86_64_CPUS and triple.startswith("x86_64"):
+        return
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, triple, cpu], capture_output=True, text=True
+    )
+    if _UNKNOWN_CPU in done.stderr:
+        raise ValueError(f"{cpu!r} is not a CPU LLVM knows for target {triple}")
+    if done.returncode != 0:
+        lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+        reason = lines[-1] if lines else f"exit status {done.returncode}"
+        raise ValueError(f"CPU {cpu!r} cannot generate code for target {triple} ({reason})")
+
+
 @functools.cache
 def _target_machine(triple: str, cpu: str, features: str, opt_level: int) -> llvm.TargetMachine:
     target = llvm.Target.from_triple(triple)
@@ -99,8 +154,10 @@ def target_machine(options: CompilerOptions) -> llvm.TargetMachine:
     ordinary shared objects link); codegen optimisation level ``options.opt_level``.
 
     Raises:
-        RuntimeError: LLVM does not know the CPU or the triple.
+        ValueError: LLVM does not know the CPU or cannot use it for the triple
+            (:func:`check_cpu`).
     """
+    check_cpu(options.cpu)
     info = target_info(options)
     return _target_machine(info["triple"], info["cpu"], info["features"], options.opt_level)
 

@@ -852,7 +852,8 @@ class _FunctionLowering:
             raise self.ice(f"true division of {t} (inference converts ints to f64)")
         x, y = self.value(inst.lhs), self.value(inst.rhs)
         is_zero = self.b.fcmp_ordered("==", y, self._fconst(y.type, 0.0))
-        self.raise_if(is_zero, "ZeroDivisionError", "float division by zero")
+        message = "division by zero" if inst.of_ints() else "float division by zero"
+        self.raise_if(is_zero, "ZeroDivisionError", message)
         return self.b.fdiv(x, y, flags=self.fast)
 
     def _floordiv_mod(self, inst: ops.BinaryOp) -> ll.Value:

@@ -266,11 +266,20 @@ def resolve(info: ModuleInfo, node: ast.expr) -> Resolved:
     return found
 
 
-def foreign_error(info: ModuleInfo, ref: ForeignRef, node: ast.AST) -> CompileError:
-    """The error for compiled code that uses a module that is not a user file."""
+def foreign_error(
+    info: ModuleInfo, ref: ForeignRef, node: ast.AST, *, called: bool = False
+) -> CompileError:
+    """The error for compiled code that uses (``called``: calls) ``ref``, a name of a
+    module that is not a user file: ``os.getpid (standard library) cannot be called from
+    compiled code``, or ``(module 'scipy' is not a file of this program)`` otherwise."""
+    root = ref.module.partition(".")[0]
+    if root in sys.stdlib_module_names:
+        origin = "standard library"
+    else:
+        origin = f"module '{root}' is not a file of this program"
     return info.source.error(
-        f"module '{ref.module}' is not a user module: compiled code can use only math, "
-        "numpy, gradc and the program's own files",
+        f"{ref.module} ({origin}) cannot be {'called' if called else 'used'} from compiled "
+        "code: compiled code can use only math, numpy, gradc and the program's own files",
         node,
     )
 

@@ -15,8 +15,10 @@ step raises ValueError), ``for``/``while`` with ``else``, ``assert``.
 from __future__ import annotations
 
 import ast
+import builtins
 from dataclasses import dataclass, field
 
+from gradc.compiler.diagnostics import CompileError
 from gradc.compiler.frontend.imports import (
     ConstantRef,
     ForeignRef,
@@ -105,6 +107,9 @@ _DTYPES: dict[str, str] = {
 }
 
 #: Exceptions a ``raise`` statement may name (all map to docs/abi.md kinds).
+#: Builtins compiled code can call (``range`` only as a for loop's iterable).
+SUPPORTED_BUILTINS = ("abs", "min", "max", "int", "float", "bool", "len")
+
 RAISABLE = (
     "ValueError",
     "ZeroDivisionError",
@@ -676,7 +681,23 @@ class _FunctionLowering:
             return self.imported_value(node)
         if name in self.info.functions or name in self.info.math_names:
             raise self.src.error(f"function '{name}' can only be called", node)
-        raise self.src.error(f"name '{name}' is not defined", node)
+        if name in SUPPORTED_BUILTINS:
+            raise self.src.error(f"the builtin '{name}' can only be called", node)
+        raise self.undefined(name, node)
+
+    def undefined(self, name: str, node: ast.expr) -> CompileError:
+        """The error for ``name``, which compiled code cannot use: a class of the module,
+        a builtin gradc does not support, or a name that is not defined at all."""
+        if name in self.info.classes:
+            line = self.info.classes[name].lineno
+            return self.src.error(
+                f"class '{name}' (line {line}) cannot be used in compiled code", node
+            )
+        if name == "range":
+            return self.src.error("range() is supported only as the iterable of a for loop", node)
+        if hasattr(builtins, name) and not name.startswith("_"):
+            return self.src.error(f"the builtin '{name}' is not supported in compiled code", node)
+        return self.src.error(f"name '{name}' is not defined", node)
 
     def _is_imported(self, node: ast.expr) -> bool:
         """``g`` or ``helpers.f.…`` where the root name is a user-module import."""
@@ -834,13 +855,13 @@ class _FunctionLowering:
                 raise self.src.error(f"local variable '{name}' is not callable", func)
             if name in self.info.functions:
                 return self.user_call(FunctionRef(self.info, name), name, e)
-            if name in ("abs", "min", "max", "int", "float", "bool", "len"):
+            if name in SUPPORTED_BUILTINS:
                 return self.builtin_call(name, e)
             if name == "range":
                 raise self.src.error("range() is supported only as the iterable of a for loop", e)
             if name in self.info.constants:
                 raise self.src.error(f"module constant '{name}' is not callable", func)
-            raise self.src.error(f"name '{name}' is not defined", func)
+            raise self.undefined(name, func)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             raise self.src.error(f"unsupported function '{ast.unparse(func)}'", func)
         raise self.src.error(f"unsupported call of '{ast.unparse(func)}'", func)
@@ -913,7 +934,7 @@ class _FunctionLowering:
         if isinstance(ref, FunctionRef):
             return self.user_call(ref, shown, e)
         if isinstance(ref, ForeignRef):
-            raise foreign_error(self.info, ref, func)
+            raise foreign_error(self.info, ref, func, called=True)
         what = {
             ConstantRef: "module constant",
             ModuleRef: "module",

@@ -12,7 +12,10 @@ The module is never imported or executed. Its top-level statements are read for:
 * function definitions, and which of them are exported by ``@gradc.export`` or
   ``@gradc.export("f64(f64, i64)")``.
 
-Other top-level statements are ignored, since they never run in compiled code.
+Other top-level statements are ignored, since they never run in compiled code. A
+``gradc.export`` or derivative declaration anywhere it would be ignored (``async def``, a
+class, a nested function, a function body) is an error, and so is a name defined twice
+among exports, derivative declarations and the functions they use.
 """
 
 from __future__ import annotations
@@ -134,6 +137,7 @@ class ModuleInfo:
         non_constants: module-level names assigned something that is not a constant,
             with the assignment (for a clear error when a function reads one).
         functions: top-level function definitions by name.
+        classes: top-level class definitions by name (compiled code cannot use them).
         exports: exported functions, in source order.
         derivatives: derivative declarations, in source order.
         user_imports: local name -> what a user-module import bound it to.
@@ -154,6 +158,7 @@ class ModuleInfo:
     constants: dict[str, Number] = field(default_factory=dict)
     non_constants: dict[str, ast.stmt] = field(default_factory=dict)
     functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
     exports: list[Export] = field(default_factory=list)
     derivatives: list[Derivative] = field(default_factory=list)
     user_imports: dict[str, UserBinding] = field(default_factory=dict)
@@ -226,13 +231,16 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
 
     Raises:
         CompileError: a malformed ``@gradc.export`` (bad signature string, missing
-            parameter types), an unsupported function form (``async def``, defaults),
-            or a bad import (missing module or name), in the file where it is.
+            parameter types), an unsupported function form (``async def``, defaults,
+            other decorators), a misplaced ``gradc.export`` or ``gradc.grad(...)``, an
+            empty ``wrt``, a name defined twice (export, derivative, function), or a bad
+            import (missing module or name), in the file where it is.
     """
     main = loader is None
     info = ModuleInfo(source, name, qualname=name)
     info.loader = loader if loader is not None else ModuleLoader(scan_module)
     info.loader.register(info)
+    top_level_names: dict[str, ast.AST] = {}  # export, function or derivative -> its node
     for stmt in source.tree.body:
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
@@ -263,18 +271,107 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
         elif isinstance(stmt, ast.Assign | ast.AnnAssign):
             derivative = _derivative_of(info, stmt)
             if derivative is not None:
+                _claim_name(info, top_level_names, derivative.name, stmt, functions=True)
                 info.derivatives.append(derivative)
             else:
                 _scan_assignment(info, stmt)
         elif isinstance(stmt, ast.FunctionDef):
+            export = _export_of(info, stmt)
+            if export is not None or stmt.name in top_level_names:
+                _claim_name(info, top_level_names, stmt.name, stmt, functions=False)
             info.user_imports.pop(stmt.name, None)
             info.functions[stmt.name] = stmt
-            export = _export_of(info, stmt)
             if export is not None:
                 info.exports.append(export)
+        elif isinstance(stmt, ast.ClassDef):
+            info.classes[stmt.name] = stmt
+    _check_misplaced_gradc(info)
     if main:
         info.loader.finish()
     return info
+
+
+def _claim_name(
+    info: ModuleInfo, taken: dict[str, ast.AST], name: str, stmt: ast.stmt, *, functions: bool
+) -> None:
+    """Record that top-level ``stmt`` (an export, a derivative declaration, or a function
+    redefining one of them) defines ``name``.
+
+    Raises:
+        CompileError: at ``stmt``, when ``name`` already names an export or a derivative
+            declaration, or (with ``functions``, for a derivative declaration) any
+            function of the module.
+    """
+    exports = {e.name for e in info.exports}
+    derivatives = {d.name for d in info.derivatives}
+    previous = taken.get(name)
+    if previous is None and functions and name in info.functions:
+        previous = info.functions[name]
+    if previous is not None:
+        if name in exports:
+            what = "an exported function"
+        elif name in derivatives:
+            what = "a derivative declaration"
+        else:
+            what = "a function"
+        line = getattr(previous, "lineno", "?")
+        raise info.source.error(
+            f"'{name}' is already defined at line {line}, as {what}; exports, derivative "
+            "declarations and the functions they use need distinct names",
+            stmt,
+        )
+    taken[name] = stmt
+
+
+def _check_misplaced_gradc(info: ModuleInfo) -> None:
+    """Refuse ``gradc.export`` and derivative declarations where they would be ignored.
+
+    Only a ``@gradc.export`` decorator on a module-level ``def`` and a module-level
+    ``name = gradc.grad(...)`` (or another derivative kind) are read; the same forms on an
+    ``async def``, a class, a nested function, inside a function body or a block (``if``,
+    ``with``, ...) would silently export nothing.
+
+    Raises:
+        CompileError: at the misplaced decorator or call, naming the construct.
+    """
+    src = info.source
+    allowed: set[int] = set()
+    for stmt in src.tree.body:
+        if isinstance(stmt, ast.FunctionDef):
+            allowed.update(id(d) for d in stmt.decorator_list)
+        elif isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+            allowed.add(id(stmt.value))
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.AsyncFunctionDef | ast.ClassDef | ast.FunctionDef):
+            for deco in node.decorator_list:
+                if id(deco) in allowed or not _is_export_decorator(info, deco):
+                    continue
+                if isinstance(node, ast.AsyncFunctionDef):
+                    what = f"'async def {node.name}'"
+                elif isinstance(node, ast.ClassDef):
+                    what = f"class '{node.name}'"
+                else:
+                    what = f"nested function '{node.name}'"
+                raise src.error(
+                    f"@gradc.export cannot be applied to {what}: only module-level "
+                    "'def' functions are exported",
+                    deco,
+                )
+        elif isinstance(node, ast.Call) and id(node) not in allowed:
+            kind = next((k for k in DERIVATIVE_KINDS if info.is_gradc(node.func, k)), None)
+            if kind is not None:
+                raise src.error(
+                    f"gradc.{kind}(...) is ignored here: derivatives are declared at module "
+                    f"level, as 'name = gradc.{kind}(f, ...)'",
+                    node,
+                )
+
+
+def _is_export_decorator(info: ModuleInfo, deco: ast.expr) -> bool:
+    """``@gradc.export`` or ``@gradc.export("signature")`` (through any alias)."""
+    if isinstance(deco, ast.Call):
+        deco = deco.func
+    return info.is_gradc(deco, "export")
 
 
 def _scan_user_import(info: ModuleInfo, stmt: ast.Import) -> None:
@@ -349,8 +446,37 @@ def _fold(info: ModuleInfo, node: ast.expr) -> object:
     raise TypeError("not a constant")
 
 
+def _gradc_name(info: ModuleInfo, node: ast.expr) -> str | None:
+    """``"grad"`` for ``gradc.grad`` or ``gradc.grad(...)`` (through any alias), else None."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return node.attr if node.value.id in info.gradc_modules else None
+    return info.gradc_names.get(node.id) if isinstance(node, ast.Name) else None
+
+
 def _export_of(info: ModuleInfo, fn: ast.FunctionDef) -> Export | None:
     src = info.source
+    for deco in fn.decorator_list:
+        name = _gradc_name(info, deco)
+        if name is not None and name != "export":
+            raise src.error(
+                f"@gradc.{name} is not a decorator; gradc.export is the only one "
+                + (
+                    f"(declare derivatives as 'd_{fn.name} = gradc.{name}({fn.name}, ...)' "
+                    "after the function)"
+                    if name in DERIVATIVE_KINDS
+                    else ""
+                ),
+                deco,
+            )
+    if len(fn.decorator_list) > 1 and any(_is_export_decorator(info, d) for d in fn.decorator_list):
+        other = next(d for d in fn.decorator_list if not _is_export_decorator(info, d))
+        raise src.error(
+            f"exported function '{fn.name}' cannot have other decorators: compiled code "
+            "would not apply them",
+            other,
+        )
     for deco in fn.decorator_list:
         signature: str | None = None
         if info.is_gradc(deco, "export"):
@@ -469,6 +595,12 @@ def _derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Deriva
         if index in wrt:
             raise src.error(f"parameter '{params[index]}' is listed twice in wrt", item)
         wrt.append(index)
+    if not wrt:
+        raise src.error(
+            f"gradc.{kind}: wrt selects no parameter of '{target}'; name at least one "
+            "(or leave wrt out for the first)",
+            wrt_node,
+        )
     return Derivative(targets[0].id, kind, target, wrt, sequence, value)
 
 

@@ -51,6 +51,7 @@ from gradc.compiler.ir.types import NONE, ArrayType, ScalarType, TupleType, Type
 MESSAGES: dict[str, str] = {
     "int_floordiv_zero": "integer division or modulo by zero",
     "int_mod_zero": "integer modulo by zero",
+    "int_div_zero": "division by zero",
     "float_div_zero": "float division by zero",
     "float_floordiv_zero": "float floor division by zero",
     "float_mod_zero": "float modulo",
@@ -296,7 +297,8 @@ def _div(m: _Machine, inst: Instruction, vals: list[object]) -> object:
         raise InterpreterError(f"div on {t}: true division is defined on floats only")
     assert isinstance(a, float) and isinstance(b, float)
     if b == 0.0:
-        raise ZeroDivisionError(MESSAGES["float_div_zero"])
+        assert isinstance(inst, ops.Div)
+        raise ZeroDivisionError(MESSAGES["int_div_zero" if inst.of_ints() else "float_div_zero"])
     return normalize(a / b, t)
 
 

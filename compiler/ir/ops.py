@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from gradc.compiler.ir.core import Block, Instruction, Value
+from gradc.compiler.ir.types import ScalarType
 
 # ---------------------------------------------------------------------------------
 # constants and data movement
@@ -147,10 +148,20 @@ class Mul(BinaryOp):
 
 @dataclass(eq=False)
 class Div(BinaryOp):
-    """True division of floats; raises ZeroDivisionError("float division by zero")."""
+    """True division of floats; raises ZeroDivisionError("float division by zero"), or
+    ZeroDivisionError("division by zero") for Python's ``int / int`` (both operands are
+    casts from integers: :meth:`of_ints`), as CPython does."""
 
     OPNAME: ClassVar[str] = "div"
     MAY_RAISE: ClassVar[bool] = True
+
+    def of_ints(self) -> bool:
+        """Both operands are ``cast``s from integer (or bool) values: the source was
+        ``int / int``, whose ZeroDivisionError says ``"division by zero"``."""
+        return all(
+            isinstance(v, Cast) and isinstance(v.value.type, ScalarType) and v.value.type.is_int
+            for v in (self.lhs, self.rhs)
+        )
 
 
 @dataclass(eq=False)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +98,36 @@ def test_parse_cpu_list_refuses(text: str) -> None:
         parse_cpu_list(text)
     r = CliRunner().invoke(cli, ["build", str(EXAMPLES / "scalars.py"), "--cpu", text])
     assert r.exit_code == 2 and "--cpu" in r.output
+
+
+@pytest.mark.parametrize("cpu", ["bogus", "i686", "x86-64-v3,pentium4"])
+def test_build_refuses_cpu_llvm_cannot_use(cpu: str, tmp_path: Path) -> None:
+    # a child process: before the check, LLVM aborted the whole process on these names
+    out = tmp_path / "out.gradc"
+    args = ["build", str(EXAMPLES / "scalars.py"), "-o", str(out), "--cpu", cpu]
+    r = subprocess.run([sys.executable, "-m", "gradc", *args], capture_output=True, text=True)
+    bad = cpu.split(",")[-1]
+    assert r.returncode == 2, r.stderr  # a click usage error, not LLVM's abort
+    assert "Invalid value for '--cpu'" in r.stderr and repr(bad) in r.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "cpu", ["native", "generic", "x86-64", "x86-64-v2", "x86-64-v4", "znver4", "skylake"]
+)
+def test_check_cpu_accepts_real_names(cpu: str) -> None:
+    from gradc.compiler.codegen.emit import check_cpu
+
+    check_cpu(cpu)  # raises ValueError for a name LLVM cannot use
+
+
+def test_check_cpu_names_the_problem() -> None:
+    from gradc.compiler.codegen.emit import check_cpu
+
+    with pytest.raises(ValueError, match="'bogus' is not a CPU LLVM knows"):
+        check_cpu("bogus")
+    with pytest.raises(ValueError, match=r"'i686' cannot generate code.*64-bit"):
+        check_cpu("i686")
 
 
 def test_one_object_per_variant_per_entry(built: Path) -> None:

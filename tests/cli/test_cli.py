@@ -165,3 +165,35 @@ def test_inspect_shows_runtime_and_written_parameters(tmp_path: Path) -> None:
     assert "runtime rt1: 7 bytes" in r.output
     assert "(a: f64[:], x: f64) -> none" in r.output
     assert "writes a" in r.output
+
+
+def test_inspect_prints_full_tuple_types(tmp_path: Path) -> None:
+    # rich read "[f64,i64]" as markup and printed "tuple[f64,tuple]"
+    src = tmp_path / "tup.py"
+    src.write_text(
+        "import gradc\nfrom gradc import f64, i64\n\n\n@gradc.export\n"
+        "def pair(x: f64) -> tuple[f64, tuple[f64, i64]]:\n    return x, (x, 1)\n"
+    )
+    out = tmp_path / "tup.gradc"
+    r = CliRunner().invoke(cli, ["build", str(src), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["inspect", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "(x: f64) -> tuple[f64,tuple[f64,i64]]" in r.output
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+@pytest.mark.parametrize("damage", ["flip", "missing"])
+def test_inspect_reports_damage(fake_artifact: Path, as_json: bool, damage: str) -> None:
+    blob = next((fake_artifact / "objects").iterdir())
+    if damage == "flip":
+        data = bytearray(blob.read_bytes())
+        data[0] ^= 0xFF
+        blob.write_bytes(bytes(data))
+    else:
+        blob.unlink()
+    args = ["inspect", str(fake_artifact)] + (["--json"] if as_json else [])
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 1
+    assert "damaged artifact" in r.stderr and blob.name in r.stderr
+    assert "gradc_f_0123456789abcdef" in r.stdout  # the listing is still shown

@@ -6,7 +6,7 @@ Ints stay far below 2**63 for every input in DOMAINS (gradc's ints wrap at 64 bi
 """
 
 import gradc
-from gradc import f64, i64
+from gradc import bool_, f64, i64
 
 DOMAINS = {
     "int_pow": {"a": (-10, 10), "n": (0, 15)},
@@ -31,6 +31,21 @@ def float_basic(x: f64, y: f64) -> f64:
 @gradc.export
 def int_true_div(a: i64, b: i64) -> f64:
     return a / b
+
+
+@gradc.export
+def int_by_float_div(a: i64, b: f64) -> f64:
+    return a / b  # b == 0.0: "float division by zero", as float / int
+
+
+@gradc.export
+def float_by_int_div(a: f64, b: i64) -> f64:
+    return a / b
+
+
+@gradc.export
+def bool_true_div(a: bool_, b: bool_) -> f64:
+    return a / b  # bool is int: "division by zero"
 
 
 @gradc.export

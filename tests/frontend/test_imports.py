@@ -338,8 +338,22 @@ def test_bad_imports(
 @pytest.mark.parametrize(
     ("helpers", "body", "message"),
     [
-        ("import json\n", "json.dumps(x)", "module 'json.dumps' is not a user module"),
-        ("from os.path import join\n", "join(x)", "module 'os.path.join' is not a user module"),
+        (
+            "import json\n",
+            "json.dumps(x)",
+            "json.dumps (standard library) cannot be called from compiled code",
+        ),
+        (
+            "from os.path import join\n",
+            "join(x)",
+            "os.path.join (standard library) cannot be called from compiled code",
+        ),
+        ("import os\n", "os.sep", "os.sep (standard library) cannot be used from compiled"),
+        (
+            "import click\n",
+            "click.echo(x)",
+            "click.echo (module 'click' is not a file of this program) cannot be called",
+        ),
         (
             "NAMES = ['a']\n",
             "helpers.NAMES",
@@ -352,6 +366,8 @@ def test_bad_imports(
     ids=[
         "foreign-module",
         "foreign-name",
+        "foreign-value",
+        "foreign-third-party",
         "non-constant",
         "constant-call",
         "function-value",

@@ -1,0 +1,12 @@
+# ruff: noqa
+# expect-message: the builtin 'print' is not supported in compiled code
+# expect-col: 4
+# expect-node: Name
+import gradc
+from gradc import f64
+
+
+@gradc.export
+def f(x: f64) -> f64:
+    print(x)  # error-here
+    return x

@@ -1,0 +1,11 @@
+# ruff: noqa
+# expect-message: the builtin 'round' is not supported in compiled code
+# expect-col: 11
+# expect-node: Name
+import gradc
+from gradc import f64
+
+
+@gradc.export
+def f(x: f64) -> f64:
+    return round(x)  # error-here
