@@ -31,6 +31,10 @@ Artifact objects only *declare* the ``gradc_rt1_*`` functions: their relocations
 them, and the loader resolves them against the runtime library it linked once per
 process.
 
+**Alias information.** ``load`` and ``store`` of elements carry the TBAA tag
+:data:`DATA_TBAA`, a sibling of the tape's tags: element memory is never the tape's.
+Elements of different dtypes share the tag (a bool array and an int8 view may overlap).
+
 **Index errors.** ``elemaddr`` wraps a negative index once (``i + shape[k]``); with
 ``options.boundscheck`` an index still outside ``[0, shape[k])`` raises IndexError with
 the message template ``"index {0} is out of bounds for axis {1} with size {2}"`` and
@@ -55,6 +59,7 @@ if TYPE_CHECKING:
     from gradc.compiler.codegen.lower import _FunctionLowering
 
 __all__ = [
+    "DATA_TBAA",
     "HEADER_BYTES",
     "INDEX_ERROR_TEMPLATE",
     "RUNTIME_ALLOC",
@@ -74,6 +79,11 @@ RUNTIME_ALLOC = "gradc_rt1_alloc"
 RUNTIME_INCREF = "gradc_rt1_incref"
 RUNTIME_DECREF = "gradc_rt1_decref"
 RUNTIME_LIVE = "gradc_rt1_live"
+
+#: TBAA kind of element loads and stores (``_ModuleLowering.tbaa``): array data never
+#: overlaps the tape's header or buffer, so LLVM keeps tape state in registers across
+#: element accesses.
+DATA_TBAA = "array data"
 
 #: Bytes before the data in a runtime block: refcount, nbytes, padding to 64 (alignment).
 HEADER_BYTES = 64
@@ -353,6 +363,7 @@ class ArrayLowering:
     def _load(self, inst: ops.Load) -> ll.Value:
         dtype = self._pointee(inst.pointer.type)
         raw = self.b.load(self.fl.value(inst.pointer), align=alignment(dtype))
+        raw.set_metadata("tbaa", self.fl.ml.tbaa(DATA_TBAA))
         if dtype == I1:
             return self.b.icmp_unsigned("!=", raw, ll.Constant(_I8, 0))
         return raw
@@ -364,7 +375,8 @@ class ArrayLowering:
         v = self.fl.value(inst.value)
         if dtype == I1:
             v = self.b.zext(v, _I8)
-        self.b.store(v, self.fl.value(inst.pointer), align=alignment(dtype))
+        st = self.b.store(v, self.fl.value(inst.pointer), align=alignment(dtype))
+        st.set_metadata("tbaa", self.fl.ml.tbaa(DATA_TBAA))
 
     # -- allocation ---------------------------------------------------------------------
 

@@ -323,16 +323,20 @@ class _ModuleLowering:
             self._declarations[name] = fn
         return fn
 
-    def tape_tbaa(self, which: str) -> ll.MDValue:
-        """The TBAA access tag of tape ``which`` (``"header"`` or ``"entry"``): two
-        sibling scalar types under one root, so header fields and entries never alias
-        (:mod:`.tape`); nothing else carries a tag."""
+    def tbaa(self, which: str) -> ll.MDValue:
+        """The TBAA access tag of memory kind ``which``: ``"tape header"`` or ``"tape
+        entry"`` (:mod:`.tape`), or ``"array data"`` (the elements :mod:`.arrays` loads
+        and stores). Sibling scalar types under one root, so LLVM knows that no two
+        kinds ever overlap: the runtime allocates the tape header, the tape buffer and
+        array blocks separately, and NumPy's arrays are none of them. Other accesses
+        (descriptors, ``*out``, ``*err``, ``memcpy``/``memset``, runtime calls) carry no
+        tag and may alias everything."""
         tag = self._tbaa.get(which)
         if tag is None:
             llmod = self.llmod
-            root = llmod.add_metadata([ll.MetaDataString(llmod, "gradc tape")])
+            root = llmod.add_metadata([ll.MetaDataString(llmod, "gradc")])
             zero = ll.Constant(_I64, 0)
-            node = llmod.add_metadata([ll.MetaDataString(llmod, f"gradc tape {which}"), root, zero])
+            node = llmod.add_metadata([ll.MetaDataString(llmod, f"gradc {which}"), root, zero])
             tag = llmod.add_metadata([node, node, zero])
             self._tbaa[which] = tag
         return tag
@@ -469,6 +473,7 @@ class _FunctionLowering:
                 self.values[p] = pro.load(arg, name=arg.name, align=8)
             else:
                 self.values[p] = self._from_abi(pro, arg, p.type)
+        self.tape.start()
         order = _reverse_postorder(func)
         reachable = {id(b) for b in order}
         for block in func.blocks:  # LLVM block order = IR order, for readable output
@@ -1105,6 +1110,7 @@ class _FunctionLowering:
             else:
                 args.append(self._to_abi(b, self.value(a), p.type))
         slot = self.prologue.alloca(abi_type(callee.return_type), name=f"{inst.callee}.out")
+        self.tape.before_call(inst)
         status = b.call(llcallee, [*args, slot, self.err], name=f"{inst.callee}.status")
         failed = b.icmp_signed("!=", status, ll.Constant(_I32, 0))
         propagate = self.llfn.append_basic_block(f"propagate.{inst.callee}")
@@ -1112,6 +1118,7 @@ class _FunctionLowering:
         ok = self.llfn.append_basic_block(self.continuation())
         b.cbranch(failed, self.unwind_to(propagate), ok).set_weights([1, 1 << 20])
         b.position_at_end(ok)
+        self.tape.after_call(inst)
         if isinstance(callee.return_type, NoneType):
             return ll.Constant(_I8, 0)
         return self._from_abi(b, b.load(slot), callee.return_type)
@@ -1123,4 +1130,5 @@ class _FunctionLowering:
             if inst.value is None:
                 raise self.ice(f"return without a value from a function returning {rt}")
             b.store(self._to_abi(b, self.value(inst.value), rt), self.out)
+        self.tape.before_return()
         b.ret(ll.Constant(_I32, 0))

@@ -32,20 +32,41 @@ reservation (``need = top + ΣS``, one grow check, one store of ``top``) followe
 stores at constant offsets; a run of pops likewise as one load and one store of ``top``
 and loads at constant offsets. Per pushed value that leaves a single store.
 
-The loads and stores of the header fields and of the entries carry TBAA tags of their
-own (two sibling types under one root), which tells LLVM that writing an entry never
-changes ``base``/``top``/``cap``: consecutive pushes or pops then keep the header in
-registers. Nothing else is tagged, so every other access still aliases both.
+**Header in registers.** In a function with exactly one tape value — its parameter or
+a ``tapenew`` result — used only by pushes, pops, ``tapefree`` and as a call argument,
+``top``, ``base`` and ``cap`` live in three stack slots that LLVM promotes to SSA
+registers (mem2reg), instead of being loaded from and stored to the header at every
+push and pop::
+
+    entry (or after tapenew):   top, base, cap = header        (loaded once)
+    push/pop:                   registers only; the header is not touched
+    grow (cold):                call the runtime; base, cap = header
+    before a call taking tape:  header.top = top
+    after it returns:           top, base, cap = header        (the callee pushed/popped)
+    before return (parameter):  header.top = top
+
+An exception leaves the header's ``top`` stale: that is harmless because an exception
+from a derivative call never reaches code that uses the tape again (the tape is leaked
+with the call's temporaries, docs/ad.md), and ``tapenew`` resets a reused tape's ``top``.
+Other functions keep every field in the header (loads and stores per group).
+
+The loads and stores of the header fields, of the entries, and of array elements
+(:mod:`.arrays`) carry TBAA tags of their own (sibling types under one root), which
+tells LLVM that writing an entry or an array element never changes ``base``/``top``/
+``cap``, and that a tape entry is never an array element: header values and values
+loaded from arrays stay in registers across pushes. Nothing else is tagged, so every
+other access (descriptors, runtime calls, ``memcpy``) still aliases all of them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from llvmlite import ir as ll
 
 from gradc.compiler.ir import ops
-from gradc.compiler.ir.core import Instruction
+from gradc.compiler.ir.core import Function, Instruction, Value
 from gradc.compiler.ir.types import TAPE, NoneType, TapeType, Type
 
 if TYPE_CHECKING:
@@ -60,6 +81,7 @@ __all__ = [
     "TapeLowering",
     "entry_size",
     "memory_size_align",
+    "registered_tape",
     "tape_header_type",
     "tape_type",
 ]
@@ -137,6 +159,35 @@ def entry_size(ty: ll.Type) -> int:
     return max(ENTRY_ALIGN, -(-size // ENTRY_ALIGN) * ENTRY_ALIGN)
 
 
+@dataclass(frozen=True)
+class _Registers:
+    """Stack slots (``alloca``, promoted to registers) holding one tape's header fields,
+    indexed like the header: ``fields[_BASE]``, ``fields[_TOP]``, ``fields[_CAP]``."""
+
+    fields: tuple[ll.AllocaInstr, ll.AllocaInstr, ll.AllocaInstr]
+
+
+def registered_tape(func: Function) -> Value | None:
+    """The tape value of ``func`` whose header fields may live in registers (module
+    docstring): the only value of type ``tape`` in ``func``, a parameter or a ``tapenew``
+    result, used only by pushes, pops, ``tapefree`` and calls. None otherwise."""
+    tapes: list[Value] = [p for p in func.params if p.type == TAPE]
+    for inst in func.instructions():
+        if inst.type == TAPE:
+            tapes.append(inst)
+    if len(tapes) != 1:
+        return None
+    (tape,) = tapes
+    if isinstance(tape, Instruction) and not isinstance(tape, ops.TapeNew):
+        return None
+    for inst in func.instructions():
+        if isinstance(inst, ops.TapePush | ops.TapePop | ops.TapeFree | ops.Call):
+            continue
+        if any(v is tape for v in inst.operands()):
+            return None
+    return tape
+
+
 class TapeLowering:
     """Lowers the tape operations of one function, on behalf of its function lowering."""
 
@@ -144,6 +195,76 @@ class TapeLowering:
         self.fl = fl
         # entry address and type of each push or pop whose group is already reserved
         self._slots: dict[Instruction, tuple[ll.Value, ll.Type]] = {}
+        self._registered_value = registered_tape(fl.func)
+        self._registers: _Registers | None = None
+
+    def start(self) -> None:
+        """Called once the parameters are lowered, with the prologue open: make the
+        register slots, and fill them from a tape parameter's header."""
+        if self._registered_value is None:
+            return
+        pro = self.fl.prologue
+        self._registers = _Registers(
+            (
+                pro.alloca(_I8P, name="tape.base.slot"),
+                pro.alloca(_I64, name="tape.top.slot"),
+                pro.alloca(_I64, name="tape.cap.slot"),
+            )
+        )
+        if not isinstance(self._registered_value, Instruction):  # a parameter
+            self._fill(pro, self.fl.value(self._registered_value), (_BASE, _TOP, _CAP))
+
+    # -- header fields: registers or memory ------------------------------------------
+
+    def _registered(self, inst: Instruction) -> _Registers | None:
+        """The register slots of ``inst``'s tape operand, if it has them."""
+        if self._registers is not None and getattr(inst, "tape", None) is self._registered_value:
+            return self._registers
+        return None
+
+    def _fill(self, b: ll.IRBuilder, tape: ll.Value, fields: tuple[int, ...]) -> None:
+        """Load ``fields`` of the header into the register slots (at ``b``)."""
+        assert self._registers is not None
+        names = {_BASE: "tape.base", _TOP: "tape.top", _CAP: "tape.cap"}
+        for field in fields:
+            v = b.load(self._field_at(b, tape, field), name=names[field], align=8)
+            v.set_metadata("tbaa", self._tbaa("header"))
+            b.store(v, self._registers.fields[field])
+
+    def _read(self, inst: _TapeOp, tape: ll.Value, field: int, name: str) -> ll.Value:
+        regs = self._registered(inst)
+        if regs is None:
+            return self._load_field(tape, field, name)
+        return self.b.load(regs.fields[field], name=name)
+
+    def _write_top(self, inst: _TapeOp, tape: ll.Value, v: ll.Value) -> None:
+        regs = self._registered(inst)
+        if regs is None:
+            self._store_field(tape, _TOP, v)
+        else:
+            self.b.store(v, regs.fields[_TOP])
+
+    def _sync_out(self) -> None:
+        """``header.top = top`` from the registers, at the builder."""
+        assert self._registers is not None and self._registered_value is not None
+        top = self.b.load(self._registers.fields[_TOP], name="tape.top")
+        self._store_field(self.fl.value(self._registered_value), _TOP, top)
+
+    def before_call(self, inst: ops.Call) -> None:
+        """Before ``inst`` (a call): hand a registered tape's ``top`` to the callee."""
+        if self._registers is not None and any(a is self._registered_value for a in inst.args):
+            self._sync_out()
+
+    def after_call(self, inst: ops.Call) -> None:
+        """After ``inst`` returned normally: take the header back into the registers."""
+        if self._registers is not None and any(a is self._registered_value for a in inst.args):
+            assert self._registered_value is not None
+            self._fill(self.b, self.fl.value(self._registered_value), (_BASE, _TOP, _CAP))
+
+    def before_return(self) -> None:
+        """Before a normal return: a tape parameter's header gets its ``top`` back."""
+        if self._registers is not None and not isinstance(self._registered_value, Instruction):
+            self._sync_out()
 
     @property
     def b(self) -> ll.IRBuilder:
@@ -172,11 +293,15 @@ class TapeLowering:
         return self.fl.value(inst.tape)
 
     def _tbaa(self, which: str) -> ll.MDValue:
-        return self.fl.ml.tape_tbaa(which)
+        return self.fl.ml.tbaa(f"tape {which}")
 
     def _field(self, tape: ll.Value, field: int) -> ll.Value:
+        return self._field_at(self.b, tape, field)
+
+    @staticmethod
+    def _field_at(b: ll.IRBuilder, tape: ll.Value, field: int) -> ll.Value:
         zero = ll.Constant(_I32, 0)
-        return self.b.gep(tape, [zero, ll.Constant(_I32, field)], inbounds=True)
+        return b.gep(tape, [zero, ll.Constant(_I32, field)], inbounds=True)
 
     def _load_field(self, tape: ll.Value, field: int, name: str) -> ll.Value:
         v = self.b.load(self._field(tape, field), name=name, align=8)
@@ -226,6 +351,8 @@ class TapeLowering:
         tape = self.b.call(fn, [], name="tape")
         is_null = self.b.icmp_unsigned("==", tape, ll.Constant(tape_type(), None))
         self.fl.raise_if(is_null, "MemoryError", _OUT_OF_MEMORY)
+        if self._registers is not None and inst is self._registered_value:
+            self._fill(self.b, tape, (_BASE, _TOP, _CAP))
         return tape
 
     def _push(self, inst: ops.TapePush) -> None:
@@ -245,8 +372,8 @@ class TapeLowering:
         group = self._group(inst)
         types = [self._value_type(p, p.value.type) for p in group if isinstance(p, ops.TapePush)]
         sizes = [entry_size(ty) for ty in types]
-        top = self._load_field(tape, _TOP, "tape.top")
-        cap = self._load_field(tape, _CAP, "tape.cap")
+        top = self._read(inst, tape, _TOP, "tape.top")
+        cap = self._read(inst, tape, _CAP, "tape.cap")
         need = b.add(top, ll.Constant(_I64, sum(sizes)), name="tape.need", flags=["nuw", "nsw"])
         grow = self.fl.llfn.append_basic_block("tape.grow")
         store = self.fl.llfn.append_basic_block(self.fl.continuation())
@@ -257,10 +384,12 @@ class TapeLowering:
         self.fl.raise_if(
             b.icmp_unsigned("!=", status, ll.Constant(_I32, 0)), "MemoryError", _OUT_OF_MEMORY
         )
+        if self._registered(inst) is not None:
+            self._fill(b, tape, (_BASE, _CAP))  # the runtime moved the buffer
         b.branch(store)
         b.position_at_end(store)
-        start = b.gep(self._load_field(tape, _BASE, "tape.base"), [top], inbounds=True)
-        self._store_field(tape, _TOP, need)
+        start = b.gep(self._read(inst, tape, _BASE, "tape.base"), [top], inbounds=True)
+        self._write_top(inst, tape, need)
         offset = 0
         slots = []
         for ty, size in zip(types, sizes):
@@ -289,11 +418,11 @@ class TapeLowering:
         group = self._group(inst)
         types = [self._value_type(p, p.type) for p in group]
         sizes = [entry_size(ty) for ty in types]
-        top = self._load_field(tape, _TOP, "tape.top")
+        top = self._read(inst, tape, _TOP, "tape.top")
         total = sum(sizes)
         rest = b.sub(top, ll.Constant(_I64, total), name="tape.rest", flags=["nuw"])
-        start = b.gep(self._load_field(tape, _BASE, "tape.base"), [rest], inbounds=True)
-        self._store_field(tape, _TOP, rest)
+        start = b.gep(self._read(inst, tape, _BASE, "tape.base"), [rest], inbounds=True)
+        self._write_top(inst, tape, rest)
         offset = total
         slots = []
         for ty, size in zip(types, sizes):

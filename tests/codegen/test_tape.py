@@ -28,6 +28,7 @@ from gradc.compiler.codegen.tape import (
     RUNTIME_TAPE_NEW,
     TAPE_INITIAL_BYTES,
     entry_size,
+    registered_tape,
 )
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
@@ -420,6 +421,83 @@ def test_interleaved_pushes_and_pops_through_calls(interleaved: dict[str, Any], 
     assert interleaved["mix"](n) == mix_model(n)
 
 
+@pytest.fixture(scope="module")
+def two_tapes(codegen: Any) -> tuple[dict[str, Any], Module]:
+    """Functions with two tape values: their headers stay in memory (no registers)."""
+    m = Module("tape_two")
+    b = codegen.function(m, "push_pair", [("t1", TAPE), ("t2", TAPE), ("x", I64)], NONE, line=1)
+    t1, t2, x = b.function.params
+    push(b, t1, b.mul(x, b.const(3, I64)))
+    push(b, t2, b.mul(x, b.const(5, I64)))
+    b.ret(None)
+    # both(n): per i: push i on t1, call push_pair, push 7i on t2; then pop everything
+    # back, folding the values into a checksum in pop order
+    b = codegen.function(m, "both", [("n", I64)], I64, line=10)
+    (n,) = b.function.params
+    t1 = b.insert(ops.TapeNew(type=TAPE, name="t1"))
+    t2 = b.insert(ops.TapeNew(type=TAPE, name="t2"))
+
+    def forward(i: Value, acc: list[Value]) -> list[Value]:
+        push(b, t1, i)
+        b.call("push_pair", [t1, t2, i], NONE)
+        push(b, t2, b.mul(i, b.const(7, I64)))
+        return acc
+
+    loop(b, n, [], forward, "fwd")
+    k31 = b.const(31, I64)
+
+    def backward(_: Value, acc: list[Value]) -> list[Value]:
+        s = acc[0]
+        for tape in (t2, t2, t1, t1):
+            s = b.add(b.mul(s, k31), pop(b, tape, I64))
+        return [s]
+
+    (s,) = loop(b, n, [b.const(0, I64)], backward, "bwd")
+    b.insert(ops.TapeFree(t1, type=NONE))
+    b.insert(ops.TapeFree(t2, type=NONE))
+    b.ret(s)
+    return codegen.build(m, ["both"]), m
+
+
+def two_tapes_model(n: int) -> int:
+    s = 0
+    for i in reversed(range(n)):
+        for v in (7 * i, 5 * i, 3 * i, i):
+            s = (s * 31 + v + (1 << 63)) % (1 << 64) - (1 << 63)
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 2000])
+def test_two_tapes_in_one_function(two_tapes: tuple[dict[str, Any], Module], n: int) -> None:
+    assert two_tapes[0]["both"](n) == two_tapes_model(n)
+
+
+def test_registered_tape_only_for_a_single_tape(
+    codegen: Any, two_tapes: tuple[dict[str, Any], Module]
+) -> None:
+    m = two_tapes[1]
+    assert registered_tape(m.functions["both"]) is None
+    assert registered_tape(m.functions["push_pair"]) is None
+    one = Module("tape_one")
+    b = codegen.function(one, "param", [("tape", TAPE), ("x", F64)], NONE)
+    push(b, b.function.params[0], b.function.params[1])
+    b.ret(None)
+    assert registered_tape(one.functions["param"]) is one.functions["param"].params[0]
+    b = codegen.function(one, "local", [("x", F64)], F64)
+    tape = b.insert(ops.TapeNew(type=TAPE, name="tape"))
+    push(b, tape, b.function.params[0])
+    b.call("param", [tape, b.function.params[0]], NONE)
+    pop(b, tape, F64)
+    y = pop(b, tape, F64)
+    b.insert(ops.TapeFree(tape, type=NONE))
+    b.ret(y)
+    assert registered_tape(one.functions["local"]) is tape
+    b = codegen.function(one, "escapes", [("x", F64)], TupleType((TAPE, F64)))
+    tape = b.insert(ops.TapeNew(type=TAPE, name="tape"))
+    b.ret(b.insert(ops.MakeTuple((tape, b.function.params[0]), type=TupleType((TAPE, F64)))))
+    assert registered_tape(one.functions["escapes"]) is None  # used other than by tape ops
+
+
 # -- lowering shape -----------------------------------------------------------------------
 
 
@@ -446,7 +524,9 @@ def test_a_block_of_pushes_is_one_reservation(codegen: Any) -> None:
 
     text = _text(codegen, build)
     assert len(re.findall(f'call i32 @"{RUNTIME_TAPE_GROW}"', text)) == 1
-    assert len(re.findall(r'%"tape\.top(\.\d+)?" = load', text)) == 2  # one per group
+    # f's only tape is registered: its header is read once after tapenew, then each group
+    # reads ``top`` once from its register slot
+    assert len(re.findall(r'%"tape\.top(\.\d+)?" = load', text)) == 1 + 2
     assert len(re.findall(r'store i64 %"tape\.(need|rest)', text)) == 2
 
 
