@@ -130,6 +130,7 @@ def build(
     from gradc.compiler.codegen.emit import check_cpu
     from gradc.compiler.diagnostics import CompileError
     from gradc.compiler.driver import CompileForbiddenError, build_module
+    from gradc.compiler.frontend.module_scan import GradRequestError
 
     try:
         cpus = parse_cpu_list(cpu)
@@ -165,9 +166,21 @@ def build(
     except CompileForbiddenError as exc:
         click.echo(f"gradc: error: {exc}", err=True)
         sys.exit(1)
-    except ValueError as exc:  # a --grad request that does not fit the module
+    except GradRequestError as exc:
         click.echo(f"gradc: error: --grad: {exc}", err=True)
         sys.exit(1)
+    except Exception as exc:  # a bug in gradc: say so, keep the traceback for -v
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        click.echo(
+            f"gradc: internal compiler error while building {module}: "
+            f"{type(exc).__name__}: {exc}\n"
+            "nothing was written; please report this with the module (-v shows the traceback)",
+            err=True,
+        )
+        sys.exit(70)
     write_start = time.perf_counter()
     try:
         manifest = write_artifact(

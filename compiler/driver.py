@@ -204,7 +204,7 @@ def build_module(
         CompileError: the program is ill-typed or uses an unsupported construct; nothing
             has been written anywhere.
         OSError: the file cannot be read.
-        ValueError: a ``grads`` request names no export or parameter of the module, or
+        GradRequestError: a ``grads`` request names no export or parameter of the module, or
             its ``d_f`` name is taken (the message says which).
     """
     if not allow_compile:

@@ -112,7 +112,6 @@ _MATH_INTRINSICS = frozenset(
         "ceil",
         "trunc",
         "copysign",
-        "pow",
         "atan2",
     ]
 )
@@ -624,6 +623,18 @@ class _FunctionLowering:
             return agg
         return v
 
+    def _libm_pow(self, x: ll.Value, y: ll.Value) -> ll.Value:
+        """libm's ``pow``, as CPython calls it for ``**`` and ``math.pow``.
+
+        ``nobuiltin`` keeps LLVM from rewriting it (``pow(x, 2.0)`` -> ``x * x``): the
+        product is correctly rounded where libm's pow may be 1 ulp off, and CPython's
+        result is libm's.
+        """
+        fn = self.ml.libm("pow", x.type, 2)
+        if "nobuiltin" not in fn.attributes:
+            fn.attributes.add("nobuiltin")
+        return self.b.call(fn, [x, y])
+
     def _call_intrinsic(self, name: str, *args: ll.Value) -> ll.Value:
         fn = self.ml.intrinsic(name, args[0].type, len(args))
         return self.b.call(fn, list(args))
@@ -971,7 +982,7 @@ class _FunctionLowering:
             "ValueError",
             "negative number cannot be raised to a fractional power",
         )
-        r = self._call_intrinsic("pow", x, y)
+        r = self._libm_pow(x, y)
         overflow = self.all_of([self._is_inf(r), x_finite, y_finite])
         self.raise_if(overflow, "OverflowError", "(34, 'Numerical result out of range')")
         return r
@@ -1064,7 +1075,9 @@ class _FunctionLowering:
             negative = b.fcmp_ordered("<", x, self._fconst(ty, 0.0))
             self.raise_if(negative, "ValueError", _DOMAIN_ERROR)
             return self._call_intrinsic("sqrt", x)
-        if fn.name in _MATH_INTRINSICS:
+        if fn.name == "pow":
+            r = self._libm_pow(*args)
+        elif fn.name in _MATH_INTRINSICS:
             r = self._call_intrinsic(fn.name, *args)
         elif fn.name in _MATH_LIBM:
             r = b.call(self.ml.libm(_MATH_LIBM[fn.name], ty, fn.arity), args)

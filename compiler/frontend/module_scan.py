@@ -659,6 +659,10 @@ def _activity_declaration(
     return Derivative(name, kind, export.name, wrt, True, call, tuple(activity_of))
 
 
+class GradRequestError(ValueError):
+    """A ``gradc build --grad`` request that does not fit the module (message says why)."""
+
+
 def requested_derivative(info: ModuleInfo, spec: str) -> Derivative:
     """The derivative export a ``gradc build --grad SPEC`` option asks for.
 
@@ -667,7 +671,7 @@ def requested_derivative(info: ModuleInfo, spec: str) -> Derivative:
     first parameter, as for ``gradc.grad(f)``). The export is named ``d_f``.
 
     Raises:
-        ValueError: ``f`` is not an export of the module, a name in the list is not one
+        GradRequestError: ``f`` is not an export of the module, a name in the list is not one
             of its parameters or is repeated, or ``d_f`` already names a function, an
             export or a derivative of the module (the message says which).
     """
@@ -676,11 +680,13 @@ def requested_derivative(info: ModuleInfo, spec: str) -> Derivative:
     export = next((e for e in info.exports if e.name == target), None)
     if export is None:
         exports = ", ".join(e.name for e in info.exports) or "none"
-        raise ValueError(f"'{target}' is not an export of {info.name} (exports: {exports})")
+        raise GradRequestError(f"'{target}' is not an export of {info.name} (exports: {exports})")
     name = f"d_{target}"
     taken = {e.name for e in info.exports} | {d.name for d in info.derivatives}
     if name in taken or name in info.functions:
-        raise ValueError(f"'{name}' already exists in {info.name}; declare the derivative there")
+        raise GradRequestError(
+            f"'{name}' already exists in {info.name}; declare the derivative there"
+        )
     params = [a.arg for a in export.node.args.args]
     if not wrt_text.strip():
         return Derivative(name, "grad", target, [0], False, export.node)
@@ -692,8 +698,8 @@ def requested_derivative(info: ModuleInfo, spec: str) -> Derivative:
             index = params.index(item)
         else:
             known = ", ".join(params)
-            raise ValueError(f"'{target}' has no parameter '{item}' (parameters: {known})")
+            raise GradRequestError(f"'{target}' has no parameter '{item}' (parameters: {known})")
         if index in wrt:
-            raise ValueError(f"parameter '{params[index]}' is listed twice")
+            raise GradRequestError(f"parameter '{params[index]}' is listed twice")
         wrt.append(index)
     return Derivative(name, "grad", target, wrt, len(wrt) > 1, export.node)

@@ -94,3 +94,20 @@ def test_grad_name_taken(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["build", str(path), "-o", str(tmp_path / "o"), "--grad", "energy"])
     assert r.exit_code == 1
     assert "'d_energy' already exists in m" in r.stderr
+
+
+def test_internal_error_is_reported_without_a_traceback(
+    module: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gradc.compiler.driver as driver
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("LLVM IR parsing error")
+
+    monkeypatch.setattr(driver, "build_module", broken)
+    out = tmp_path / "m.gradc"
+    r = CliRunner().invoke(cli, ["build", str(module), "-o", str(out)])
+    assert r.exit_code == 70
+    assert "internal compiler error" in r.stderr and "LLVM IR parsing error" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert not out.exists()

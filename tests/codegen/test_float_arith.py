@@ -197,3 +197,35 @@ def test_fastmath_flags_only_when_asked(codegen: Any) -> None:
     assert "reassoc" not in plain
     result = codegen.build(m, ["f"], CompilerOptions(fastmath=True))["f"](3.0, 4.0)
     assert result == 15.0
+
+
+CONSTANT_EXPONENTS = [2.0, 0.5, -1.0, 3.0, 1.0, -2.0, 0.0]
+
+
+@pytest.fixture(scope="module")
+def const_pow(codegen: Any) -> dict[float, Any]:
+    """``a ** c`` for each constant ``c``: LLVM's pow folds (``pow(x, 2.0)`` -> ``x * x``,
+    ``pow(x, 0.5)`` -> ``sqrt``) must not change CPython's libm result by an ulp."""
+    m = Module("constpow")
+    names = {}
+    for k, c in enumerate(CONSTANT_EXPONENTS):
+        b = codegen.function(m, f"pow{k}", [("a", F64)], F64, line=20)
+        b.ret(b.binary(ops.Pow, b.function.params[0], b.const(c, F64)))
+        names[c] = f"pow{k}"
+    built = codegen.build(m, list(names.values()))
+    return {c: built[n] for c, n in names.items()}
+
+
+@pytest.mark.parametrize("c", CONSTANT_EXPONENTS)
+@given(a=floats)
+@settings(max_examples=200, deadline=None)
+@example(a=7.2249061795510094)  # libm pow(a, 2.0) is 1 ulp from a * a here
+def test_pow_by_a_constant_matches_cpython(
+    const_pow: dict[float, Any], codegen: Any, c: float, a: float
+) -> None:
+    got = codegen.outcome(const_pow[c], a)
+    want = python_outcome("pow", a, c)
+    if want[0] == "ok" and got[0] == "ok":
+        assert same(got[1], want[1]), (a, c, got, want)
+    else:
+        assert got == want, (a, c)
