@@ -259,6 +259,8 @@ def primal_needs(inst: Instruction, active: Callable[[Value], bool]) -> tuple[li
             return [], True
         case ops.MathCall(fn=fn, args=(a,)) if fn in _CONSTANT:
             return [], False
+        case ops.MathCall(fn="gamma", args=(a,)):  # r·ψ(a)·ā
+            return [a], True
         case ops.MathCall(args=(a,)):
             return [a], False
     return [v for v in inst.operands() if isinstance(v.type, ScalarType)], True
