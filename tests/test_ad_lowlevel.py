@@ -132,7 +132,7 @@ def test_overwritten_duplicated_array_matches_the_high_level_gradient(lib: Any) 
 def test_shadow_of_the_wrong_shape_is_a_value_error(lib: Any) -> None:
     with pytest.raises(ValueError, match="shadow 'd_x' must have the shape of 'x'"):
         lib.r_energy(np.ones(3), np.zeros(2), 1.0, 3)
-    with pytest.raises(ValueError, match=r"shadow 'd_a' must have the shape of 'a'.*axis 1"):
+    with pytest.raises(ValueError, match=r"tangent 'd_a' must have the shape of 'a'.*axis 1"):
         lib.f_bilinear(np.ones((2, 3)), np.ones((2, 2)), np.ones(2), np.ones(2), np.ones(3))
 
 

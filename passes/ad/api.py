@@ -19,8 +19,10 @@ from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Argument, Function, Module, Value
 from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.loc import Loc
+from gradc.compiler.ir.types import ArrayType
 from gradc.passes.ad.activity import is_active_param
-from gradc.passes.ad.forward import jvp_function
+from gradc.passes.ad.forward import check_returns_value, jvp_function, private_tangents
+from gradc.passes.ad.lowlevel import activity_export, check_shapes
 
 
 def add_derivative_export(
@@ -53,8 +55,6 @@ def add_derivative_export(
                 loc,
             )
     if kind in ("reverse", "forward"):
-        from gradc.passes.ad.lowlevel import activity_export
-
         return activity_export(module, name, kind, fn, wrt, activity, loc)
     if kind == "jvp":
         return _jvp_export(module, name, fn, wrt, loc)
@@ -73,6 +73,7 @@ def _copy_params(fn: Function, wrapper: Function) -> list[Argument]:
 
 
 def _jvp_export(module: Module, name: str, fn: Function, wrt: list[int], loc: Loc) -> Function:
+    check_returns_value(fn, loc)
     derived = jvp_function(module, fn, frozenset(wrt))
     wrapper = Function(name, loc=loc, source_name=name, exported=True)
     params = _copy_params(fn, wrapper)
@@ -87,6 +88,10 @@ def _jvp_export(module: Module, name: str, fn: Function, wrt: list[int], loc: Lo
     b = Builder(wrapper)
     b.position_at_end(wrapper.add_block("entry"))
     with b.at(loc):
+        for i in wrt:
+            if isinstance(fn.params[i].type, ArrayType):
+                check_shapes(b, params[i], tangents[i], "tangent")
+        tangents = private_tangents(module, fn, b, tangents)
         args = [*params, *(tangents[i] for i in sorted(wrt))]
         b.ret(b.call(derived.name, args, derived.return_type))
     module.add(wrapper)

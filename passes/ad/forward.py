@@ -29,7 +29,16 @@ from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.clone import clone_function
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
 from gradc.compiler.ir.errors import PassError
-from gradc.compiler.ir.types import NONE, ArrayType, ScalarType, TupleType, Type
+from gradc.compiler.ir.loc import Loc
+from gradc.compiler.ir.types import (
+    I64,
+    NONE,
+    ArrayType,
+    NoneType,
+    ScalarType,
+    TupleType,
+    python_name,
+)
 from gradc.passes.ad.activity import Activity, analyze
 from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials
 
@@ -43,7 +52,9 @@ def jvp_function(module: Module, fn: Function, pattern: frozenset[int]) -> Funct
     """The JVP of ``fn`` with the parameters at ``pattern`` active, added to ``module``.
 
     Signature: ``(params..., tangents of the active params in order) ->
-    tuple[result, tangent of result]``. Memoised by name in ``module``.
+    tuple[result, tangent of result]``; a function returning None returns None (its
+    derivative is what it writes into the tangents of its array arguments). Memoised by
+    name in ``module``.
 
     Raises:
         PassError: an active construct has no derivative rule.
@@ -54,12 +65,50 @@ def jvp_function(module: Module, fn: Function, pattern: frozenset[int]) -> Funct
     return _ForwardMode(module, fn, pattern, name).run()
 
 
-def _zero(b: Builder, t: Type) -> Value:
+def check_returns_value(fn: Function, loc: Loc) -> None:
+    """Refuse a forward-mode export of ``fn`` when it returns nothing.
+
+    Raises:
+        PassError: ``fn`` returns None (there is no value to differentiate), at ``loc``.
+    """
+    if isinstance(fn.return_type, NoneType):
+        raise PassError(f"cannot differentiate '{fn.source_name}': it returns no value", loc)
+
+
+def private_tangents(
+    module: Module, fn: Function, b: Builder, tangents: dict[int, Value]
+) -> dict[int, Value]:
+    """``tangents`` (parameter index -> the caller's tangent) with a copy in place of
+    each tangent array of a parameter ``fn`` may write: the JVP writes the tangents of
+    what it stores beside the values, and the caller's tangents are only read."""
+    from gradc.passes.ad.memory import callee_writes
+
+    written = callee_writes(module, fn.name)[fn.name]
+    out = dict(tangents)
+    for i, t in tangents.items():
+        if i in written and isinstance(t.type, ArrayType):
+            copy = b.insert(
+                ops.CopyArray(t, type=ArrayType(t.type.dtype, t.type.ndim, "C"), name=t.name)
+            )
+            out[i] = b.cast(copy, t.type)
+    return out
+
+
+def _zero(b: Builder, like: Value) -> Value:
+    """The zero tangent of ``like`` (an inactive value): zero scalars, a zeroed array of
+    ``like``'s shape, a tuple of those."""
+    t = like.type
     if isinstance(t, ScalarType):
         return b.const(0.0 if t.is_float else (False if t.is_bool else 0), t)
     if isinstance(t, TupleType):
-        return b.make_tuple([_zero(b, e) for e in t.elements])
-    raise NotDifferentiable(f"a zero tangent of type {t}")
+        return b.make_tuple([_zero(b, b.tuple_get(like, k)) for k in range(len(t.elements))])
+    if isinstance(t, ArrayType):
+        shape = tuple(b.insert(ops.ArrayDim(like, k, type=I64)) for k in range(t.ndim))
+        zeros = b.insert(
+            ops.NewArray(shape, b.const(0.0, t.dtype), type=ArrayType(t.dtype, t.ndim, "C"))
+        )
+        return b.cast(zeros, t)
+    raise NotDifferentiable(f"a value of type {python_name(t)} without a tangent")
 
 
 class _ForwardMode:
@@ -80,6 +129,7 @@ class _ForwardMode:
 
     def run(self) -> Function:
         self._active_clones = {self.values[v] for v in self.activity.active}
+        self._calls_with_active_operands = {self.values[c] for c in self.activity.call_patterns}
         fn = self.fn
         for p in self.original.params:
             if p.index in self.pattern:
@@ -87,9 +137,8 @@ class _ForwardMode:
                 fn.params.append(t)
                 self.tangents[self.values[p]] = t
         result_type = fn.return_type
-        if isinstance(result_type, type(NONE)):
-            raise PassError(f"cannot differentiate '{fn.source_name}': it returns no value", fn.loc)
-        fn.return_type = TupleType((result_type, result_type))
+        if not isinstance(result_type, NoneType):
+            fn.return_type = TupleType((result_type, result_type))
         self.module.add(fn)  # before the body, so recursive calls find it
         for block in list(fn.blocks):
             for inst in list(block.instructions):
@@ -114,7 +163,7 @@ class _ForwardMode:
         t = self.tangents.get(v)
         if t is not None:
             return t
-        return _zero(self.b, v.type)
+        return _zero(self.b, v)
 
     def _maybe(self, v: Value) -> Value | None:
         return self.tangents.get(v)
@@ -123,11 +172,14 @@ class _ForwardMode:
         b = self.b
         if isinstance(inst, ops.Return):
             b.position_before(inst)
-            with b.at(inst.loc):
-                assert inst.value is not None
-                inst.value = b.make_tuple([inst.value, self.tangent(inst.value)])
+            if inst.value is not None:
+                with b.at(inst.loc):
+                    inst.value = b.make_tuple([inst.value, self.tangent(inst.value)])
             return
-        if not self.active(inst) and not isinstance(inst, ops.Store):
+        # a store, or a call with active operands whose own result is inactive or None,
+        # may write active values into memory: their tangents are written beside them
+        side_effect = isinstance(inst, ops.Store) or inst in self._calls_with_active_operands
+        if not self.active(inst) and not side_effect:
             return
         if isinstance(inst, ops.Phi):
             tangent = ops.Phi(type=inst.type, name=f"d_{inst.name}" if inst.name else None)
@@ -177,18 +229,26 @@ class _ForwardMode:
         for operand, partial in partials(o, inst, lambda v: v in self.tangents):
             if partial is not None and operand in self.tangents:
                 total = o.add(total, o.mul(partial, self.tangents[operand]))
-        return total if total is not None else _zero(b, inst.type)
+        return total if total is not None else _zero(b, inst)
 
-    def _call(self, call: ops.Call) -> Value:
+    def _call(self, call: ops.Call) -> Value | None:
         b = self.b
         callee = self.module.functions[call.callee]
         pattern = frozenset(i for i, a in enumerate(call.args) if a in self.tangents)
         derived = jvp_function(self.module, callee, pattern)
         args = [*call.args, *(self.tangents[call.args[i]] for i in sorted(pattern))]
         both = b.call(derived.name, args, derived.return_type)
+        if isinstance(derived.return_type, NoneType):
+            # the callee only writes (values and tangents) into its array arguments
+            self.fn.replace_all_uses(call, both)
+            call.erase()
+            return None
         primal = b.tuple_get(both, 0)
         self.fn.replace_all_uses(call, primal)
+        active = self.active(call)
         call.erase()  # the derived call computes the primal value too
+        if not active:
+            return None  # an int or bool result carries no tangent
         tangent = b.tuple_get(both, 1)
         self.tangents[primal] = tangent
         return tangent

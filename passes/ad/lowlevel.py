@@ -31,7 +31,8 @@ from gradc.compiler.ir.core import Argument, Function, Module, Value
 from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import I64, NONE, TAPE, ArrayType, ScalarType
-from gradc.passes.ad.forward import jvp_function
+from gradc.passes.ad.forward import check_returns_value, jvp_function, private_tangents
+from gradc.passes.ad.reverse import user_type_name, vjp_functions
 
 
 def activity_export(
@@ -72,7 +73,8 @@ def activity_export(
         return _forward_export(module, name, fn, mode, loc)
     if not (isinstance(fn.return_type, ScalarType) and fn.return_type.is_float):
         raise PassError(
-            f"gradc.reverse needs '{fn.source_name}' to return a float, not {fn.return_type} "
+            f"gradc.reverse needs '{fn.source_name}' to return a float, not "
+            f"{user_type_name(fn.return_type)} "
             "(use gradc.vjp for other results)",
             loc,
         )
@@ -96,8 +98,9 @@ def _interleaved_params(
     return params, shadows
 
 
-def _check_shapes(b: Builder, primal: Argument, shadow: Argument) -> None:
-    """Raise ValueError unless ``shadow`` has ``primal``'s shape (axis by axis)."""
+def check_shapes(b: Builder, primal: Value, shadow: Value, what: str = "shadow") -> None:
+    """Emit code raising ValueError unless array ``shadow`` (a shadow or a tangent) has
+    the shape of array parameter ``primal`` (axis by axis); the message names both."""
     t = primal.type
     assert isinstance(t, ArrayType)
     for axis in range(t.ndim):
@@ -106,7 +109,7 @@ def _check_shapes(b: Builder, primal: Argument, shadow: Argument) -> None:
         with b.if_then(b.cmp("ne", n, m), label="shape"):
             b.raise_(
                 "ValueError",
-                f"shadow '{shadow.name}' must have the shape of '{primal.name}' "
+                f"{what} '{shadow.name}' must have the shape of '{primal.name}' "
                 f"(they differ in axis {axis})",
             )
 
@@ -114,6 +117,7 @@ def _check_shapes(b: Builder, primal: Argument, shadow: Argument) -> None:
 def _forward_export(
     module: Module, name: str, fn: Function, mode: dict[int, str], loc: Loc
 ) -> Function:
+    check_returns_value(fn, loc)
     derived = jvp_function(module, fn, frozenset(mode))
     wrapper = Function(name, loc=loc, source_name=name, exported=True)
     params, tangents = _interleaved_params(fn, wrapper, {i: "duplicated" for i in mode})
@@ -123,8 +127,9 @@ def _forward_export(
     with b.at(loc):
         for i in sorted(mode):
             if isinstance(fn.params[i].type, ArrayType):
-                _check_shapes(b, params[i], tangents[i])
-        args: list[Value] = [*params, *(tangents[i] for i in sorted(mode))]
+                check_shapes(b, params[i], tangents[i], "tangent")
+        private = private_tangents(module, fn, b, dict(tangents))
+        args: list[Value] = [*params, *(private[i] for i in sorted(mode))]
         b.ret(b.call(derived.name, args, derived.return_type))
     module.add(wrapper)
     return wrapper
@@ -133,8 +138,6 @@ def _forward_export(
 def _reverse_export(
     module: Module, name: str, fn: Function, mode: dict[int, str], loc: Loc
 ) -> Function:
-    from gradc.passes.ad.reverse import vjp_functions
-
     derived = vjp_functions(module, fn, frozenset(mode))
     wrapper = Function(name, loc=loc, source_name=name, exported=True)
     params, supplied = _interleaved_params(fn, wrapper, mode)
@@ -144,7 +147,7 @@ def _reverse_export(
     b.position_at_end(wrapper.add_block("entry"))
     with b.at(loc):
         for i, shadow in supplied.items():
-            _check_shapes(b, params[i], shadow)
+            check_shapes(b, params[i], shadow)
         shadows: list[Value] = []
         for k, i in enumerate(derived.array_params):
             if i in supplied:

@@ -47,12 +47,14 @@ from gradc.compiler.ir.types import (
     ScalarType,
     TupleType,
     Type,
+    python_name,
 )
 from gradc.passes.ad.activity import analyze, can_be_active
 from gradc.passes.ad.memory import MemoryFacts, callee_writes
 from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials, primal_needs
 from gradc.passes.ad.taping import DEFAULT_OPTIONS, Counter, Recipe, TapeOptions, plan_tape
 from gradc.passes.analysis.cfg import split_critical_edges
+from gradc.passes.analysis.pointers import array_sources
 
 # Adjoint variables are keyed by (value, element index) so tuple elements have their own.
 AdjKey = tuple[Value, int]
@@ -115,13 +117,17 @@ def _zero(b: Builder, t: Type) -> Value:
     return b.const(0.0 if t.is_float else 0, t)
 
 
-def _adjoint_type(t: Type) -> Type:
-    """The type of the adjoint a function receives for a result of type ``t``."""
+def _adjoint_type(t: Type, top: bool = True) -> Type:
+    """The type of the adjoint a function receives for a result of type ``t``: the
+    result's own type for a float, a C-ordered shadow array for a float array result
+    (its adjoints, added to the shadow of the returned array), a tuple of those."""
     if isinstance(t, ScalarType) and t.is_float:
         return t
+    if top and isinstance(t, ArrayType) and t.dtype.is_float:
+        return ArrayType(t.dtype, t.ndim, "C")
     if isinstance(t, TupleType):
-        return TupleType(tuple(_adjoint_type(e) for e in t.elements))
-    return F64  # ints, bools, arrays: a placeholder (their adjoint is ignored)
+        return TupleType(tuple(_adjoint_type(e, top=False) for e in t.elements))
+    return F64  # ints, bools, arrays in tuples: a placeholder (their adjoint is ignored)
 
 
 @dataclass
@@ -208,6 +214,12 @@ class _ReverseMode:
     def active(self, v: Value) -> bool:
         return v in self.activity.active
 
+    def _differentiated(self, inst: Instruction) -> bool:
+        """Does ``inst`` get adjoint code? An active instruction does, and so does a call
+        with active operands whose own result is inactive or None: its callee may write
+        active values into an array argument (side effects on active memory)."""
+        return self.active(inst) or inst in self.activity.call_patterns
+
     # -- forward sweep: shadows of local arrays -----------------------------------
 
     def _make_shadows(self) -> None:
@@ -231,6 +243,25 @@ class _ReverseMode:
                         self.shadows[inst] = b.insert(
                             ops.NewArray(shape, b.const(0.0, t.dtype), type=t, name="shadow")
                         )
+                elif isinstance(inst, ops.Call) and inst in self.activity.call_patterns:
+                    # a zeroed shadow of the returned array: the reverse sweep adds the
+                    # adjoints of its elements there and hands it to the callee's reverse
+                    b.position_before(block.instructions[block.instructions.index(inst) + 1])
+                    with b.at(inst.loc):
+                        t = inst.type
+                        assert isinstance(t, ArrayType)
+                        dims = tuple(
+                            b.insert(ops.ArrayDim(inst, k, type=I64)) for k in range(t.ndim)
+                        )
+                        shadow = b.insert(
+                            ops.NewArray(
+                                dims,
+                                b.const(0.0, t.dtype),
+                                type=ArrayType(t.dtype, t.ndim, "C"),
+                                name="shadow",
+                            )
+                        )
+                        self.shadows[inst] = shadow
                 elif not isinstance(inst, ops.Phi):
                     raise _not_differentiable(f"'{inst.OPNAME}' producing an array", inst)
         for block in self.original_blocks:  # phis of arrays: phis of their shadows
@@ -266,7 +297,15 @@ class _ReverseMode:
                 if self.active(inst.pointer):
                     self._plan_address(inst.pointer, plan)
                 continue
-            if not self.active(inst) or isinstance(inst, ops.Phi):
+            if isinstance(inst, ops.Return):
+                value = inst.value
+                if value is not None and isinstance(value.type, ArrayType) and self.active(value):
+                    if any(isinstance(r, Argument) for r in array_sources(value)):
+                        # the caller's result would alias its argument, with shadows apart
+                        raise _not_differentiable("a returned array that may be a parameter", inst)
+                    self._shadow_needed(value, plan)  # the caller's adjoints flow into it
+                continue
+            if not self._differentiated(inst) or isinstance(inst, ops.Phi):
                 continue
             match inst:
                 case ops.Load(pointer=pointer):
@@ -280,6 +319,8 @@ class _ReverseMode:
                     for a in args:
                         if self.active(a) and isinstance(a.type, ArrayType):
                             self._shadow_needed(a, plan)
+                    if self.active(inst) and isinstance(inst.type, ArrayType):
+                        self._shadow_needed(inst, plan)
                 case _:
                     operands, result = primal_needs(inst, self.active)
                     for v in operands:
@@ -591,7 +632,7 @@ class _ReverseMode:
         for inst in reversed(self.body[blk]):
             if inst.IS_TERMINATOR or isinstance(inst, ops.Phi):
                 continue
-            if not self.active(inst) and not isinstance(inst, ops.Store):
+            if not self._differentiated(inst) and not isinstance(inst, ops.Store):
                 continue
             with b.at(inst.loc):
                 try:
@@ -664,6 +705,9 @@ class _ReverseMode:
                 self._accumulate((v, k), b.tuple_get(self.seed, k))
         elif _is_float(value.type):
             self._accumulate((value, 0), self.seed)
+        elif isinstance(value.type, ArrayType):
+            # the caller's adjoints of the returned array flow into its shadow here
+            b.insert(ops.AccumulateArray(self._shadow(value), self.seed, type=NONE))
 
     def primal(self, v: Value) -> Value:
         """The reverse-sweep copy of forward value ``v`` (popped, or a constant)."""
@@ -819,6 +863,19 @@ class _ReverseMode:
             seed = b.make_tuple(parts)
         elif keys:
             seed = self._read(block, (call, 0))
+        elif isinstance(seed_type, ArrayType):
+            # the shadow of the returned array (a placeholder if the caller needs none)
+            seed = (
+                self._shadow(call)
+                if call in self.shadows
+                else b.insert(
+                    ops.NewArray(
+                        (b.const(0, I64),) * seed_type.ndim,
+                        b.const(0.0, seed_type.dtype),
+                        type=seed_type,
+                    )
+                )
+            )
         else:
             seed = _zero(b, seed_type)
         for key in keys:
@@ -926,6 +983,26 @@ def _not_differentiable(what: str, where: Value) -> NotDifferentiable:
 # -- derivative exports ------------------------------------------------------------
 
 
+def user_type_name(t: Type) -> str:
+    """``t`` as the user writes it (``bool``, ``None``, ``f64[:]``)."""
+    return "None" if isinstance(t, NoneType) else python_name(t)
+
+
+def _check_vjp_result(fn: Function, loc: Loc) -> None:
+    """Refuse ``gradc.vjp`` of a function whose result has no float cotangents yet:
+    None, an array, or a tuple holding anything but scalars."""
+    t = fn.return_type
+    elements = t.elements if isinstance(t, TupleType) else (t,)
+    for e in elements:
+        if not isinstance(e, ScalarType):
+            raise PassError(
+                f"gradc.vjp of '{fn.source_name}', which returns {user_type_name(t)}: "
+                f"results of type {user_type_name(e)} have no cotangent yet (float scalars "
+                "and tuples of scalars do)",
+                loc,
+            )
+
+
 def reverse_export(
     module: Module,
     name: str,
@@ -941,10 +1018,12 @@ def reverse_export(
     result_type = fn.return_type
     if kind != "vjp" and not _is_float(result_type):
         raise PassError(
-            f"gradc.{kind} needs '{fn.source_name}' to return a float, not {result_type} "
-            "(use gradc.vjp for other results)",
+            f"gradc.{kind} needs '{fn.source_name}' to return a float, not "
+            f"{user_type_name(result_type)} (use gradc.vjp for other results)",
             loc,
         )
+    if kind == "vjp":
+        _check_vjp_result(fn, loc)
     pattern = frozenset(wrt)
     # the wrapper writes none of the caller's arrays between the two sweeps
     every_array = frozenset(k for k, p in enumerate(fn.params) if isinstance(p.type, ArrayType))
@@ -955,9 +1034,19 @@ def reverse_export(
         arg = Argument(type=p.type, name=p.name, index=len(wrapper.params))
         wrapper.params.append(arg)
         params.append(arg)
+    cotangents: list[Argument] = []
     if kind == "vjp":
-        ct = Argument(type=_adjoint_type(result_type), name="cotangent", index=len(wrapper.params))
-        wrapper.params.append(ct)
+        # one float cotangent per float result: ``cotangent``, or ``ct_<k>`` for element k
+        # of a tuple result (elements that are not floats get none)
+        if isinstance(result_type, TupleType):
+            for k, e in enumerate(result_type.elements):
+                if _is_float(e):
+                    cotangents.append(Argument(type=e, name=f"ct_{k}", index=0))
+        else:
+            cotangents.append(Argument(type=_adjoint_type(result_type), name="cotangent", index=0))
+        for ct in cotangents:
+            ct.index = len(wrapper.params)
+            wrapper.params.append(ct)
     b = Builder(wrapper)
     b.position_at_end(wrapper.add_block("entry"))
     with b.at(loc):
@@ -975,8 +1064,16 @@ def reverse_export(
             )
         value = b.call(derived.fwd.name, [*params, tape], derived.fwd.return_type)
         seed: Value
-        if kind == "vjp":
-            seed = wrapper.params[-1]
+        if kind == "vjp" and isinstance(result_type, TupleType):
+            given = {ct.name: ct for ct in cotangents}
+            seed = b.make_tuple(
+                [
+                    given[f"ct_{k}"] if f"ct_{k}" in given else _zero(b, _adjoint_type(e))
+                    for k, e in enumerate(result_type.elements)
+                ]
+            )
+        elif kind == "vjp":
+            seed = cotangents[0]
         else:
             assert isinstance(result_type, ScalarType)
             seed = b.const(1.0, result_type)

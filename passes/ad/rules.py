@@ -259,7 +259,7 @@ def primal_needs(inst: Instruction, active: Callable[[Value], bool]) -> tuple[li
             return [], True
         case ops.MathCall(fn=fn, args=(a,)) if fn in _CONSTANT:
             return [], False
-        case ops.MathCall(fn="gamma", args=(a,)):  # r·ψ(a)
+        case ops.MathCall(fn="gamma", args=(a,)):  # r·ψ(a)·ā
             return [a], True
         case ops.MathCall(args=(a,)):
             return [a], False

@@ -1,0 +1,46 @@
+"""Derivative exports of tests/test_ad_api.py: tangent shapes of ``gradc.jvp``,
+``gradc.vjp`` of tuple results, and a forward-mode helper returning an inactive array."""
+
+import numpy as np
+
+import gradc
+from gradc import f64, i64
+
+
+@gradc.export
+def weighted(x: f64[:], w: f64[:, :], c: f64) -> f64:
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(w.shape[1]):
+            s += x[i] * w[i, j] * c
+    return s
+
+
+@gradc.export
+def pair(x: f64, a: f64[:], n: i64) -> tuple[f64, i64, f64]:
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * a[i] * x
+    return s * x, n + 1, s + a[0] * n
+
+
+def ramp(n: i64) -> f64[:]:
+    r = np.zeros(n)
+    for i in range(n):
+        r[i] = i + 1.0
+    return r
+
+
+@gradc.export
+def ramp_dot(a: f64[:]) -> f64:
+    r = ramp(a.shape[0])
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += r[i] * a[i] * a[i]
+    return s
+
+
+t_weighted = gradc.jvp(weighted, wrt=("x", "w", "c"))
+v_pair = gradc.vjp(pair, wrt=("x", "a"))
+t_ramp_dot = gradc.jvp(ramp_dot, wrt=("a",))
+d_ramp_dot = gradc.grad(ramp_dot, wrt=("a",))
