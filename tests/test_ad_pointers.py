@@ -59,6 +59,44 @@ def test_strided_rows_gradient(lib: Any, a: np.ndarray, rows: np.ndarray, order:
     H.assert_grad_matches_fd("strided_rows", [lib.d_strided_rows(a, rows)], [fd], ["a"], value)
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    a=st.lists(st.floats(-2, 2), min_size=4, max_size=4).map(np.array),
+    b=st.lists(st.floats(-2, 2), min_size=4, max_size=4).map(np.array),
+    idx=st.lists(st.integers(-4, 3), min_size=0, max_size=7).map(lambda v: np.array(v, "i8")),
+    c=st.floats(0.1, 2) | st.floats(-2, -0.1),
+)
+def test_array_phi_gradient(
+    lib: Any, a: np.ndarray, b: np.ndarray, idx: np.ndarray, c: float
+) -> None:
+    """``src = a if c > 0 else b``, later ``src = t`` (a local array), read and written
+    at data-dependent indices: each adjoint reaches the shadow of the array ``src`` held
+    (b's, which is not differentiated, too: a stale one would corrupt a's)."""
+    value = PLAIN.phi_gather(a.copy(), b.copy(), idx, c)
+    g_a, g_c = lib.d_phi_gather(a.copy(), b.copy(), idx, c)  # it writes through src
+    fd_a, fd_c = H.fd_gradient(PLAIN.phi_gather, [a, b, idx, c], [0, 3])
+    H.assert_grad_matches_fd("phi_gather", [g_a, g_c], [fd_a, fd_c], ["a", "c"], value)
+
+
+def _tracked(base: Any) -> bool:
+    """A tracked array: a shadow parameter, a shadow popped off the tape, a layout cast
+    of one, or a phi of those (the shadow of an array phi, chosen by a popped selector)."""
+    seen: set[int] = set()
+    work = [base]
+    while work:
+        v = work.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, ops.Phi):
+            work.extend(v.operands())
+        elif isinstance(v, ops.Cast):
+            work.append(v.value)
+        elif not isinstance(v, Argument | ops.TapePop):
+            return False
+    return True
+
+
 def test_reverse_sweep_rebuilds_addresses_from_base_and_index() -> None:
     output = build_module(KERNELS, CompilerOptions())
     for entry in output.entries:
@@ -70,12 +108,14 @@ def test_reverse_sweep_rebuilds_addresses_from_base_and_index() -> None:
         for fn in rev:
             addresses = [i for i in fn.instructions() if isinstance(i, ops.ElementAddr)]
             assert addresses, fn.name  # the kernels' adjoints go through memory
+            if fn.name.startswith("phi_gather.rev"):
+                # the shadow of ``src`` is rebuilt from a popped selector
+                assert any(isinstance(a.array, ops.Phi) for a in addresses), fn.name
             for inst in fn.instructions():
                 if isinstance(inst, ops.TapePop):
                     assert not isinstance(inst.type, PointerType), (fn.name, inst)
             for addr in addresses:
                 base = addr.array
                 assert isinstance(base.type, ArrayType)
-                # a tracked array: a shadow parameter or a shadow popped off the tape
-                assert isinstance(base, Argument | ops.TapePop | ops.Cast), (fn.name, base)
+                assert _tracked(base), (fn.name, base)
                 assert all(i.type == I64 for i in addr.indices), (fn.name, addr)

@@ -135,6 +135,7 @@ class _Needs:
     """The forward values the reverse of one block reads, in first-use order."""
 
     values: list[Value] = field(default_factory=list)  # fwd-side values
+    aliases: list[Value] = field(default_factory=list)  # shadows rebuilt from selectors
 
     def add(self, v: Value) -> None:
         if not isinstance(v, ops.Const) and v not in self.values:
@@ -169,6 +170,9 @@ class _ReverseMode:
         self.tape = Argument(type=TAPE, name="tape", index=len(self.fwd.params))
         self.rev = Function(rev_name, loc=fn.loc, source_name=fn.source_name)
         self.shadows: dict[Value, Value] = {}  # fwd array value -> fwd shadow value
+        # aliases (array phis, casts) that parameters reach: their selector (fwd i64)
+        self.selectors: dict[Value, Value] = {}
+        self.alias_params: dict[Value, list[Argument]] = {}
         self.derived = Derived(self.fwd, self.rev, arrays, scalars)
         self._names: dict[Value, int] = {}
         self._var_types: dict[str, Type] = {}
@@ -189,7 +193,9 @@ class _ReverseMode:
         self.preds = self.fwd.predecessors()
         try:
             self._make_shadows()
-            needs = {b: self._needs(b).values for b in self.original_blocks}
+            plans = {b: self._needs(b) for b in self.original_blocks}
+            needs = {b: plan.values for b, plan in plans.items()}
+            self.alias_needs = {b: plan.aliases for b, plan in plans.items()}
             memory = MemoryFacts(
                 self.fwd,
                 self.body,
@@ -262,31 +268,120 @@ class _ReverseMode:
                             )
                         )
                         self.shadows[inst] = shadow
-                elif not isinstance(inst, ops.Phi):
+                elif not isinstance(inst, ops.Phi | ops.Cast):
                     raise _not_differentiable(f"'{inst.OPNAME}' producing an array", inst)
-        for block in self.original_blocks:  # phis of arrays: phis of their shadows
-            for phi in block.phis():
-                if self.active(phi) and isinstance(phi.type, ArrayType):
-                    assert isinstance(phi, ops.Phi)
-                    shadow = ops.Phi(type=phi.type, name="shadow")
-                    shadow.loc = phi.loc
-                    block.insert(len(block.phis()), shadow)
-                    self.shadows[phi] = shadow
-        for merged, merged_shadow in list(self.shadows.items()):
-            if isinstance(merged, ops.Phi):
-                assert isinstance(merged_shadow, ops.Phi)
-                for pred, v in merged.incoming:
-                    if v not in self.shadows:
-                        raise _not_differentiable("an array phi of a parameter", merged)
-                    merged_shadow.incoming.append((pred, self.shadows[v]))
+        self._alias_shadows()
+
+    def _alias_shadows(self) -> None:
+        """Shadows of array phis and layout casts: other names of arrays.
+
+        The shadow of an array phi is the phi of its incoming arrays' shadows. Shadows of
+        local arrays are forward values, but a parameter's lives in the reverse function
+        only; so where parameters reach an alias ``v``, the forward sweep keeps an
+        integer *selector* ``which(v)`` beside it (the index of the parameter ``v`` is, or
+        -1 for a local array) and, where local arrays reach ``v`` too, a phi of their
+        shadows (``self.shadows[v]``; where a parameter came in, it holds the incoming
+        array itself: a tracked array the reverse sweep never uses as a shadow). The
+        reverse sweep rebuilds the shadow from the popped selector
+        (:meth:`_select_shadow`). Only tracked arrays and integers cross the gap, never
+        a derived pointer.
+        """
+        b = Builder(self.fwd)
+        aliases = [
+            inst
+            for block in self.original_blocks
+            for inst in self.body[block]
+            if isinstance(inst, ops.Phi | ops.Cast)
+            and isinstance(inst.type, ArrayType)
+            and self.active(inst)
+        ]
+        params: dict[Value, list[Argument]] = {}
+        has_local: dict[Value, bool] = {}
+        for v in aliases:
+            roots = [r for r in array_sources(v) if not isinstance(r, ops.Phi | ops.Cast)]
+            for r in roots:
+                if not isinstance(r, Argument) and r not in self.shadows:
+                    raise _not_differentiable("an array whose shadow cannot be found", r)
+            found = {r for r in roots if isinstance(r, Argument)}
+            params[v] = sorted(found, key=lambda a: a.index)
+            has_local[v] = any(not isinstance(r, Argument) for r in roots)
+        self.alias_params = {v: ps for v, ps in params.items() if ps}
+        # phis first: they may be cyclic (an array variable carried around a loop)
+        for v in aliases:
+            if not isinstance(v, ops.Phi):
+                continue
+            block = v.block
+            assert block is not None
+            if params[v]:
+                which = ops.Phi(type=I64, name="which")
+                which.loc = v.loc
+                block.insert(len(block.phis()), which)
+                self.selectors[v] = which
+            if has_local[v]:
+                shadow = ops.Phi(type=v.type, name="shadow")
+                shadow.loc = v.loc
+                block.insert(len(block.phis()), shadow)
+                self.shadows[v] = shadow
+
+        def selector(w: Value, at: Instruction) -> Value:
+            """``which(w)`` as a forward value, constants placed before ``at``."""
+            if w in self.selectors:
+                return self.selectors[w]
+            b.position_before(at)
+            with b.at(at.loc):
+                return b.const(w.index if isinstance(w, Argument) else -1, I64)
+
+        def local_shadow(w: Value) -> Value:
+            """The forward array in ``w``'s place in the phi of local shadows."""
+            return self.shadows.get(w, w)
+
+        done: set[Value] = set()
+
+        def cast_shadows(v: ops.Cast) -> None:
+            if v in done:
+                return
+            done.add(v)
+            w = v.operands()[0]
+            if isinstance(w, ops.Cast) and w in params:
+                cast_shadows(w)
+            block = v.block
+            assert block is not None
+            after = block.instructions[block.instructions.index(v) + 1]
+            if params[v]:
+                self.selectors[v] = selector(w, after)
+            if has_local[v]:
+                b.position_before(after)
+                with b.at(v.loc):
+                    self.shadows[v] = b.insert(ops.Cast(local_shadow(w), type=v.type))
+
+        for v in aliases:
+            if isinstance(v, ops.Cast):
+                cast_shadows(v)
+        for v in aliases:
+            if not isinstance(v, ops.Phi):
+                continue
+            for pred, w in v.incoming:
+                term = pred.terminator
+                assert term is not None
+                merged_which = self.selectors.get(v)
+                if isinstance(merged_which, ops.Phi):
+                    merged_which.incoming.append((pred, selector(w, term)))
+                merged_shadow = self.shadows.get(v)
+                if isinstance(merged_shadow, ops.Phi):
+                    merged_shadow.incoming.append((pred, local_shadow(w)))
 
     def _shadow_needed(self, array: Value, plan: _Needs) -> None:
         """Make the shadow of ``array`` available to the reverse sweep of this block."""
         if isinstance(array, Argument):
             return  # a parameter's shadow is a parameter of the reverse function
-        if array not in self.shadows:
+        if array in self.selectors:
+            plan.add(self.selectors[array])
+            if array not in plan.aliases:
+                plan.aliases.append(array)
+        elif array not in self.shadows:
             raise _not_differentiable("an array whose shadow cannot be found", array)
-        plan.add(self.shadows[array])
+        if array in self.shadows:
+            plan.add(self.shadows[array])
 
     # -- what each block pushes ------------------------------------------------------
 
@@ -627,6 +722,7 @@ class _ReverseMode:
             self.recipes = self.tape_plan.recipes.get(blk, {})
             for v, recipe in self.recipes.items():
                 self.popped[v] = self._materialize(rblk, v, recipe)
+            self.selected = {v: self._select_shadow(v) for v in self.alias_needs[blk]}
             if isinstance(term, ops.Return) and term.value is not None:
                 self._seed(term.value)
         for inst in reversed(self.body[blk]):
@@ -718,12 +814,49 @@ class _ReverseMode:
         raise AssertionError(f"reverse sweep needs {v!r}, which was not pushed")
 
     def _shadow(self, array: Value) -> Value:
+        if array in self.selectors:
+            return self.selected[array]
         shadow = self.shadows[array]
         return (
             shadow
             if isinstance(shadow, Argument) and shadow in self.rev.params
             else (self.primal(shadow))
         )
+
+    def _select_shadow(self, array: Value) -> Value:
+        """The shadow of alias ``array`` that parameters reach, rebuilt at the start of a
+        reverse block from its popped selector: ``d_p if which == p.index else ...``,
+        ending with the popped shadow of the local arrays (or the last parameter's
+        shadow when no local array reaches ``array``). Branches and phis, not selects
+        (the lifetimes pass manages arrays through phis)."""
+        b = self.b
+        which = self.primal(self.selectors[array])
+        params = self.alias_params[array]
+        chosen = (
+            self.primal(self.shadows[array])
+            if array in self.shadows
+            else b.cast(self.shadows[params[-1]], array.type)
+        )
+        if array not in self.shadows:
+            params = params[:-1]
+        for p in reversed(params):
+            here = rblk_cur(b)
+            pick = self.rev.add_block(f"{here.label}.shadow")
+            join = self.rev.add_block(f"{here.label}.shadow.join")
+            b.branch(b.cmp("eq", which, b.const(p.index, I64)), pick, join)
+            self.ssa.add_edge(here, pick)
+            self.ssa.seal(pick)
+            b.position_at_end(pick)
+            param_shadow = b.cast(self.shadows[p], array.type)
+            b.jump(join)
+            self.ssa.add_edge(here, join)
+            self.ssa.add_edge(pick, join)
+            self.ssa.seal(join)
+            b.position_at_end(join)
+            merged = ops.Phi(type=array.type, name="shadow")
+            merged.incoming = [(here, chosen), (pick, param_shadow)]
+            chosen = b.insert(merged)
+        return chosen
 
     def _address(self, pointer: Value) -> Value:
         """The shadow element of forward element address ``pointer``."""

@@ -1,5 +1,6 @@
 """Kernels whose reverse sweeps need element addresses computed in the forward sweep
-(tests/test_ad_pointers.py): data-dependent indices, local arrays, 2-D strides."""
+(tests/test_ad_pointers.py): data-dependent indices, local arrays, 2-D strides, an array
+phi of two parameters and a local array."""
 
 import numpy as np
 
@@ -30,5 +31,21 @@ def strided_rows(a: f64[:, :], rows: i64[:]) -> f64:
     return s
 
 
+@gradc.export
+def phi_gather(a: f64[:], b: f64[:], idx: i64[:], c: f64) -> f64:
+    t = np.zeros(len(a))
+    src = a if c > 0.0 else b
+    s = 0.0
+    for k in range(len(idx)):
+        j = idx[k]
+        if k % 3 == 2:
+            src = t
+        s += src[j] * a[j] * c
+        src[j] = s
+        t[j] = src[j] * 0.5 + b[j]
+    return s
+
+
 d_gather_scatter = gradc.grad(gather_scatter, wrt=("x", "w"))
 d_strided_rows = gradc.grad(strided_rows, wrt="a")
+d_phi_gather = gradc.grad(phi_gather, wrt=("a", "c"))
