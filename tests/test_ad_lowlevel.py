@@ -129,6 +129,27 @@ def test_overwritten_duplicated_array_matches_the_high_level_gradient(lib: Any) 
     H.assert_grad_matches_fd("r_overwrite", [d_x, d_c], [fd_x, fd_c], ["x", "c"], value)
 
 
+@pytest.mark.parametrize("c", [0.8, -0.6])
+def test_array_phi_of_a_duplicated_and_a_const_parameter(lib: Any, c: float) -> None:
+    """``src = a if c > 0 else b``, read and written: the Const ``b`` gets a scratch
+    shadow, so the adjoints that reach ``b`` through ``src`` do not land in ``d_a``."""
+    a = np.array([0.3, -1.2, 2.0])
+    b = np.array([1.5, 0.4, -0.7])
+    d_a = np.zeros(3)
+    value, d_c = lib.r_pick(a.copy(), d_a, b.copy(), c)
+    assert value == pytest.approx(PLAIN.pick(a.copy(), b.copy(), c), rel=1e-13)
+    fd_a, fd_c = H.fd_gradient(PLAIN.pick, [a, b, c], [0, 2])
+    H.assert_grad_matches_fd("r_pick", [d_a, d_c], [fd_a, fd_c], ["a", "c"], value)
+    g_a, g_c = lib.g_pick(a.copy(), b.copy(), c)
+    np.testing.assert_allclose(g_a, d_a, rtol=1e-13, atol=1e-13)
+    assert g_c == pytest.approx(d_c, rel=1e-13, abs=1e-13)
+    # both Duplicated: each gets the adjoints of the elements ``src`` read from it
+    d_a, d_b = np.zeros(3), np.zeros(3)
+    lib.r_pick_both(a.copy(), d_a, b.copy(), d_b, c)
+    (fd_b,) = H.fd_gradient(PLAIN.pick, [a, b, c], [1])
+    H.assert_grad_matches_fd("r_pick_both", [d_a, d_b], [fd_a, fd_b], ["a", "b"], value)
+
+
 def test_shadow_of_the_wrong_shape_is_a_value_error(lib: Any) -> None:
     with pytest.raises(ValueError, match="shadow 'd_x' must have the shape of 'x'"):
         lib.r_energy(np.ones(3), np.zeros(2), 1.0, 3)

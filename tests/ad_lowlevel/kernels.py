@@ -44,6 +44,16 @@ def overwrite(x: f64[:], c: f64) -> f64:
     return s
 
 
+@gradc.export
+def pick(a: f64[:], b: f64[:], c: f64) -> f64:
+    src = a if c > 0.0 else b
+    s = 0.0
+    for i in range(len(a)):
+        s += src[i] * a[i] * c
+        src[i] = s
+    return s + b[0]
+
+
 r_energy = gradc.reverse(energy, x=gradc.Duplicated, c=gradc.Active)
 r_energy_positional = gradc.reverse(energy, gradc.Duplicated, gradc.Const, gradc.Const)
 f_energy = gradc.forward(energy, x=gradc.Duplicated, c=gradc.Duplicated)
@@ -54,3 +64,6 @@ f_bilinear = gradc.forward(bilinear, a=gradc.Duplicated, u=gradc.Duplicated)
 r_overwrite = gradc.reverse(overwrite, x=gradc.Duplicated, c=gradc.Active)
 g_overwrite = gradc.grad(overwrite, wrt=("x", "c"))
 g_scale = gradc.grad(scale_into, wrt=("x", "c"))
+r_pick = gradc.reverse(pick, a=gradc.Duplicated, c=gradc.Active)
+r_pick_both = gradc.reverse(pick, a=gradc.Duplicated, b=gradc.Duplicated)
+g_pick = gradc.grad(pick, wrt=("a", "c"))

@@ -23,6 +23,8 @@ SHAPES = {
     "write_through_local": {"a": ("n",)},
     "nested_pick": {"a": ("n",), "b": ("n",), "d": ("n",)},
     "call_pick": {"a": ("n",), "b": ("n",)},
+    "phi_argument": {"a": ("n",), "b": ("n",)},
+    "phi_of_call_result": {"a": ("n",)},
 }
 
 DIMS = {
@@ -35,6 +37,8 @@ DIMS = {
     "write_through_local": {"n": (1, 5)},
     "nested_pick": {"n": (1, 5)},
     "call_pick": {"n": (1, 5)},
+    "phi_argument": {"n": (1, 5)},
+    "phi_of_call_result": {"n": (1, 5)},
 }
 
 DOMAINS = {"alternate": {"k": (0, 5)}, "alternate_rows": {"k": (0, 4)}}
@@ -47,6 +51,8 @@ KINKS = {
     "write_through_local": lambda a, c: (c,),
     "nested_pick": lambda a, b, d, c, e: (c, e),
     "call_pick": lambda a, b, c: (c,),
+    "phi_argument": lambda a, b, c: (c,),
+    "phi_of_call_result": lambda a, c: (c,),
 }
 
 
@@ -177,3 +183,40 @@ def call_pick(a: f64[:], b: f64[:], c: f64) -> f64:
 
 d_call_pick = gradc.grad(call_pick, wrt=("a", "b", "c"))
 t_call_pick = gradc.jvp(call_pick, wrt=("a", "b", "c"))
+
+
+def _weighted(src: f64[:], w: f64) -> f64:
+    s = 0.0
+    for i in range(len(src)):
+        s += math.sin(src[i]) * w
+        src[i] = src[i] * w
+    return s
+
+
+def _squares(a: f64[:]) -> f64[:]:
+    t = np.zeros(len(a))
+    for i in range(len(a)):
+        t[i] = a[i] * a[i]
+    return t
+
+
+@gradc.export
+def phi_argument(a: f64[:], b: f64[:], c: f64) -> f64:
+    src = a if c > 0.0 else b
+    return _weighted(src, c) + _weighted(b, 0.5) + a[0]
+
+
+@gradc.export
+def phi_of_call_result(a: f64[:], c: f64) -> f64:
+    sq = _squares(a)
+    src = sq if c > 0.0 else a
+    s = 0.0
+    for i in range(len(src)):
+        s += src[i] * c + sq[i]
+    return s
+
+
+d_phi_argument = gradc.grad(phi_argument, wrt=("a", "b", "c"))
+t_phi_argument = gradc.jvp(phi_argument, wrt=("a", "b", "c"))
+d_phi_of_call_result = gradc.grad(phi_of_call_result, wrt=("a", "c"))
+t_phi_of_call_result = gradc.jvp(phi_of_call_result, wrt=("a", "c"))
