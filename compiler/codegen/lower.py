@@ -578,8 +578,9 @@ class _FunctionLowering:
         """The block an error exit of the current instruction jumps to.
 
         ``target`` itself when the instruction holds no arrays; otherwise a new block that
-        releases the arrays the ``lifetimes`` pass listed in ``inst.unwind`` and then
-        jumps to ``target`` — so an exception leaks no temporaries.
+        releases the arrays (and frees the tapes) the ``lifetimes`` pass listed in
+        ``inst.unwind`` and then jumps to ``target`` — so an exception leaks no
+        temporaries.
         """
         inst = self.inst
         if inst is None or not inst.unwind:
@@ -589,7 +590,10 @@ class _FunctionLowering:
         self.b.position_at_end(block)
         decref = self.arrays.runtime_function(arrays.RUNTIME_DECREF)
         for v in inst.unwind:
-            self.arrays.refcount_value(self.value(v), v.type, decref)
+            if isinstance(v.type, TapeType):  # a tape made here (lifetimes lists it)
+                self.tape.free_value(self.value(v))
+            else:
+                self.arrays.refcount_value(self.value(v), v.type, decref)
         self.b.branch(target)
         assert saved is not None
         self.b.position_at_end(saved)

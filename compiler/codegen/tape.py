@@ -434,8 +434,12 @@ class TapeLowering:
         return slots[0]
 
     def _free(self, inst: ops.TapeFree) -> None:
+        self.free_value(self._tape(inst))
+
+    def free_value(self, tape: ll.Value) -> None:
+        """Call ``gradc_rt1_tape_free`` on ``tape`` (also on error exits: ``unwind``)."""
         fn = self.fl.ml.declare(RUNTIME_TAPE_FREE, ll.VoidType(), [tape_type()], readnone=False)
-        self.b.call(fn, [self._tape(inst)])
+        self.b.call(fn, [tape])
 
 
 def _transparent(inst: Instruction) -> bool:

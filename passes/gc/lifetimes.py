@@ -227,14 +227,20 @@ def _cancel_pairs(fn: Function, cancellable: set[Instruction]) -> None:
             block.instructions = [i for i in instructions if id(i) not in dead]
 
 
+def _held_on_error(v: Value) -> bool:
+    """Released on an error exit: owned arrays, and tapes made here (``tapenew``)."""
+    return _owns(v) or isinstance(v, ops.TapeNew)
+
+
 def _record_unwind(fn: Function) -> None:
-    """Give each instruction that may raise the owned arrays live across it.
+    """Give each instruction that may raise the owned arrays (and the tapes this function
+    made: ``tapefree`` on that exit) live across it.
 
     When it raises, the function leaves at once; lowering releases these on that exit so
     that an exception does not leak the temporaries (the normal-path ``decref`` after
     the instruction never runs).
     """
-    live = compute_liveness(fn, _owns, _uses)
+    live = compute_liveness(fn, _held_on_error, _uses)
     order = _order(fn)
     for block in fn.blocks:
         holding: set[Value] = set()
@@ -246,7 +252,7 @@ def _record_unwind(fn: Function) -> None:
             if inst.MAY_RAISE and not inst.IS_TERMINATOR:
                 inst.unwind = tuple(sorted(holding, key=order))
             if not isinstance(inst, ops.Phi):
-                holding.update(v for v in _uses(inst) if _owns(v))
+                holding.update(v for v in _uses(inst) if _held_on_error(v))
 
 
 def _unique(values: list[Value]) -> list[Value]:
