@@ -597,6 +597,14 @@ class _ReverseMode:
             assert ind is not None
             k = self.primal(ind.counter)
             return b.add(self.primal(ind.start), b.mul(k, self.primal(ind.step)))
+        if recipe.kind == "trip":
+            # a range loop's iteration count at its exit, where a pop would have set it
+            trip = recipe.trip
+            assert trip is not None
+            start, bound = self.primal(trip.start), self.primal(trip.bound)
+            count = b.select(b.cmp("lt", start, bound), b.sub(bound, start), b.const(0, I64))
+            self.ssa.write(rblk, self._primal_var(v), count)
+            return count
         assert isinstance(v, Instruction) and recipe.kind == "recompute"
         if isinstance(v, ops.Load):
             pointer = v.pointer
