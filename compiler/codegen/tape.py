@@ -40,7 +40,8 @@ stored at every push and pop (two registers rather than three: hot loops of deri
 code are short of them)::
 
     entry (or after tapenew):   cur, end = base + top, base + cap   (header loaded once)
-    push:                       need = cur + S; if need > end: grow; store at cur; cur = need
+    push:                       need = cur + S; if need > end: grow, check again;
+                                store at cur; cur = need
     pop:                        cur = cur - S; load at cur
     grow (cold):                top = cur - header.base; call the runtime with top + S;
                                 cur, end = base' + top, base' + cap'
@@ -394,18 +395,23 @@ class TapeLowering:
             start = b.gep(self._load_field(tape, _BASE, "tape.base"), [top], inbounds=True)
             self._store_field(tape, _TOP, need)
         else:
-            cur = b.load(regs.cur, name="tape.cur")
-            after = b.gep(cur, [total], name="tape.need")  # not inbounds: cur may be NULL
+            # after a growth, check again (it passes): the entries are then written at the
+            # ``cur`` the check computed ``need`` from, and ``need`` is the next ``cur``
+            # (one pointer per loop, not a phi of the grown and the old one beside it)
+            check = self.fl.llfn.append_basic_block(self.fl.continuation())
+            b.branch(check)
+            b.position_at_end(check)
+            start = b.load(regs.cur, name="tape.cur")
+            after = b.gep(start, [total], name="tape.need")  # not inbounds: may be NULL
             end = b.load(regs.end, name="tape.end")
             b.cbranch(b.icmp_unsigned(">", after, end), grow, store).set_weights([1, 1 << 20])
             b.position_at_end(grow)
-            used = self._top_of(b, tape, cur)
+            used = self._top_of(b, tape, start)
             self._grow(fn, tape, b.add(used, total, name="tape.need", flags=["nuw", "nsw"]))
             self._fill(b, tape, used)  # the runtime moved the buffer; header.top is stale
-            b.branch(store)
+            b.branch(check)
             b.position_at_end(store)
-            start = b.load(regs.cur, name="tape.cur")
-            b.store(b.gep(start, [total], inbounds=True, name="tape.next"), regs.cur)
+            b.store(after, regs.cur)
         offset = 0
         slots = []
         for ty, size in zip(types, sizes):
