@@ -34,16 +34,24 @@ and loads at constant offsets. Per pushed value that leaves a single store.
 
 **Header in registers.** In a function with exactly one tape value — its parameter or
 a ``tapenew`` result — used only by pushes, pops, ``tapefree`` and as a call argument,
-``top``, ``base`` and ``cap`` live in three stack slots that LLVM promotes to SSA
-registers (mem2reg), instead of being loaded from and stored to the header at every
-push and pop::
+two pointers, ``cur = base + top`` and ``end = base + cap``, live in two stack slots
+that LLVM promotes to SSA registers (mem2reg), instead of the header being loaded and
+stored at every push and pop (two registers rather than three: hot loops of derivative
+code are short of them)::
 
-    entry (or after tapenew):   top, base, cap = header        (loaded once)
-    push/pop:                   registers only; the header is not touched
-    grow (cold):                call the runtime; base, cap = header
-    before a call taking tape:  header.top = top
-    after it returns:           top, base, cap = header        (the callee pushed/popped)
-    before return (parameter):  header.top = top
+    entry (or after tapenew):   cur, end = base + top, base + cap   (header loaded once)
+    push:                       need = cur + S; if need > end: grow, check again;
+                                store at cur; cur = need
+    pop:                        cur = cur - S; load at cur
+    grow (cold):                top = cur - header.base; call the runtime with top + S;
+                                cur, end = base' + top, base' + cap'
+    before a call taking tape:  header.top = cur - header.base
+    after it returns:           cur, end from the header       (the callee pushed/popped)
+    before return (parameter):  header.top = cur - header.base
+
+``base`` is NULL before the first growth: ``cur + S`` is then computed without
+``inbounds`` (LLVM's inbounds offset from NULL would be poison), and the compare with
+``end`` (NULL) sends the push to the runtime.
 
 An exception leaves the header's ``top`` stale: that is harmless because an exception
 from a derivative call never reaches code that uses the tape again (the tape is leaked
@@ -161,10 +169,11 @@ def entry_size(ty: ll.Type) -> int:
 
 @dataclass(frozen=True)
 class _Registers:
-    """Stack slots (``alloca``, promoted to registers) holding one tape's header fields,
-    indexed like the header: ``fields[_BASE]``, ``fields[_TOP]``, ``fields[_CAP]``."""
+    """Stack slots (``alloca``, promoted to registers) holding one tape's ``cur``
+    (``base + top``) and ``end`` (``base + cap``) pointers."""
 
-    fields: tuple[ll.AllocaInstr, ll.AllocaInstr, ll.AllocaInstr]
+    cur: ll.AllocaInstr
+    end: ll.AllocaInstr
 
 
 def registered_tape(func: Function) -> Value | None:
@@ -205,14 +214,10 @@ class TapeLowering:
             return
         pro = self.fl.prologue
         self._registers = _Registers(
-            (
-                pro.alloca(_I8P, name="tape.base.slot"),
-                pro.alloca(_I64, name="tape.top.slot"),
-                pro.alloca(_I64, name="tape.cap.slot"),
-            )
+            pro.alloca(_I8P, name="tape.cur.slot"), pro.alloca(_I8P, name="tape.end.slot")
         )
         if not isinstance(self._registered_value, Instruction):  # a parameter
-            self._fill(pro, self.fl.value(self._registered_value), (_BASE, _TOP, _CAP))
+            self._fill(pro, self.fl.value(self._registered_value))
 
     # -- header fields: registers or memory ------------------------------------------
 
@@ -222,33 +227,34 @@ class TapeLowering:
             return self._registers
         return None
 
-    def _fill(self, b: ll.IRBuilder, tape: ll.Value, fields: tuple[int, ...]) -> None:
-        """Load ``fields`` of the header into the register slots (at ``b``)."""
+    def _header_at(self, b: ll.IRBuilder, tape: ll.Value, field: int, name: str) -> ll.Value:
+        v = b.load(self._field_at(b, tape, field), name=name, align=8)
+        v.set_metadata("tbaa", self._tbaa("header"))
+        return v
+
+    def _fill(self, b: ll.IRBuilder, tape: ll.Value, top: ll.Value | None = None) -> None:
+        """``cur, end = base + top, base + cap`` from the header (at ``b``); ``top``: the
+        bytes in use when the header's own ``top`` is stale (after a growth)."""
         assert self._registers is not None
-        names = {_BASE: "tape.base", _TOP: "tape.top", _CAP: "tape.cap"}
-        for field in fields:
-            v = b.load(self._field_at(b, tape, field), name=names[field], align=8)
-            v.set_metadata("tbaa", self._tbaa("header"))
-            b.store(v, self._registers.fields[field])
+        base = self._header_at(b, tape, _BASE, "tape.base")
+        if top is None:
+            top = self._header_at(b, tape, _TOP, "tape.top")
+        cap = self._header_at(b, tape, _CAP, "tape.cap")
+        # not inbounds: base is NULL (and top, cap zero) before the first growth
+        b.store(b.gep(base, [top], name="tape.cur"), self._registers.cur)
+        b.store(b.gep(base, [cap], name="tape.end"), self._registers.end)
 
-    def _read(self, inst: _TapeOp, tape: ll.Value, field: int, name: str) -> ll.Value:
-        regs = self._registered(inst)
-        if regs is None:
-            return self._load_field(tape, field, name)
-        return self.b.load(regs.fields[field], name=name)
-
-    def _write_top(self, inst: _TapeOp, tape: ll.Value, v: ll.Value) -> None:
-        regs = self._registered(inst)
-        if regs is None:
-            self._store_field(tape, _TOP, v)
-        else:
-            self.b.store(v, regs.fields[_TOP])
+    def _top_of(self, b: ll.IRBuilder, tape: ll.Value, cur: ll.Value) -> ll.Value:
+        """The bytes in use, ``cur - header.base``, at ``b``."""
+        base = self._header_at(b, tape, _BASE, "tape.base")
+        return b.sub(b.ptrtoint(cur, _I64), b.ptrtoint(base, _I64), name="tape.top")
 
     def _sync_out(self) -> None:
-        """``header.top = top`` from the registers, at the builder."""
+        """``header.top = cur - base`` from the registers, at the builder."""
         assert self._registers is not None and self._registered_value is not None
-        top = self.b.load(self._registers.fields[_TOP], name="tape.top")
-        self._store_field(self.fl.value(self._registered_value), _TOP, top)
+        tape = self.fl.value(self._registered_value)
+        cur = self.b.load(self._registers.cur, name="tape.cur")
+        self._store_field(tape, _TOP, self._top_of(self.b, tape, cur))
 
     def before_call(self, inst: ops.Call) -> None:
         """Before ``inst`` (a call): hand a registered tape's ``top`` to the callee."""
@@ -259,7 +265,7 @@ class TapeLowering:
         """After ``inst`` returned normally: take the header back into the registers."""
         if self._registers is not None and any(a is self._registered_value for a in inst.args):
             assert self._registered_value is not None
-            self._fill(self.b, self.fl.value(self._registered_value), (_BASE, _TOP, _CAP))
+            self._fill(self.b, self.fl.value(self._registered_value))
 
     def before_return(self) -> None:
         """Before a normal return: a tape parameter's header gets its ``top`` back."""
@@ -352,7 +358,7 @@ class TapeLowering:
         is_null = self.b.icmp_unsigned("==", tape, ll.Constant(tape_type(), None))
         self.fl.raise_if(is_null, "MemoryError", _OUT_OF_MEMORY)
         if self._registers is not None and inst is self._registered_value:
-            self._fill(self.b, tape, (_BASE, _TOP, _CAP))
+            self._fill(self.b, tape)
         return tape
 
     def _push(self, inst: ops.TapePush) -> None:
@@ -372,24 +378,40 @@ class TapeLowering:
         group = self._group(inst)
         types = [self._value_type(p, p.value.type) for p in group if isinstance(p, ops.TapePush)]
         sizes = [entry_size(ty) for ty in types]
-        top = self._read(inst, tape, _TOP, "tape.top")
-        cap = self._read(inst, tape, _CAP, "tape.cap")
-        need = b.add(top, ll.Constant(_I64, sum(sizes)), name="tape.need", flags=["nuw", "nsw"])
+        total = ll.Constant(_I64, sum(sizes))
+        regs = self._registered(inst)
         grow = self.fl.llfn.append_basic_block("tape.grow")
         store = self.fl.llfn.append_basic_block(self.fl.continuation())
-        b.cbranch(b.icmp_unsigned(">", need, cap), grow, store).set_weights([1, 1 << 20])
-        b.position_at_end(grow)
         fn = self.fl.ml.declare(RUNTIME_TAPE_GROW, _I32, [tape_type(), _I64], readnone=False)
-        status = b.call(fn, [tape, need], name="tape.grown")
-        self.fl.raise_if(
-            b.icmp_unsigned("!=", status, ll.Constant(_I32, 0)), "MemoryError", _OUT_OF_MEMORY
-        )
-        if self._registered(inst) is not None:
-            self._fill(b, tape, (_BASE, _CAP))  # the runtime moved the buffer
-        b.branch(store)
-        b.position_at_end(store)
-        start = b.gep(self._read(inst, tape, _BASE, "tape.base"), [top], inbounds=True)
-        self._write_top(inst, tape, need)
+        if regs is None:
+            top = self._load_field(tape, _TOP, "tape.top")
+            cap = self._load_field(tape, _CAP, "tape.cap")
+            need = b.add(top, total, name="tape.need", flags=["nuw", "nsw"])
+            b.cbranch(b.icmp_unsigned(">", need, cap), grow, store).set_weights([1, 1 << 20])
+            b.position_at_end(grow)
+            self._grow(fn, tape, need)
+            b.branch(store)
+            b.position_at_end(store)
+            start = b.gep(self._load_field(tape, _BASE, "tape.base"), [top], inbounds=True)
+            self._store_field(tape, _TOP, need)
+        else:
+            # after a growth, check again (it passes): the entries are then written at the
+            # ``cur`` the check computed ``need`` from, and ``need`` is the next ``cur``
+            # (one pointer per loop, not a phi of the grown and the old one beside it)
+            check = self.fl.llfn.append_basic_block(self.fl.continuation())
+            b.branch(check)
+            b.position_at_end(check)
+            start = b.load(regs.cur, name="tape.cur")
+            after = b.gep(start, [total], name="tape.need")  # not inbounds: may be NULL
+            end = b.load(regs.end, name="tape.end")
+            b.cbranch(b.icmp_unsigned(">", after, end), grow, store).set_weights([1, 1 << 20])
+            b.position_at_end(grow)
+            used = self._top_of(b, tape, start)
+            self._grow(fn, tape, b.add(used, total, name="tape.need", flags=["nuw", "nsw"]))
+            self._fill(b, tape, used)  # the runtime moved the buffer; header.top is stale
+            b.branch(check)
+            b.position_at_end(store)
+            b.store(after, regs.cur)
         offset = 0
         slots = []
         for ty, size in zip(types, sizes):
@@ -399,6 +421,13 @@ class TapeLowering:
         for p, slot in zip(group[1:], slots[1:]):
             self._slots[p] = slot
         return slots[0]
+
+    def _grow(self, fn: ll.Function, tape: ll.Value, need: ll.Value) -> None:
+        """Call the runtime to make room for ``need`` bytes (MemoryError on failure)."""
+        status = self.b.call(fn, [tape, need], name="tape.grown")
+        self.fl.raise_if(
+            self.b.icmp_unsigned("!=", status, ll.Constant(_I32, 0)), "MemoryError", _OUT_OF_MEMORY
+        )
 
     def _pop(self, inst: ops.TapePop) -> ll.Value:
         b = self.b
@@ -418,11 +447,17 @@ class TapeLowering:
         group = self._group(inst)
         types = [self._value_type(p, p.type) for p in group]
         sizes = [entry_size(ty) for ty in types]
-        top = self._read(inst, tape, _TOP, "tape.top")
         total = sum(sizes)
-        rest = b.sub(top, ll.Constant(_I64, total), name="tape.rest", flags=["nuw"])
-        start = b.gep(self._read(inst, tape, _BASE, "tape.base"), [rest], inbounds=True)
-        self._write_top(inst, tape, rest)
+        regs = self._registered(inst)
+        if regs is None:
+            top = self._load_field(tape, _TOP, "tape.top")
+            rest = b.sub(top, ll.Constant(_I64, total), name="tape.rest", flags=["nuw"])
+            start = b.gep(self._load_field(tape, _BASE, "tape.base"), [rest], inbounds=True)
+            self._store_field(tape, _TOP, rest)
+        else:
+            cur = b.load(regs.cur, name="tape.cur")
+            start = b.gep(cur, [ll.Constant(_I64, -total)], inbounds=True, name="tape.rest")
+            b.store(start, regs.cur)
         offset = total
         slots = []
         for ty, size in zip(types, sizes):

@@ -464,9 +464,8 @@ def _byte_offset(array: Any, indices: Sequence[object], *, check: bool) -> int:
     offset = 0
     for axis, (i, size, stride) in enumerate(zip(indices, shape, strides)):
         assert isinstance(i, int)
-        j = i
+        j = i + size if i < 0 else i  # wrapped once, checked or not (as compiled)
         if check:
-            j = i + size if i < 0 else i
             if not 0 <= j < size:
                 raise IndexError(MESSAGES["index_range"].format(i, axis, size))
         offset += j * stride

@@ -564,8 +564,10 @@ class DecRef(Instruction):
 class ElementOffset(Instruction):
     """The byte offset of ``array[indices]`` from the array's data (no bounds check).
 
-    ``elemaddr %a, (%i)`` is ``addr %a, (elemoffset %a, (%i))`` once the index has
-    been checked; ``phi-decay`` uses this form to carry (base, offset) pairs.
+    A negative index counts from the end once, as in :class:`ElementAddr` (the code
+    generator wraps it branch-free), but is not checked: ``elemaddr %a, (%i)`` is
+    ``addr %a, (elemoffset %a, (%i))`` once the index has been checked; ``phi-decay``
+    uses this form to carry (base, offset) pairs.
     """
 
     OPNAME: ClassVar[str] = "elemoffset"

@@ -692,6 +692,14 @@ class _ReverseMode:
             assert ind is not None
             k = self.primal(ind.counter)
             return b.add(self.primal(ind.start), b.mul(k, self.primal(ind.step)))
+        if recipe.kind == "trip":
+            # a range loop's iteration count at its exit, where a pop would have set it
+            trip = recipe.trip
+            assert trip is not None
+            start, bound = self.primal(trip.start), self.primal(trip.bound)
+            count = b.select(b.cmp("lt", start, bound), b.sub(bound, start), b.const(0, I64))
+            self.ssa.write(rblk, self._primal_var(v), count)
+            return count
         assert isinstance(v, Instruction) and recipe.kind == "recompute"
         if isinstance(v, ops.Load):
             pointer = v.pointer
@@ -868,26 +876,13 @@ class _ReverseMode:
     def _checked_address(self, array: Value, indices: list[Value], t: Type) -> Value:
         """``array[indices]`` (``indices``: forward values) in the reverse sweep, for
         indices the forward sweep used on an array of the same shape (the primal of a
-        shadow, or itself): they are in bounds. When every index is known to be
-        non-negative (a constant, or an induction variable counting up from a
-        constant), no check and no wrap is needed: ``addr(elemoffset)``; otherwise an
-        ``elemaddr``, which wraps a negative index (and checks it again)."""
+        shadow, or the array itself): the forward ``elemaddr`` checked them, so they are
+        in bounds once wrapped. ``addr(elemoffset)``: a negative index is wrapped
+        branch-free (``i < 0 ? i + shape : i``), never checked again."""
         b = self.b
         values = tuple(self.primal(i) for i in indices)
-        if all(self._non_negative(i) for i in indices):
-            offset = b.insert(ops.ElementOffset(array, values, type=I64))
-            return b.insert(ops.Addr(array, offset, type=t))
-        return b.insert(ops.ElementAddr(array, values, type=t))
-
-    def _non_negative(self, v: Value) -> bool:
-        """Is forward value ``v`` (an index) known to be >= 0 where it is used?"""
-        if isinstance(v, ops.Const):
-            return isinstance(v.value, int) and v.value >= 0
-        recipe = self.recipes.get(v)
-        if recipe is None or recipe.induction is None:
-            return False
-        start, step = recipe.induction.start, recipe.induction.step
-        return all(isinstance(c, ops.Const) and int(c.value) >= 0 for c in (start, step))
+        offset = b.insert(ops.ElementOffset(array, values, type=I64))
+        return b.insert(ops.Addr(array, offset, type=t))
 
     def _adjoint(self, inst: Instruction) -> None:
         b = self.b

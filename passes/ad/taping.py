@@ -36,7 +36,11 @@ outside and one latch, gets an iteration counter (``trip = phi [entry: 0], [latc
 pushed once at each exit point; the reverse of the header branches back to the latch
 while it is positive, decrementing it, and leaves the loop when it is zero. Within the
 reverse of the loop it is the forward iteration number, which recomputes induction
-variables.
+variables. A ``range`` loop — left only from its header, when ``i < n`` fails, ``i`` an
+induction variable counting up by one from ``start``, ``n`` defined outside the loop —
+pushes nothing when ``start`` and ``n`` come without a push at its exit (constants,
+induction variables of an outer loop, hoisted values...): its trip count is
+``max(n - start, 0)``, rebuilt there (a :class:`Trip`).
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ __all__ = [
     "Recipe",
     "TapeOptions",
     "TapePlan",
+    "Trip",
     "plan_tape",
 ]
 
@@ -107,13 +112,24 @@ class Induction:
 
 
 @dataclass(frozen=True)
+class Trip:
+    """The trip count of a ``range`` loop, ``max(bound - start, 0)``, at its exit."""
+
+    counter: ops.Phi
+    start: Value
+    bound: Value
+
+
+@dataclass(frozen=True)
 class Recipe:
     """How ``R(B)`` obtains one forward value: ``kind`` is ``tape`` (read the variable a
-    pop wrote), ``recompute`` (rebuild the instruction from its operands' values) or
-    ``induction`` (with ``induction`` set)."""
+    pop wrote), ``recompute`` (rebuild the instruction from its operands' values),
+    ``induction`` (with ``induction`` set) or ``trip`` (with ``trip`` set: a counted
+    loop's iteration counter at its exit, which also sets the counter's variable)."""
 
     kind: str
     induction: Induction | None = None
+    trip: Trip | None = None
 
 
 @dataclass
@@ -166,6 +182,7 @@ class _Planner:
             loop: loop.exit_points(fn, self.preds) for loop in self.forest.loops
         }
         self.inductions: dict[Value, tuple[Counter, Value, Value]] = {}
+        self.trips: dict[Block, Trip] = {}  # exit point -> trip count rebuilt there
         if options.count_loops:
             for loop in self.forest.loops:
                 self._count(loop)
@@ -180,6 +197,15 @@ class _Planner:
                 self._no_reload.add(blk)
             for v in values:
                 self._realize(blk, v)
+        for point, trip in self.trips.items():
+            if any(self._kind(point, w)[0] == "here" for w in (trip.start, trip.bound)):
+                self._push(point, trip.counter)  # rebuilding it would push more
+                continue
+            recipes = self.plan.recipes.setdefault(point, {})
+            self._realize(point, trip.start)
+            self._realize(point, trip.bound)
+            recipes.pop(trip.counter, None)
+            recipes[trip.counter] = Recipe("trip", trip=trip)
         return self.plan
 
     def _reload_pays(self, blk: Block, values: list[Value]) -> bool:
@@ -219,8 +245,6 @@ class _Planner:
         phi.loc = header.instructions[0].loc if header.instructions else self.fn.loc
         counter = Counter(loop, entry, latch, phi)
         self.plan.counters[header] = counter
-        for point in self.exits[loop]:
-            self._push(point, phi)
         for p in header.phis():
             assert isinstance(p, ops.Phi)
             if p.type != I64:
@@ -237,6 +261,38 @@ class _Planner:
             if self._defined_in(step, loop):
                 continue
             self.inductions[p] = (counter, start, step)
+        trip = self._range_trip(loop, counter)
+        if trip is not None:
+            (point,) = self.exits[loop]
+            self.trips[point] = trip
+        else:
+            for point in self.exits[loop]:
+                self._push(point, phi)
+
+    def _range_trip(self, loop: Loop, counter: Counter) -> Trip | None:
+        """The trip count of ``loop`` as ``max(n - start, 0)``, when the loop is only
+        left from its header, on ``i < n`` failing, with ``i`` an induction variable of
+        step 1 from ``start`` and ``n`` defined outside the loop; else None."""
+        header = loop.header
+        term = header.terminator
+        if not isinstance(term, ops.Branch) or len(self.exits[loop]) != 1:
+            return None
+        if [src for src, _ in loop.exit_edges(self.fn)] != [header]:
+            return None
+        if term.if_true not in loop.blocks or term.if_false in loop.blocks:
+            return None
+        cond = term.cond
+        if not isinstance(cond, ops.Cmp) or cond.pred != "lt" or cond.lhs.type != I64:
+            return None
+        found = self.inductions.get(cond.lhs)
+        if found is None or found[0] is not counter:
+            return None
+        _, start, step = found
+        if not (isinstance(step, ops.Const) and step.value == 1):
+            return None
+        if self._defined_in(cond.rhs, loop) or cond.rhs.type != I64:
+            return None
+        return Trip(counter.phi, start, cond.rhs)
 
     # -- classification ------------------------------------------------------------------
 

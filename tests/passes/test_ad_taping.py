@@ -174,12 +174,43 @@ def test_index_arithmetic_is_recomputed(tmp_path: Path, monkeypatch: pytest.Monk
             want, _ = run_counting(monkeypatch, plain, "d_packed", [x, L, d])
             for g, w in zip(got, want):
                 np.testing.assert_allclose(g, w, rtol=1e-13)
-    # d = 2 -> 3: one more outer iteration (its trip count and v: 16 bytes) and two
-    # more inner ones, which push L[idx] (idx does not count up, so L[idx] is not
-    # loaded again, and then neither is x[c]: the block pushes anyway), and idx too,
-    # for the shadow's address, unless it is recomputed
-    assert sizes["all", 3] - sizes["all", 2] == 16 + 2 * 16
-    assert sizes["no-recompute", 3] - sizes["no-recompute", 2] == 16 + 2 * 24
+    # d = 2 -> 3: one more outer iteration (v: 8 bytes; the inner loop's trip count is
+    # r, rebuilt in the reverse sweep) and two more inner ones, which push L[idx] (idx
+    # does not count up, so L[idx] is not loaded again, and then neither is x[c]: the
+    # block pushes anyway), and idx too, for the shadow's address, unless it is recomputed
+    assert sizes["all", 3] - sizes["all", 2] == 8 + 2 * 16
+    assert sizes["no-recompute", 3] - sizes["no-recompute", 2] == 8 + 2 * 24
+
+
+RANGES = """
+@gradc.export
+def ranges(x: f64[:], a: i64, n: i64) -> f64:
+    s = 0.0
+    for r in range(n):
+        for c in range(a, r):
+            s += x[c] * x[r]
+    return s
+"""
+
+
+@pytest.mark.parametrize("a", [0, 1, 2, 5, -2])
+def test_range_trip_count_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, a: int
+) -> None:
+    # the inner loop's trip count is max(r - a, 0): a hoisted, r an induction variable,
+    # so nothing is pushed for it; empty ranges (a >= r) and negative starts (x[c]
+    # wraps) included. Each inner iteration pushes x[c] and x[r] (c does not count up
+    # from a constant, so x[c] is not loaded again, and the block pushes anyway)
+    x = np.linspace(0.5, 1.5, 6)
+    module = derive(tmp_path, RANGES, "ranges", [0], ALL)
+    plain = derive(tmp_path, RANGES, "ranges", [0], NONE)
+    sizes = {}
+    for n in (4, 5):
+        got, sizes[n] = run_counting(monkeypatch, module, "d_ranges", [x, a, n])
+        want, _ = run_counting(monkeypatch, plain, "d_ranges", [x, a, n])
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-13)
+    assert sizes[5] - sizes[4] == 16 * max(4 - a, 0)
 
 
 def test_array_written_later_is_taped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
