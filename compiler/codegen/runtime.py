@@ -83,7 +83,7 @@ _MAX_TAPE_BYTES = 1 << 62
 TAPE_CACHE = "gradc_rt1.tape_cache"
 
 #: A freed tape whose buffer is at most this big is kept for the next ``tape_new``.
-TAPE_CACHE_MAX_BYTES = 1 << 30
+TAPE_CACHE_MAX_BYTES = 256 << 20
 
 _I1 = ll.IntType(1)
 _I8 = ll.IntType(8)

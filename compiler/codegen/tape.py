@@ -54,8 +54,9 @@ code are short of them)::
 ``end`` (NULL) sends the push to the runtime.
 
 An exception leaves the header's ``top`` stale: that is harmless because an exception
-from a derivative call never reaches code that uses the tape again (the tape is leaked
-with the call's temporaries, docs/ad.md), and ``tapenew`` resets a reused tape's ``top``.
+from a derivative call never reaches code that pushes or pops that tape again (the error
+exit of the function that made it only frees it, ``unwind``), and ``tapenew`` resets a
+reused tape's ``top``.
 Other functions keep every field in the header (loads and stores per group).
 
 The loads and stores of the header fields, of the entries, and of array elements
