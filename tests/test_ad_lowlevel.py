@@ -201,3 +201,22 @@ def test_bad_annotations_are_compile_errors(tmp_path: Path, decl: str, message: 
     assert message in text
     assert "m.py:10:" in text
     assert not (tmp_path / "build").exists()
+
+
+def test_allocating_gradients_use_c_contiguous_shadows() -> None:
+    """``gradc.grad`` allocates its shadows C-contiguous, so its reverse function takes
+    them typed C (no stride arithmetic); ``gradc.reverse`` takes the caller's shadows in
+    the parameter's own layout."""
+    from gradc.compiler.driver import build_module as build
+    from gradc.compiler.ir.parser import parse_module
+    from gradc.compiler.ir.types import ArrayType
+
+    output = build(KERNELS, CompilerOptions())
+    layouts = {}
+    for entry in output.entries:
+        if entry.name in ("g_energy", "r_energy"):
+            module = parse_module(entry.ir_text)
+            (rev,) = [f for name, f in module.functions.items() if name.startswith("energy.rev")]
+            (shadow,) = [p for p in rev.params if isinstance(p.type, ArrayType)]
+            layouts[entry.name] = shadow.type.layout  # type: ignore[union-attr]
+    assert layouts == {"g_energy": "C", "r_energy": "A"}

@@ -80,8 +80,13 @@ def vjp_functions(
     pattern: frozenset[int],
     frozen: frozenset[int] = frozenset(),
     options: TapeOptions = DEFAULT_OPTIONS,
+    c_shadows: bool = False,
 ) -> Derived:
     """The augmented forward and reverse functions of ``fn`` (memoised in ``module``).
+
+    ``c_shadows``: the caller passes C-contiguous shadows (the allocating exports do), so
+    the reverse function's shadow parameters are typed C and addressed without strides
+    (``f.rev.0_1.c``); otherwise they have the parameters' own layouts.
 
     ``frozen``: the array parameters the caller will not write between the forward and
     the reverse sweep (:mod:`.memory`): loads from them may be repeated instead of taped.
@@ -94,6 +99,12 @@ def vjp_functions(
     """
     frozen = frozenset(k for k in frozen if isinstance(fn.params[k].type, ArrayType))
     variant = _suffix(pattern) + (f".ro.{_suffix(frozen)}" if frozen else "")
+    variant += (
+        ".c"
+        if c_shadows
+        and any(isinstance(fn.params[k].type, ArrayType) for k in range(len(fn.params)))
+        else ""
+    )
     fwd_name = f"{fn.name}.fwd.{variant}"
     rev_name = f"{fn.name}.rev.{variant}"
     # An array parameter outside the pattern that active values are stored into is
@@ -108,7 +119,7 @@ def vjp_functions(
     if fwd_name in module.functions:
         return Derived(module.functions[fwd_name], module.functions[rev_name], arrays, scalars)
     return _ReverseMode(
-        module, fn, pattern, frozen, options, fwd_name, rev_name, arrays, scalars
+        module, fn, pattern, frozen, options, fwd_name, rev_name, arrays, scalars, c_shadows
     ).run()
 
 
@@ -154,7 +165,9 @@ class _ReverseMode:
         rev_name: str,
         arrays: list[int],
         scalars: list[int],
+        c_shadows: bool = False,
     ) -> None:
+        self.c_shadows = c_shadows
         self.module = module
         self.pattern = pattern
         self.frozen = frozen
@@ -486,7 +499,10 @@ class _ReverseMode:
         fwd_params = self.fwd.params[:-1]
         for i in self.arrays:
             p = fwd_params[i]
-            shadow = Argument(type=p.type, name=f"d_{p.name}", index=len(rev.params))
+            t = p.type
+            if self.c_shadows and isinstance(t, ArrayType):
+                t = ArrayType(t.dtype, t.ndim, "C")
+            shadow = Argument(type=t, name=f"d_{p.name}", index=len(rev.params))
             rev.params.append(shadow)
             self.shadows[p] = shadow
         tape = Argument(type=TAPE, name="tape", index=len(rev.params))
@@ -978,7 +994,10 @@ class _ReverseMode:
         callee = self.module.functions[call.callee]
         frozen = self.call_frozen.get(call, frozenset())
         derived = vjp_functions(self.module, callee, pattern, frozen, self.options)
-        shadows = [self._shadow(call.args[i]) for i in derived.array_params]
+        shadows = [
+            s if s.type == derived.rev.params[k].type else b.cast(s, derived.rev.params[k].type)
+            for k, s in enumerate(self._shadow(call.args[i]) for i in derived.array_params)
+        ]
         keys = self._keys_of(call)
         seed_type = _adjoint_type(call.type)
         if isinstance(seed_type, TupleType):
@@ -1155,7 +1174,7 @@ def reverse_export(
     pattern = frozenset(wrt)
     # the wrapper writes none of the caller's arrays between the two sweeps
     every_array = frozenset(k for k, p in enumerate(fn.params) if isinstance(p.type, ArrayType))
-    derived = vjp_functions(module, fn, pattern, every_array, options)
+    derived = vjp_functions(module, fn, pattern, every_array, options, c_shadows=True)
     wrapper = Function(name, loc=loc, source_name=name, exported=True)
     params = []
     for p in fn.params:
