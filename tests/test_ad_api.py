@@ -158,3 +158,46 @@ def test_reverse_through_a_helper_returning_its_argument_is_a_compile_error(
     )
     assert "cannot differentiate a returned array that may be a parameter" in err.message
     assert err.loc.line == 7, err.render()  # return a
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    x=st.lists(floats, min_size=1, max_size=4).map(np.array),
+    c=floats,
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_vjp_of_an_array_result_takes_an_array_cotangent(
+    lib: Any, x: np.ndarray, c: float, seed: int
+) -> None:
+    ct = np.random.default_rng(seed).uniform(-1.0, 1.0, len(x) + 1)
+    kept = ct.copy()
+
+    def scalarised(x: np.ndarray, c: float) -> float:
+        return float(PLAIN.spread(x, c) @ ct)
+
+    g_x, g_c = lib.v_spread(x, c, ct)
+    np.testing.assert_array_equal(ct, kept)  # the cotangent is only read
+    fd_x, fd_c = H.fd_gradient(scalarised, [x, c], [0, 1])
+    H.assert_grad_matches_fd("v_spread", [g_x, g_c], [fd_x, fd_c], ["x", "c"], scalarised(x, c))
+
+
+def test_vjp_of_a_2d_array_result_with_a_fortran_cotangent(lib: Any) -> None:
+    a = np.arange(6.0).reshape(2, 3) / 5.0
+    ct = np.asfortranarray(np.arange(6.0).reshape(3, 2) - 2.0)
+
+    def scalarised(a: np.ndarray, c: float) -> float:
+        return float(np.sum(PLAIN.transpose_mix(a, c) * ct))
+
+    g_a, g_c = lib.v_transpose_mix(a, 0.7, ct)
+    fd_a, fd_c = H.fd_gradient(scalarised, [a, 0.7], [0, 1])
+    H.assert_grad_matches_fd("v_transpose_mix", [g_a, g_c], [fd_a, fd_c], ["a", "c"], 1.0)
+
+
+def test_vjp_cotangent_of_the_wrong_shape_raises_and_leaks_nothing(lib: Any) -> None:
+    import gradc
+
+    before = gradc.runtime_stats()["live"]
+    for _ in range(20):
+        with pytest.raises(ValueError, match="cotangent must have the shape of the result"):
+            lib.v_spread(np.ones(3), 1.0, np.ones(3))
+    assert gradc.runtime_stats()["live"] == before

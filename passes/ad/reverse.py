@@ -1137,8 +1137,11 @@ def user_type_name(t: Type) -> str:
 
 def _check_vjp_result(fn: Function, loc: Loc) -> None:
     """Refuse ``gradc.vjp`` of a function whose result has no float cotangents yet:
-    None, an array, or a tuple holding anything but scalars."""
+    None, an int or bool array, or a tuple holding anything but scalars. A float array
+    result has an array cotangent."""
     t = fn.return_type
+    if isinstance(t, ArrayType) and t.dtype.is_float:
+        return
     elements = t.elements if isinstance(t, TupleType) else (t,)
     for e in elements:
         if not isinstance(e, ScalarType):
@@ -1189,6 +1192,9 @@ def reverse_export(
             for k, e in enumerate(result_type.elements):
                 if _is_float(e):
                     cotangents.append(Argument(type=e, name=f"ct_{k}", index=0))
+        elif isinstance(result_type, ArrayType):  # any layout: copied before use
+            ct_type = ArrayType(result_type.dtype, result_type.ndim, "A")
+            cotangents.append(Argument(type=ct_type, name="cotangent", index=0))
         else:
             cotangents.append(Argument(type=_adjoint_type(result_type), name="cotangent", index=0))
         for ct in cotangents:
@@ -1219,16 +1225,41 @@ def reverse_export(
                     for k, e in enumerate(result_type.elements)
                 ]
             )
+        elif kind == "vjp" and isinstance(result_type, ArrayType):
+            # the reverse sweep adds into (and may reset) its seed: give it a C copy
+            ct = cotangents[0]
+            c_type = ArrayType(result_type.dtype, result_type.ndim, "C")
+            dims = [b.insert(ops.ArrayDim(value, k, type=I64)) for k in range(c_type.ndim)]
+            for k in range(c_type.ndim):
+                m = b.insert(ops.ArrayDim(ct, k, type=I64))
+                with b.if_then(b.cmp("ne", dims[k], m), label="ct.shape"):
+                    # unwind the tape with a zero seed (it holds array references the
+                    # reverse sweep releases), free it, then raise
+                    zero = b.insert(
+                        ops.NewArray(tuple(dims), b.const(0.0, c_type.dtype), type=c_type)
+                    )
+                    b.call(
+                        derived.rev.name,
+                        [*_shadow_args(b, derived, shadows), tape, zero],
+                        derived.rev.return_type,
+                    )
+                    b.insert(ops.TapeFree(tape, type=NONE))
+                    b.raise_(
+                        "ValueError",
+                        f"cotangent must have the shape of the result of "
+                        f"'{fn.source_name}' (they differ in axis {k})",
+                    )
+            seed = b.insert(ops.CopyArray(ct, type=c_type))
         elif kind == "vjp":
             seed = cotangents[0]
         else:
             assert isinstance(result_type, ScalarType)
             seed = b.const(1.0, result_type)
-        shadow_args = [
-            b.cast(shadows[i], derived.rev.params[k].type)  # C shadow seen as the param's layout
-            for k, i in enumerate(derived.array_params)
-        ]
-        adjoints = b.call(derived.rev.name, [*shadow_args, tape, seed], derived.rev.return_type)
+        adjoints = b.call(
+            derived.rev.name,
+            [*_shadow_args(b, derived, shadows), tape, seed],
+            derived.rev.return_type,
+        )
         b.insert(ops.TapeFree(tape, type=NONE))
         grads: list[Value] = []
         for i in wrt:
@@ -1242,6 +1273,14 @@ def reverse_export(
         b.ret(result)
     module.add(wrapper)
     return wrapper
+
+
+def _shadow_args(b: Builder, derived: Derived, shadows: dict[int, Value]) -> list[Value]:
+    """The wrapper's C shadows as the reverse function's shadow parameters."""
+    return [
+        b.cast(shadows[i], derived.rev.params[k].type)  # a no-op relabel for the .c variant
+        for k, i in enumerate(derived.array_params)
+    ]
 
 
 __all__ = ["Derived", "reverse_export", "vjp_functions"]

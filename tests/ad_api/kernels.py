@@ -1,5 +1,8 @@
 """Derivative exports of tests/test_ad_api.py: tangent shapes of ``gradc.jvp``,
-``gradc.vjp`` of tuple results, and a forward-mode helper returning an inactive array."""
+``gradc.vjp`` of tuple and array results, and a forward-mode helper returning an inactive
+array."""
+
+import math
 
 import numpy as np
 
@@ -44,3 +47,25 @@ t_weighted = gradc.jvp(weighted, wrt=("x", "w", "c"))
 v_pair = gradc.vjp(pair, wrt=("x", "a"))
 t_ramp_dot = gradc.jvp(ramp_dot, wrt=("a",))
 d_ramp_dot = gradc.grad(ramp_dot, wrt=("a",))
+
+
+@gradc.export
+def spread(x: f64[:], c: f64) -> f64[:]:
+    y = np.zeros(len(x) + 1)
+    for i in range(len(x)):
+        y[i] = math.sin(x[i]) * c
+        y[i + 1] += x[i] * x[i]
+    return y
+
+
+@gradc.export
+def transpose_mix(a: f64[:, :], c: f64) -> f64[:, :]:
+    out = np.zeros((a.shape[1], a.shape[0]))
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[j, i] = a[i, j] * c + a[i, j] * a[i, j]
+    return out
+
+
+v_spread = gradc.vjp(spread, wrt=("x", "c"))
+v_transpose_mix = gradc.vjp(transpose_mix, wrt=("a", "c"))
