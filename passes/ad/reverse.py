@@ -1229,15 +1229,13 @@ def reverse_export(
             # the reverse sweep adds into (and may reset) its seed: give it a C copy
             ct = cotangents[0]
             c_type = ArrayType(result_type.dtype, result_type.ndim, "C")
-            dims = [b.insert(ops.ArrayDim(value, k, type=I64)) for k in range(c_type.ndim)]
+            shape = tuple(b.insert(ops.ArrayDim(value, k, type=I64)) for k in range(c_type.ndim))
             for k in range(c_type.ndim):
                 m = b.insert(ops.ArrayDim(ct, k, type=I64))
-                with b.if_then(b.cmp("ne", dims[k], m), label="ct.shape"):
+                with b.if_then(b.cmp("ne", shape[k], m), label="ct.shape"):
                     # unwind the tape with a zero seed (it holds array references the
                     # reverse sweep releases), free it, then raise
-                    zero = b.insert(
-                        ops.NewArray(tuple(dims), b.const(0.0, c_type.dtype), type=c_type)
-                    )
+                    zero = b.insert(ops.NewArray(shape, b.const(0.0, c_type.dtype), type=c_type))
                     b.call(
                         derived.rev.name,
                         [*_shadow_args(b, derived, shadows), tape, zero],
