@@ -54,6 +54,12 @@ from typing import Any
 import llvmlite.binding as llvm
 
 from gradc.artifacts.errors import ArtifactError
+from gradc.artifacts.fastcall import (
+    METH_FASTCALL_KEYWORDS,
+    PYTHON_API_DATA,
+    PYTHON_API_FUNCTIONS,
+    split_top_level,
+)
 from gradc.artifacts.manifest import ABI_VERSION, RUNTIME_ABI, Entry, Manifest, Target
 from gradc.artifacts.store import read_blob, read_manifest
 
@@ -304,23 +310,6 @@ _SCALARS: dict[str, _Type] = {
 _FLOAT_CHECKS = {"f64": _float_check("f64"), "f32": _float_check("f32")}
 
 
-def _split_top(inner: str) -> list[str]:
-    """Split ``"f64,tuple[i64,f64],bool"`` at top-level commas."""
-    parts: list[str] = []
-    depth = 0
-    start = 0
-    for i, ch in enumerate(inner):
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(inner[start:i].strip())
-            start = i + 1
-    parts.append(inner[start:].strip())
-    return [p for p in parts if p]
-
-
 _DTYPES = {"f64": "float64", "f32": "float32", "i64": "int64", "i32": "int32", "bool": "bool"}
 _ARRAY = re.compile(r"(f64|f32|i64|i32|bool)\[([:\s,1]*)\]")
 _OLD_ARRAY = re.compile(r"array\[(f64|f32|i64|i32|bool),\s*([0-9]+),\s*([CFA])\]")
@@ -339,7 +328,7 @@ def _parse_type(text: str) -> _Type:
     if text in _SCALARS:
         return _SCALARS[text]
     if text.startswith("tuple[") and text.endswith("]"):
-        elements = [_parse_type(t) for t in _split_top(text[6:-1])]
+        elements = [_parse_type(t) for t in split_top_level(text[6:-1])]
         return _tuple_type(text, elements)
     m = _ARRAY.fullmatch(text)
     if m is not None:
@@ -688,35 +677,6 @@ def _make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Cal
 #: Environment variable: ``0`` keeps every export on the ctypes path.
 FASTCALL_ENV = "GRADC_FASTCALL"
 
-#: CPython functions a fast-call wrapper may call (docs/abi.md "Fast call path"; the code
-#: generator's ``pywrapper.PYTHON_API_FUNCTIONS``).
-PYTHON_API_FUNCTIONS: tuple[str, ...] = (
-    "PyBool_FromLong",
-    "PyErr_Clear",
-    "PyErr_Occurred",
-    "PyFloat_AsDouble",
-    "PyFloat_FromDouble",
-    "PyLong_AsLongLong",
-    "PyLong_FromLongLong",
-    "PyLong_FromVoidPtr",
-    "PyObject_GetAttrString",
-    "PyObject_Vectorcall",
-    "PyTuple_New",
-    "PyTuple_SetItem",
-    "Py_DecRef",
-    "Py_IncRef",
-)
-
-#: The data symbols a wrapper may refer to, and the objects they are.
-PYTHON_API_DATA: dict[str, object] = {
-    "_Py_FalseStruct": False,
-    "_Py_NoneStruct": None,
-    "_Py_TrueStruct": True,
-}
-
-#: ``ml_flags`` of a wrapper: ``METH_FASTCALL | METH_KEYWORDS``.
-_METH_FASTCALL_KEYWORDS = 0x0080 | 0x0002
-
 
 def _fastcall_enabled() -> bool:
     return os.environ.get(FASTCALL_ENV, "1").strip() not in ("0", "false", "no", "off")
@@ -829,7 +789,7 @@ def _make_fast(
 
     names = ", ".join(n for n, _ in entry.signature.params)
     doc = f"{entry.name}($self, {names})\n--\n\n{call.__doc__}" if names else call.__doc__
-    mdef = _PyMethodDef(entry.name.encode(), address, _METH_FASTCALL_KEYWORDS, (doc or "").encode())
+    mdef = _PyMethodDef(entry.name.encode(), address, METH_FASTCALL_KEYWORDS, (doc or "").encode())
     self = _self_class(module)(entry, call, raise_error, (mdef, keepalive))
     fn: Callable[..., Any] = _pycfunction_new(mdef, self, module)
     self._gradc_fast = fn  # a cycle (fn -> self -> fn), collected with the library

@@ -50,6 +50,11 @@ from typing import Protocol
 
 from llvmlite import ir as ll
 
+from gradc.artifacts.fastcall import (
+    PYTHON_API_DATA,
+    PYTHON_API_FUNCTIONS,
+    split_top_level,
+)
 from gradc.compiler.codegen.emit import emit_object
 from gradc.compiler.options import CompilerOptions
 
@@ -70,32 +75,8 @@ WRAPPER_PREFIX = "gradcpy_"
 #: Attribute of ``self`` called on an error: ``self._gradc_raise(status, err_address)``.
 RAISE_ATTRIBUTE = "_gradc_raise"
 
-#: CPython functions a wrapper may call (all in the stable ABI; the loader imports them).
-PYTHON_API_FUNCTIONS: tuple[str, ...] = (
-    "PyBool_FromLong",
-    "PyErr_Clear",
-    "PyErr_Occurred",
-    "PyFloat_AsDouble",
-    "PyFloat_FromDouble",
-    "PyLong_AsLongLong",
-    "PyLong_FromLongLong",
-    "PyLong_FromVoidPtr",
-    "PyObject_GetAttrString",
-    "PyObject_Vectorcall",
-    "PyTuple_New",
-    "PyTuple_SetItem",
-    "Py_DecRef",
-    "Py_IncRef",
-)
-
-#: CPython data a wrapper may refer to (the singletons ``True``, ``False``, ``None``).
-PYTHON_API_DATA: tuple[str, ...] = ("_Py_FalseStruct", "_Py_NoneStruct", "_Py_TrueStruct")
-
-#: Every external symbol of a wrapper object besides its export's entry symbol.
-PYTHON_API_SYMBOLS: frozenset[str] = frozenset(PYTHON_API_FUNCTIONS + PYTHON_API_DATA)
-
-#: ``ml_flags`` of the wrapper: ``METH_FASTCALL | METH_KEYWORDS``.
-METH_FASTCALL_KEYWORDS = 0x0080 | 0x0002
+#: Every CPython symbol a wrapper object may leave undefined (the relocatable check).
+PYTHON_API_SYMBOLS: frozenset[str] = frozenset(PYTHON_API_FUNCTIONS) | frozenset(PYTHON_API_DATA)
 
 _I1 = ll.IntType(1)
 _I8 = ll.IntType(8)
@@ -147,28 +128,13 @@ class _Type:
         return _SCALAR_ABI[self.text]
 
 
-def _split_top(inner: str) -> list[str]:
-    parts: list[str] = []
-    depth = start = 0
-    for i, ch in enumerate(inner):
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(inner[start:i].strip())
-            start = i + 1
-    parts.append(inner[start:].strip())
-    return [p for p in parts if p]
-
-
 def _parse(text: str) -> _Type | None:
     """The type of a signature string; None for arrays (not on the fast path)."""
     text = text.strip()
     if text in _SCALAR_ABI:
         return _Type(text)
     if text.startswith("tuple[") and text.endswith("]"):
-        elements = [_parse(t) for t in _split_top(text[6:-1])]
+        elements = [_parse(t) for t in split_top_level(text[6:-1])]
         if any(e is None for e in elements):
             return None
         return _Type("tuple", tuple(e for e in elements if e is not None))
