@@ -9,7 +9,7 @@ identical bytes)::
     module:    str                                 # module name (file stem)
     sources:   {str: str}                          # module-relative file -> sha256 of
                                                    # its bytes, every file read (1.2)
-    runtime:   {abi: "rt1", object: "objects/<sha256>.o", sha256: str,
+    runtime:   {abi: "rt2", object: "objects/<sha256>.o", sha256: str,
                 key: str}                          # optional (1.1); key: cache key (1.2)
     entries: [                                     # exports, in source order
       { name: str,                                 # Python name of the export
@@ -36,8 +36,9 @@ Type strings are ``gradc.compiler.ir.types.python_name``'s: ``f64``, ``f32``, ``
 ``i32``, ``bool``, ``none``, ``tuple[f64,i64]`` and arrays spelt like annotations
 (``f64[:]``, ``f64[:, ::1]`` C order, ``f64[::1, :]`` Fortran order).
 
-``runtime`` is the object defining the ``gradc_rt1_*`` functions of docs/abi.md; the
-loader links the first one it sees once per process and every artifact against it.
+``runtime`` is the object defining the ``gradc_rt1_*``/``gradc_rt2_*`` functions of
+docs/abi.md; the loader links the first one it sees once per process and every artifact
+against it (and refuses an artifact whose ``runtime.abi`` is not its own).
 ``wrapper`` is the export's CPython ``METH_FASTCALL`` wrapper object (docs/abi.md "Fast
 call path"), absent for exports that only have the ctypes path.
 
@@ -78,8 +79,9 @@ FORMAT_VERSION: tuple[int, int] = (1, 2)
 #: Calling-convention version of docs/abi.md.
 ABI_VERSION = 1
 
-#: Name of the runtime ABI whose object a manifest carries (docs/abi.md "Runtime functions").
-RUNTIME_ABI = "rt1"
+#: Name of the runtime ABI whose object a manifest carries (docs/abi.md "Runtime functions"):
+#: ``rt2`` since array references on a tape are released by ``gradc_rt2_tape_free``.
+RUNTIME_ABI = "rt2"
 
 MANIFEST_NAME = "manifest.msgpack"
 
@@ -134,8 +136,9 @@ class Target:
 
 @dataclass(frozen=True)
 class Runtime:
-    """The runtime object of the artifact: its ABI name (``"rt1"``), content address and
-    cache key (options, target and versions it was built for; ``""`` before 1.2)."""
+    """The runtime object of the artifact: its ABI name (``"rt2"``; ``"rt1"`` before
+    tapes recorded their array references), content address and cache key (options,
+    target and versions it was built for; ``""`` before 1.2)."""
 
     abi: str
     object: str

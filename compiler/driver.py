@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from gradc.artifacts.keys import sha256_key
+from gradc.artifacts.manifest import RUNTIME_ABI
 from gradc.compiler.ir.core import Module
 from gradc.compiler.ir.types import python_name
 from gradc.compiler.options import CompilerOptions
@@ -127,7 +128,7 @@ class BuildOutput:
         entries: the compiled exports in source order.
         target: ``{"triple": ..., "cpu": ..., "features": ...}``.
         timings: phase name -> seconds, in phase order.
-        runtime_object: the ELF object defining the ``gradc_rt1_*`` runtime functions
+        runtime_object: the ELF object defining the ``gradc_rt1_*``/``gradc_rt2_*`` runtime functions
             (docs/abi.md), which the loader links once per process.
         runtime_key: cache key of ``runtime_object`` (options, target, versions).
         sources: module-relative file name -> hex sha256 of its bytes, for every file the
@@ -264,6 +265,7 @@ def build_module(
     versions = {
         "gradc": gradc_version(),
         "abi": str(ABI_VERSION),
+        "runtime": RUNTIME_ABI,  # objects call the runtime's functions by name
         "llvm": llvm_version(),
         "format": "1",
         "key": KEY_FORMAT,
@@ -347,7 +349,7 @@ def build_module(
         if not options.cpus
         else _shared_components(runtime_options, target_info(runtime_options), versions)
     )
-    runtime_key = sha256_key({"runtime": "rt1", **shared})
+    runtime_key = sha256_key({"runtime": RUNTIME_ABI, **shared})
     cached_runtime = cache.get(runtime_key)
     if cached_runtime is not None:
         runtime = cached_runtime.object_code

@@ -129,7 +129,9 @@ def llvm_version() -> str:
 
 #: JIT library name of the process's runtime (docs/abi.md "Runtime functions").
 RUNTIME_LIBRARY = f"gradc_{RUNTIME_ABI}"
-_RT_PREFIX = f"gradc_{RUNTIME_ABI}_"
+_RT_PREFIX = "gradc_rt1_"  # the array functions keep their rt1 names in rt2
+#: What the current runtime ABI changed, for the message refusing an older artifact.
+_RUNTIME_CHANGES = "since rt2 a tape also records the array references pushed on it"
 _RT_DECREF = _RT_PREFIX + "decref"
 _RT_LIVE = _RT_PREFIX + "live"
 _RT_SYMBOLS = tuple(_RT_PREFIX + s for s in ("alloc", "incref", "decref", "live"))
@@ -1047,8 +1049,9 @@ def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Libra
             )
     if manifest.runtime is not None and manifest.runtime.abi != RUNTIME_ABI:
         raise ArtifactError(
-            f"{path}: the artifact's runtime speaks {manifest.runtime.abi!r}; "
-            f"this loader links {RUNTIME_ABI!r}"
+            f"{path}: the artifact was built for runtime ABI {manifest.runtime.abi!r}; "
+            f"this gradc links runtime ABI {RUNTIME_ABI!r} ({_RUNTIME_CHANGES}): "
+            "rebuild the artifact with this gradc"
         )
     jit = _lljit()
     if runtime_code is not None and manifest.runtime is not None:
@@ -1068,7 +1071,7 @@ def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Libra
             tracker = _link(jit, manifest, objects, {}, runtime)
         except RuntimeError as exc:
             hint = ""
-            if _RT_PREFIX in str(exc) and runtime is None:
+            if "gradc_rt" in str(exc) and runtime is None:
                 hint = " (the artifact needs the gradc runtime but carries none: rebuild it)"
             raise ArtifactError(f"{path}: linking the objects failed: {exc}{hint}") from exc
     keepalive = (tracker, runtime)

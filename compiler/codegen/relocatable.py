@@ -5,7 +5,7 @@ built them crashed when loaded elsewhere (DESIGN.md §7, lesson 1). After emissi
 object is read back (pyelftools) and checked:
 
 * every relocation refers to a named symbol: one the object defines, a gradc runtime
-  function (``gradc_rt1_*``), or a libm/libc function on the allow-list — never to an
+  function (``gradc_rt1_*``, ``gradc_rt2_*``), or a libm/libc function on the allow-list — never to an
   absolute address (symbol 0 with an absolute relocation type);
 * defined symbol names follow gradc's content-derived scheme: no hexadecimal addresses
   (``0x...``) and no long decimal runs (object ids, counters);
@@ -91,7 +91,9 @@ LIBRARY_SYMBOLS: frozenset[str] = frozenset(
     }
 )
 
-RUNTIME_PREFIX = "gradc_rt1_"
+#: Prefixes of the runtime's symbols (``rt2``: array functions ``gradc_rt1_*``, tape
+#: functions ``gradc_rt2_*``; docs/abi.md "Runtime functions").
+RUNTIME_PREFIX = ("gradc_rt1_", "gradc_rt2_")
 
 # x86-64 relocation types that store an absolute address (R_X86_64_64, _32, _32S).
 _ABSOLUTE_X86_64 = {1, 10, 11}

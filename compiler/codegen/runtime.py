@@ -3,13 +3,18 @@ reverse-mode tape.
 
 docs/abi.md "Runtime functions". The loader emits this object once per process, links it
 into its own JIT library and lets every artifact library resolve the ``gradc_rt1_*``
-symbols against it (artifact objects only declare them)::
+(arrays) and ``gradc_rt2_*`` (tape) symbols against it (artifact objects only declare
+them)::
 
     obj = emit_runtime_object(options).object_code
     rt = llvm.JITLibraryBuilder().add_object_img(obj) \\
-            .export_symbol("gradc_rt1_live").link(jit, "gradc_rt1")
+            .export_symbol("gradc_rt1_live").link(jit, "gradc_rt2")
     lib = llvm.JITLibraryBuilder().add_object_img(artifact_obj) \\
-            .add_jit_library("gradc_rt1").export_symbol(entry).link(jit, "artifact_1")
+            .add_jit_library("gradc_rt2").export_symbol(entry).link(jit, "artifact_1")
+
+This is runtime ABI ``rt2`` (docs/abi.md "Runtime functions"): the array functions keep
+their ``rt1`` names and contract; the tape functions are ``gradc_rt2_*`` because their
+contract changed (the header grew an owned-reference stack that ``tape_free`` releases).
 
 A block is ``posix_memalign(64, 64 + nbytes)``::
 
@@ -22,12 +27,21 @@ the thread that drops the last reference runs an ``acquire`` fence before ``free
 usual shared-pointer protocol), so blocks may be shared between threads. ``gradc_rt1_live``
 counts blocks allocated and not yet freed (``monotonic``), for leak tests.
 
-A tape (:mod:`.tape`) is a ``malloc``'d header ``{i8* base, i64 top, i64 cap}``:
-``gradc_rt1_tape_new`` returns an empty one (``base`` NULL, capacity 0; NULL when out of
-memory), ``gradc_rt1_tape_grow(tape, need)`` ``realloc``s ``base`` to at least ``need``
-bytes — ``max(2 * cap, need, 4096)`` — and returns 0, or 1 leaving the tape as it was,
-``gradc_rt1_tape_free`` releases it (NULL: no-op). Pushes and pops are inline in compiled
+A tape (:mod:`.tape`) is a ``malloc``'d header ``{i8* base, i64 top, i64 cap, i8** refs,
+i64 nrefs, i64 refcap}``: ``gradc_rt2_tape_new`` returns an empty one (buffers NULL,
+capacities 0; NULL when out of memory), ``gradc_rt2_tape_grow(tape, need)`` ``realloc``s
+``base`` to at least ``need`` bytes — ``max(2 * cap, need, 4096)`` — and returns 0, or 1
+leaving the tape as it was, ``gradc_rt2_tape_grow_refs(tape, need)`` does the same for the
+reference stack ``refs`` (``need`` entries, ``max(2 * refcap, need, 512)``), and
+``gradc_rt2_tape_free`` releases it (NULL: no-op). Pushes and pops are inline in compiled
 code; only growth calls the runtime.
+
+``refs[0 .. nrefs)`` holds the ``meminfo`` of every array reference on the tape, in push
+order: a push of an array (or of a tuple holding arrays) records the references it moves
+onto the tape, a pop of one takes them off again. ``tape_free`` first releases what is
+still there (``gradc_rt1_decref`` from the top down): nothing after a complete reverse
+sweep, the arrays pushed so far when a derivative call raised and its error exit frees
+the tape.
 
 The runtime keeps one freed tape (buffer up to :data:`TAPE_CACHE_MAX_BYTES`) in an
 internal slot and hands it to the next ``tape_new``, emptied but with its buffer: a
@@ -55,8 +69,10 @@ from gradc.compiler.codegen.emit import EmittedObject, emit_object
 from gradc.compiler.codegen.tape import (
     RUNTIME_TAPE_FREE,
     RUNTIME_TAPE_GROW,
+    RUNTIME_TAPE_GROW_REFS,
     RUNTIME_TAPE_NEW,
     TAPE_INITIAL_BYTES,
+    TAPE_INITIAL_REFS,
     memory_size_align,
     tape_header_type,
     tape_type,
@@ -73,14 +89,18 @@ RUNTIME_SYMBOLS = (
     RUNTIME_LIVE,
     RUNTIME_TAPE_NEW,
     RUNTIME_TAPE_GROW,
+    RUNTIME_TAPE_GROW_REFS,
     RUNTIME_TAPE_FREE,
 )
 
 #: Largest tape capacity asked for (so doubling never overflows ``int64_t``).
 _MAX_TAPE_BYTES = 1 << 62
 
+#: Largest reference-stack capacity asked for (entries; ``8 * 2 * cap`` stays an ``int64_t``).
+_MAX_TAPE_REFS = 1 << 58
+
 #: The runtime's internal slot holding one freed tape for reuse.
-TAPE_CACHE = "gradc_rt1.tape_cache"
+TAPE_CACHE = "gradc_rt2.tape_cache"
 
 #: A freed tape whose buffer is at most this big is kept for the next ``tape_new``.
 TAPE_CACHE_MAX_BYTES = 256 << 20
@@ -97,11 +117,11 @@ def runtime_module() -> ll.Module:
     """The runtime as an LLVM module (same text in every process).
 
     Defines ``gradc_rt1_alloc``, ``gradc_rt1_incref``, ``gradc_rt1_decref``, the tape
-    functions ``gradc_rt1_tape_new``/``_grow``/``_free`` and the global
+    functions ``gradc_rt2_tape_new``/``_grow``/``_grow_refs``/``_free`` and the global
     ``gradc_rt1_live``, all external; declares ``posix_memalign``, ``malloc``,
     ``realloc`` and ``free``.
     """
-    mod = ll.Module(name="gradc_rt1", context=ll.Context())
+    mod = ll.Module(name="gradc_rt2", context=ll.Context())
     live = ll.GlobalVariable(mod, _I64, name=RUNTIME_LIVE)
     live.initializer = ll.Constant(_I64, 0)
     live.align = 8
@@ -113,7 +133,7 @@ def runtime_module() -> ll.Module:
     free.attributes.add("nounwind")
     _define_alloc(mod, live, memalign)
     _define_incref(mod)
-    _define_decref(mod, live, free)
+    decref = _define_decref(mod, live, free)
     malloc = ll.Function(mod, ll.FunctionType(_I8P, [_I64]), name="malloc")
     malloc.attributes.add("nounwind")
     realloc = ll.Function(mod, ll.FunctionType(_I8P, [_I8P, _I64]), name="realloc")
@@ -124,7 +144,8 @@ def runtime_module() -> ll.Module:
     cache.align = 8
     _define_tape_new(mod, cache, malloc)
     _define_tape_grow(mod, realloc)
-    _define_tape_free(mod, cache, free)
+    _define_tape_grow_refs(mod, realloc)
+    _define_tape_free(mod, cache, free, decref)
     return mod
 
 
@@ -177,7 +198,7 @@ def _define_incref(mod: ll.Module) -> None:
     b.ret_void()
 
 
-def _define_decref(mod: ll.Module, live: ll.GlobalVariable, free: ll.Function) -> None:
+def _define_decref(mod: ll.Module, live: ll.GlobalVariable, free: ll.Function) -> ll.Function:
     fn = ll.Function(mod, ll.FunctionType(ll.VoidType(), [_I8P]), name=RUNTIME_DECREF)
     fn.attributes.add("nounwind")
     (block,) = fn.args
@@ -198,6 +219,11 @@ def _define_decref(mod: ll.Module, live: ll.GlobalVariable, free: ll.Function) -
     b.branch(done)
     b.position_at_end(done)
     b.ret_void()
+    return fn
+
+
+# header field indices (:func:`.tape.tape_header_type`)
+_BASE, _TOP, _CAP, _REFS, _NREFS, _REFCAP = range(6)
 
 
 def _tape_field(b: ll.IRBuilder, tape: ll.Value, field: int) -> ll.Value:
@@ -216,8 +242,9 @@ def _define_tape_new(mod: ll.Module, cache: ll.GlobalVariable, malloc: ll.Functi
     b = ll.IRBuilder(entry)
     cached = b.atomic_rmw("xchg", cache, ll.Constant(tape_type(), None), "acquire", name="cached")
     b.cbranch(b.icmp_unsigned("==", cached, ll.Constant(tape_type(), None)), allocate, reuse)
-    b.position_at_end(reuse)  # its buffer stays: the next pushes do not grow or fault
-    b.store(ll.Constant(_I64, 0), _tape_field(b, cached, 1), align=8)
+    b.position_at_end(reuse)  # its buffers stay: the next pushes do not grow or fault
+    b.store(ll.Constant(_I64, 0), _tape_field(b, cached, _TOP), align=8)
+    b.store(ll.Constant(_I64, 0), _tape_field(b, cached, _NREFS), align=8)
     b.ret(cached)
     b.position_at_end(allocate)
     size, _ = memory_size_align(tape_header_type())
@@ -225,16 +252,32 @@ def _define_tape_new(mod: ll.Module, cache: ll.GlobalVariable, malloc: ll.Functi
     b.cbranch(b.icmp_unsigned("==", raw, ll.Constant(_I8P, None)), fail, init)
     b.position_at_end(init)
     tape = b.bitcast(raw, tape_type(), name="tape")
-    b.store(ll.Constant(_I8P, None), _tape_field(b, tape, 0), align=8)
-    b.store(ll.Constant(_I64, 0), _tape_field(b, tape, 1), align=8)
-    b.store(ll.Constant(_I64, 0), _tape_field(b, tape, 2), align=8)
+    for field, ty in enumerate(tape_header_type().elements):
+        b.store(
+            ll.Constant(ty, None if isinstance(ty, ll.PointerType) else 0),
+            _tape_field(b, tape, field),
+            align=8,
+        )
     b.ret(tape)
     b.position_at_end(fail)
     b.ret(ll.Constant(tape_type(), None))
 
 
-def _define_tape_grow(mod: ll.Module, realloc: ll.Function) -> None:
-    fn = ll.Function(mod, ll.FunctionType(_I32, [tape_type(), _I64]), name=RUNTIME_TAPE_GROW)
+def _define_growth(
+    mod: ll.Module,
+    realloc: ll.Function,
+    name: str,
+    fields: tuple[int, int],
+    entry_bytes: int,
+    initial: int,
+    limit: int,
+) -> None:
+    """``int32_t name(gradc_tape *tape, int64_t need)``: ``realloc`` the buffer in header
+    field ``fields[0]`` (capacity in ``fields[1]``, in units of ``entry_bytes``) to
+    ``max(2 * cap, need, initial)`` units; 0, or 1 leaving the tape as it was when
+    ``need > limit`` or ``realloc`` fails."""
+    buffer_field, cap_field = fields
+    fn = ll.Function(mod, ll.FunctionType(_I32, [tape_type(), _I64]), name=name)
     fn.attributes.add("nounwind")
     fn.attributes.add("noinline")
     fn.attributes.add("cold")
@@ -245,40 +288,77 @@ def _define_tape_grow(mod: ll.Module, realloc: ll.Function) -> None:
     done = fn.append_basic_block("done")
     fail = fn.append_basic_block("fail")
     b = ll.IRBuilder(entry)
-    too_big = b.icmp_unsigned(">", need, ll.Constant(_I64, _MAX_TAPE_BYTES))
+    too_big = b.icmp_unsigned(">", need, ll.Constant(_I64, limit))
     b.cbranch(too_big, fail, allocate)
     b.position_at_end(allocate)
-    cap = b.load(_tape_field(b, tape, 2), name="cap", align=8)
+    cap = b.load(_tape_field(b, tape, cap_field), name="cap", align=8)
     doubled = b.shl(cap, ll.Constant(_I64, 1), name="doubled")
     new_cap = b.select(b.icmp_unsigned(">", need, doubled), need, doubled)
-    initial = ll.Constant(_I64, TAPE_INITIAL_BYTES)
-    new_cap = b.select(b.icmp_unsigned("<", new_cap, initial), initial, new_cap, name="new.cap")
-    base = b.load(_tape_field(b, tape, 0), name="base", align=8)
-    grown = b.call(realloc, [base, new_cap], name="grown")
+    first = ll.Constant(_I64, initial)
+    new_cap = b.select(b.icmp_unsigned("<", new_cap, first), first, new_cap, name="new.cap")
+    field = _tape_field(b, tape, buffer_field)
+    base = b.load(b.bitcast(field, _I8P.as_pointer()), name="base", align=8)
+    nbytes = b.mul(new_cap, ll.Constant(_I64, entry_bytes), name="nbytes")
+    grown = b.call(realloc, [base, nbytes], name="grown")
     b.cbranch(b.icmp_unsigned("==", grown, ll.Constant(_I8P, None)), fail, done)
     b.position_at_end(done)
-    b.store(grown, _tape_field(b, tape, 0), align=8)
-    b.store(new_cap, _tape_field(b, tape, 2), align=8)
+    b.store(grown, b.bitcast(field, _I8P.as_pointer()), align=8)
+    b.store(new_cap, _tape_field(b, tape, cap_field), align=8)
     b.ret(ll.Constant(_I32, 0))
     b.position_at_end(fail)
     b.ret(ll.Constant(_I32, 1))
 
 
-def _define_tape_free(mod: ll.Module, cache: ll.GlobalVariable, free: ll.Function) -> None:
+def _define_tape_grow(mod: ll.Module, realloc: ll.Function) -> None:
+    _define_growth(
+        mod, realloc, RUNTIME_TAPE_GROW, (_BASE, _CAP), 1, TAPE_INITIAL_BYTES, _MAX_TAPE_BYTES
+    )
+
+
+def _define_tape_grow_refs(mod: ll.Module, realloc: ll.Function) -> None:
+    _define_growth(
+        mod, realloc, RUNTIME_TAPE_GROW_REFS, (_REFS, _REFCAP), 8, TAPE_INITIAL_REFS, _MAX_TAPE_REFS
+    )
+
+
+def _define_tape_free(
+    mod: ll.Module, cache: ll.GlobalVariable, free: ll.Function, decref: ll.Function
+) -> None:
     fn = ll.Function(mod, ll.FunctionType(ll.VoidType(), [tape_type()]), name=RUNTIME_TAPE_FREE)
     fn.attributes.add("nounwind")
     (tape,) = fn.args
     tape.name = "tape"
     entry = fn.append_basic_block("entry")
+    start = fn.append_basic_block("start")
+    drop = fn.append_basic_block("drop")
+    dropped = fn.append_basic_block("dropped")
     keep = fn.append_basic_block("keep")
     cache_it = fn.append_basic_block("cache")
     release = fn.append_basic_block("release")
     done = fn.append_basic_block("done")
     null = ll.Constant(tape_type(), None)
+    zero = ll.Constant(_I64, 0)
     b = ll.IRBuilder(entry)
-    b.cbranch(b.icmp_unsigned("==", tape, null), done, keep)
+    b.cbranch(b.icmp_unsigned("==", tape, null), done, start)
+    b.position_at_end(start)
+    nrefs = b.load(_tape_field(b, tape, _NREFS), name="nrefs", align=8)
+    b.branch(dropped)
+    # the array references still on the tape (an error exit): released top down
+    b.position_at_end(drop)
+    i = b.phi(_I64, name="i")
+    below = b.sub(i, ll.Constant(_I64, 1), name="below")
+    refs = b.load(_tape_field(b, tape, _REFS), name="refs", align=8)
+    b.call(decref, [b.load(b.gep(refs, [below], inbounds=True), name="meminfo", align=8)])
+    b.branch(dropped)
+    b.position_at_end(dropped)
+    left = b.phi(_I64, name="left")
+    left.add_incoming(nrefs, start)
+    left.add_incoming(below, drop)
+    i.add_incoming(left, dropped)
+    b.cbranch(b.icmp_unsigned("==", left, zero), keep, drop)
     b.position_at_end(keep)  # cached unless huge; the tape it displaces is freed
-    cap = b.load(_tape_field(b, tape, 2), name="cap", align=8)
+    b.store(zero, _tape_field(b, tape, _NREFS), align=8)
+    cap = b.load(_tape_field(b, tape, _CAP), name="cap", align=8)
     small = b.icmp_unsigned("<=", cap, ll.Constant(_I64, TAPE_CACHE_MAX_BYTES))
     b.cbranch(small, cache_it, release)
     b.position_at_end(cache_it)
@@ -288,8 +368,10 @@ def _define_tape_free(mod: ll.Module, cache: ll.GlobalVariable, free: ll.Functio
     victim = b.phi(tape_type(), name="victim")
     victim.add_incoming(tape, keep)
     victim.add_incoming(old, cache_it)
-    base = b.load(_tape_field(b, victim, 0), name="base", align=8)
+    base = b.load(_tape_field(b, victim, _BASE), name="base", align=8)
     b.call(free, [base])
+    refs_buffer = b.load(_tape_field(b, victim, _REFS), name="refs", align=8)
+    b.call(free, [b.bitcast(refs_buffer, _I8P)])
     b.call(free, [b.bitcast(victim, _I8P)])
     b.branch(done)
     b.position_at_end(done)

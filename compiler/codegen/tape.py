@@ -7,17 +7,36 @@ functions")::
         uint8_t *base;     /* the stack's bytes (realloc'd; NULL until the first growth) */
         int64_t  top;      /* bytes in use */
         int64_t  cap;      /* bytes allocated */
+        void   **refs;     /* meminfo of each array reference on the tape (realloc'd) */
+        int64_t  nrefs;    /* entries of refs in use */
+        int64_t  refcap;   /* entries of refs allocated */
     } gradc_tape;
 
-``tapenew`` calls ``gradc_rt1_tape_new()`` (MemoryError on NULL) and ``tapefree`` calls
-``gradc_rt1_tape_free(tape)``. ``tapepush`` and ``tapepop`` are inline::
+``tapenew`` calls ``gradc_rt2_tape_new()`` (MemoryError on NULL) and ``tapefree`` calls
+``gradc_rt2_tape_free(tape)``. ``tapepush`` and ``tapepop`` are inline::
 
     push v : T                        pop : T
       need = top + S                    top = top - S
       if need > cap:                    v   = *(T *)(base + top)
-          if gradc_rt1_tape_grow(tape, need): MemoryError
+          if gradc_rt2_tape_grow(tape, need): MemoryError
       *(T *)(base + top) = v
       top = need
+
+**Array references.** A pushed array (or tuple holding arrays: ``R`` arrays in all) moves
+a reference onto the tape; its ``meminfo`` is also recorded on the reference stack, so
+that ``gradc_rt2_tape_free`` can release whatever an error exit leaves there. Before the
+entry is reserved (so a failed growth of the byte stack leaks nothing)::
+
+    push v (R > 0):                   pop (R > 0):
+      need = nrefs + R                  nrefs = nrefs - R
+      if need > refcap:                 (the popped value owns the references)
+          if gradc_rt2_tape_grow_refs(tape, need): MemoryError
+      refs[nrefs + k] = v's k-th meminfo
+      nrefs = need
+
+``nrefs`` always lives in the header (never in registers, see below), so it is exact at
+every error exit; a group reserves its references once, like its bytes. Pushes of
+scalars — all a hot loop usually tapes — do not touch it.
 
 ``S`` is the size of ``T``'s value type in memory rounded up to 8 (an array is its
 16 + 16·N-byte descriptor, a tuple its C struct, ``i1`` one byte), so every entry starts
@@ -76,7 +95,7 @@ from llvmlite import ir as ll
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Function, Instruction, Value
-from gradc.compiler.ir.types import TAPE, NoneType, TapeType, Type
+from gradc.compiler.ir.types import TAPE, ArrayType, NoneType, TapeType, TupleType, Type
 
 if TYPE_CHECKING:
     from gradc.compiler.codegen.lower import _FunctionLowering
@@ -85,9 +104,12 @@ __all__ = [
     "ENTRY_ALIGN",
     "RUNTIME_TAPE_FREE",
     "RUNTIME_TAPE_GROW",
+    "RUNTIME_TAPE_GROW_REFS",
     "RUNTIME_TAPE_NEW",
     "TAPE_INITIAL_BYTES",
+    "TAPE_INITIAL_REFS",
     "TapeLowering",
+    "array_references",
     "entry_size",
     "memory_size_align",
     "registered_tape",
@@ -95,16 +117,20 @@ __all__ = [
     "tape_type",
 ]
 
-#: Runtime symbols of the tape (defined by :mod:`.runtime`).
-RUNTIME_TAPE_NEW = "gradc_rt1_tape_new"
-RUNTIME_TAPE_GROW = "gradc_rt1_tape_grow"
-RUNTIME_TAPE_FREE = "gradc_rt1_tape_free"
+#: Runtime symbols of the tape (defined by :mod:`.runtime`; ABI ``rt2``).
+RUNTIME_TAPE_NEW = "gradc_rt2_tape_new"
+RUNTIME_TAPE_GROW = "gradc_rt2_tape_grow"
+RUNTIME_TAPE_GROW_REFS = "gradc_rt2_tape_grow_refs"
+RUNTIME_TAPE_FREE = "gradc_rt2_tape_free"
 
 #: Every tape entry starts at a multiple of this many bytes.
 ENTRY_ALIGN = 8
 
 #: The capacity of the first buffer (growth doubles from there).
 TAPE_INITIAL_BYTES = 4096
+
+#: The capacity of the first reference stack, in entries.
+TAPE_INITIAL_REFS = 512
 
 _OUT_OF_MEMORY = "out of memory"
 
@@ -117,12 +143,26 @@ _I64 = ll.IntType(64)
 _I8P = _I8.as_pointer()
 
 # header field indices
-_BASE, _TOP, _CAP = 0, 1, 2
+_BASE, _TOP, _CAP, _REFS, _NREFS, _REFCAP = range(6)
+
+# the meminfo field of an array descriptor (``arrays.descriptor_type``)
+_MEMINFO = 1
 
 
 def tape_header_type() -> ll.LiteralStructType:
-    """``{i8* base, i64 top, i64 cap}``: the runtime's tape header."""
-    return ll.LiteralStructType([_I8P, _I64, _I64])
+    """``{i8* base, i64 top, i64 cap, i8** refs, i64 nrefs, i64 refcap}``: the runtime's
+    tape header."""
+    return ll.LiteralStructType([_I8P, _I64, _I64, _I8P.as_pointer(), _I64, _I64])
+
+
+def array_references(t: Type) -> int:
+    """How many array references a value of gradc type ``t`` carries: 1 for an array,
+    the sum over the elements for a tuple, 0 otherwise."""
+    if isinstance(t, ArrayType):
+        return 1
+    if isinstance(t, TupleType):
+        return sum(array_references(e) for e in t.elements)
+    return 0
 
 
 def tape_type() -> ll.PointerType:
@@ -205,6 +245,8 @@ class TapeLowering:
         self.fl = fl
         # entry address and type of each push or pop whose group is already reserved
         self._slots: dict[Instruction, tuple[ll.Value, ll.Type]] = {}
+        # reference-stack address of each push of arrays whose group is already reserved
+        self._ref_slots: dict[Instruction, ll.Value] = {}
         self._registered_value = registered_tape(fl.func)
         self._registers: _Registers | None = None
 
@@ -368,8 +410,33 @@ class TapeLowering:
         if slot is None:
             slot = self._reserve(inst)
         base, ty = slot
-        st = b.store(self.fl.value(inst.value), b.bitcast(base, ty.as_pointer()), align=8)
+        value = self.fl.value(inst.value)
+        st = b.store(value, b.bitcast(base, ty.as_pointer()), align=8)
         st.set_metadata("tbaa", self._tbaa("entry"))
+        refs = self._ref_slots.pop(inst, None)
+        if refs is not None:
+            for k, meminfo in enumerate(_meminfos(b, value, inst.value.type)):
+                at = refs if k == 0 else b.gep(refs, [ll.Constant(_I64, k)], inbounds=True)
+                b.store(meminfo, at, align=8).set_metadata("tbaa", self._tbaa("refs"))
+
+    def _reserve_refs(self, tape: ll.Value, count: int) -> ll.Value:
+        """Room for ``count`` array references on the reference stack (module docstring):
+        one grow check, ``nrefs`` advanced once; returns the address of the first."""
+        b = self.b
+        used = self._load_field(tape, _NREFS, "tape.nrefs")
+        cap = self._load_field(tape, _REFCAP, "tape.refcap")
+        need = b.add(used, ll.Constant(_I64, count), name="tape.nrefs.need", flags=["nuw", "nsw"])
+        grow = self.fl.llfn.append_basic_block("tape.grow.refs")
+        store = self.fl.llfn.append_basic_block(self.fl.continuation())
+        b.cbranch(b.icmp_unsigned(">", need, cap), grow, store).set_weights([1, 1 << 20])
+        b.position_at_end(grow)
+        fn = self.fl.ml.declare(RUNTIME_TAPE_GROW_REFS, _I32, [tape_type(), _I64], readnone=False)
+        self._grow(fn, tape, need)
+        b.branch(store)
+        b.position_at_end(store)
+        refs = self._load_field(tape, _REFS, "tape.refs")
+        self._store_field(tape, _NREFS, need)
+        return b.gep(refs, [used], inbounds=True, name="tape.ref")
 
     def _reserve(self, inst: ops.TapePush) -> tuple[ll.Value, ll.Type]:
         """Make room for ``inst``'s group: one grow check, ``top`` advanced once; the
@@ -377,9 +444,19 @@ class TapeLowering:
         b = self.b
         tape = self._tape(inst)
         group = self._group(inst)
-        types = [self._value_type(p, p.value.type) for p in group if isinstance(p, ops.TapePush)]
+        pushes = [p for p in group if isinstance(p, ops.TapePush)]
+        types = [self._value_type(p, p.value.type) for p in pushes]
         sizes = [entry_size(ty) for ty in types]
         total = ll.Constant(_I64, sum(sizes))
+        counts = [array_references(p.value.type) for p in pushes]
+        if sum(counts):  # first, so a failed growth below leaves the references recorded
+            refs = self._reserve_refs(tape, sum(counts))
+            offset = 0
+            for p, count in zip(pushes, counts):
+                if count:
+                    at = ll.Constant(_I64, offset)
+                    self._ref_slots[p] = refs if offset == 0 else b.gep(refs, [at], inbounds=True)
+                offset += count
         regs = self._registered(inst)
         grow = self.fl.llfn.append_basic_block("tape.grow")
         store = self.fl.llfn.append_basic_block(self.fl.continuation())
@@ -449,6 +526,11 @@ class TapeLowering:
         types = [self._value_type(p, p.type) for p in group]
         sizes = [entry_size(ty) for ty in types]
         total = sum(sizes)
+        count = sum(array_references(p.type) for p in group)
+        if count:  # the popped values own these references now
+            used = self._load_field(tape, _NREFS, "tape.nrefs")
+            rest = b.sub(used, ll.Constant(_I64, count), name="tape.nrefs.rest", flags=["nuw"])
+            self._store_field(tape, _NREFS, rest)
         regs = self._registered(inst)
         if regs is None:
             top = self._load_field(tape, _TOP, "tape.top")
@@ -473,9 +555,24 @@ class TapeLowering:
         self.free_value(self._tape(inst))
 
     def free_value(self, tape: ll.Value) -> None:
-        """Call ``gradc_rt1_tape_free`` on ``tape`` (also on error exits: ``unwind``)."""
+        """Call ``gradc_rt2_tape_free`` on ``tape`` (also on error exits: ``unwind``), which
+        also releases the array references still on it."""
         fn = self.fl.ml.declare(RUNTIME_TAPE_FREE, ll.VoidType(), [tape_type()], readnone=False)
         self.b.call(fn, [tape])
+
+
+def _meminfos(b: ll.IRBuilder, v: ll.Value, t: Type) -> list[ll.Value]:
+    """The ``meminfo`` of every array in value ``v`` of gradc type ``t``, in element order
+    (:func:`array_references` of them)."""
+    if isinstance(t, ArrayType):
+        return [b.extract_value(v, _MEMINFO)]
+    if isinstance(t, TupleType):
+        out: list[ll.Value] = []
+        for i, et in enumerate(t.elements):
+            if array_references(et):
+                out.extend(_meminfos(b, b.extract_value(v, i), et))
+        return out
+    return []
 
 
 def _transparent(inst: Instruction) -> bool:

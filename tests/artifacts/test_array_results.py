@@ -119,7 +119,7 @@ def _live() -> int:
 def test_manifest_carries_runtime_and_writes(artifact: Path) -> None:
     m = read_manifest(artifact)
     assert m.runtime is not None
-    assert m.runtime.abi == "rt1"
+    assert m.runtime.abi == "rt2"
     assert (artifact / m.runtime.object).is_file()
     assert m.entry("scale").signature.writes == ("a",)
     assert m.entry("total").signature.writes == ()

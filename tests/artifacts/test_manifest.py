@@ -86,7 +86,7 @@ def test_runtime_and_writes() -> None:
     m, blobs = build_manifest(_array_build(), PRODUCER)
     assert m.format_version == FORMAT_VERSION
     assert isinstance(m.runtime, Runtime)
-    assert m.runtime.abi == "rt1"
+    assert m.runtime.abi == "rt2"
     assert blobs[m.runtime.object] == b"\x7fELF runtime"
     assert m.runtime.object in referenced_blobs(m)
     assert m.entry("axpy").signature.writes == ("y",)
@@ -94,7 +94,7 @@ def test_runtime_and_writes() -> None:
     assert again == m
     raw = msgpack.unpackb(m.encode())
     assert raw["runtime"] == {
-        "abi": "rt1",
+        "abi": "rt2",
         "object": m.runtime.object,
         "sha256": m.runtime.sha256,
         "key": "",  # a build output without runtime_key (1.2: the runtime's cache key)

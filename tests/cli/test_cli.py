@@ -162,7 +162,7 @@ def test_inspect_shows_runtime_and_written_parameters(tmp_path: Path) -> None:
     write_artifact(out, build, producer=Producer("0.1.0", "0.50.0", "22.1.0"))
     r = CliRunner().invoke(cli, ["inspect", str(out)])
     assert r.exit_code == 0, r.output
-    assert "runtime rt1: 7 bytes" in r.output
+    assert "runtime rt2: 7 bytes" in r.output
     assert "(a: f64[:], x: f64) -> none" in r.output
     assert "writes a" in r.output
 

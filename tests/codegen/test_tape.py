@@ -25,10 +25,14 @@ from gradc.compiler.codegen.runtime import TAPE_CACHE_MAX_BYTES
 from gradc.compiler.codegen.tape import (
     RUNTIME_TAPE_FREE,
     RUNTIME_TAPE_GROW,
+    RUNTIME_TAPE_GROW_REFS,
     RUNTIME_TAPE_NEW,
     TAPE_INITIAL_BYTES,
+    TAPE_INITIAL_REFS,
     entry_size,
+    memory_size_align,
     registered_tape,
+    tape_header_type,
 )
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
@@ -563,7 +567,18 @@ def test_object_references_only_runtime_tape_functions(codegen: Any) -> None:
 
 
 class _Header(ctypes.Structure):
-    _fields_ = [("base", ctypes.c_void_p), ("top", ctypes.c_int64), ("cap", ctypes.c_int64)]
+    _fields_ = [
+        ("base", ctypes.c_void_p),
+        ("top", ctypes.c_int64),
+        ("cap", ctypes.c_int64),
+        ("refs", ctypes.POINTER(ctypes.c_void_p)),
+        ("nrefs", ctypes.c_int64),
+        ("refcap", ctypes.c_int64),
+    ]
+
+
+def test_header_layout_matches_the_runtime_type() -> None:
+    assert memory_size_align(tape_header_type()) == (ctypes.sizeof(_Header), 8)
 
 
 @pytest.fixture(scope="module")
@@ -575,6 +590,9 @@ def rt(codegen: Any) -> Any:
         new = ctypes.CFUNCTYPE(hp)(tracker[RUNTIME_TAPE_NEW])
         grow = ctypes.CFUNCTYPE(ctypes.c_int32, hp, ctypes.c_int64)(tracker[RUNTIME_TAPE_GROW])
         free = ctypes.CFUNCTYPE(None, hp)(tracker[RUNTIME_TAPE_FREE])
+        grow_refs = ctypes.CFUNCTYPE(ctypes.c_int32, hp, ctypes.c_int64)(
+            tracker[RUNTIME_TAPE_GROW_REFS]
+        )
 
     return RT
 
@@ -650,3 +668,42 @@ def test_runtime_does_not_cache_huge_tapes(rt: Any) -> None:
     fresh = rt.new()
     assert fresh.contents.cap == 0
     rt.free(fresh)
+
+
+def test_runtime_grow_refs_doubles_and_keeps_entries(rt: Any) -> None:
+    t = rt.new()
+    h = t.contents
+    assert (h.nrefs, h.refcap) == (0, 0)
+    assert rt.grow_refs(t, 3) == 0
+    assert h.refcap == TAPE_INITIAL_REFS
+    for i in range(3):
+        h.refs[i] = 0x1000 * (i + 1)
+    assert rt.grow_refs(t, TAPE_INITIAL_REFS + 1) == 0
+    assert h.refcap == 2 * TAPE_INITIAL_REFS
+    assert [h.refs[i] for i in range(3)] == [0x1000, 0x2000, 0x3000]
+    assert rt.grow_refs(t, (1 << 58) + 1) == 1  # over the limit: unchanged
+    assert h.refcap == 2 * TAPE_INITIAL_REFS
+    rt.free(t)  # nrefs is 0: the fake pointers are not released
+
+
+def test_runtime_free_releases_the_references_left_on_the_tape(rt: Any, codegen: Any) -> None:
+    """What an error exit leaves on the reference stack is released (one decref each)."""
+    runtime = codegen.runtime
+    live = runtime.live
+    blocks = [runtime.alloc(64) for _ in range(5)]
+    shared = blocks[0]
+    runtime.incref(shared)  # a second owner outside the tape
+    t = rt.new()
+    assert rt.grow_refs(t, 6) == 0
+    h = t.contents
+    for i, b in enumerate([*blocks, None]):  # NULL (a stack array) is skipped by decref
+        h.refs[i] = b
+    h.nrefs = 6
+    rt.free(t)
+    assert runtime.live == live + 1  # only ``shared`` survives, with its other owner
+    assert runtime.refcount(shared) == 1
+    u = rt.new()  # the cached tape comes back with no references
+    assert u.contents.nrefs == 0 and u.contents.refcap >= 6
+    rt.free(u)
+    runtime.decref(shared)
+    assert runtime.live == live
