@@ -1,6 +1,6 @@
 """A derivative call that raises frees its tape: the error exits of the derivative export
 free the tapes the function made (``lifetimes`` lists them in ``unwind``; lowering calls
-``gradc_rt1_tape_free``). Checked by memory growth over many raising calls in a fresh
+``gradc_rt2_tape_free``). Checked by memory growth over many raising calls in a fresh
 process (the tape is ~3.2 MB per call here, so a leak shows as hundreds of MB)."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ Everything that can be prepared once (ctypes prototypes, converters, result type
 prepared at load.
 
 **Runtime.** The first artifact that carries a runtime object (manifest ``runtime``) has
-it linked once per process into the JIT library ``gradc_rt1``; every artifact library is
+it linked once per process into the JIT library ``gradc_rt2``; every artifact library is
 linked against that library (``add_jit_library``), so all arrays in the process share one
 set of ``gradc_rt1_*`` functions and one ``gradc_rt1_live`` counter
 (:func:`runtime_stats`).

@@ -1,4 +1,4 @@
-"""The reverse-mode tape (compiler/codegen/tape.py, runtime ``gradc_rt1_tape_*``).
+"""The reverse-mode tape (compiler/codegen/tape.py, runtime ``gradc_rt2_tape_*``).
 
 Hand-built IR pushes values of every kind the reverse-mode pass pushes — scalars of each
 type, tuples, array descriptors — across many growth steps, pops them back and checks
@@ -311,7 +311,45 @@ def array_fns(codegen: Any) -> dict[str, Any]:
     back = pop(b, tape, ac)
     b.insert(ops.TapeFree(tape, type=NONE))
     b.ret(back)
-    return codegen.build(m, ["walk", "owned"])
+    # leak(n, d): push n fresh owned arrays, one per iteration, then compute 1.0 / d: a
+    # ZeroDivisionError when d == 0, whose error exit frees the tape (its ``unwind``, as
+    # ``lifetimes`` sets it); otherwise pop and release them all and return 1.0 / d
+    b = codegen.function(m, "leak", [("n", I64), ("d", F64)], F64, line=60)
+    n, d = b.function.params
+    tape = b.insert(ops.TapeNew(type=TAPE, name="tape"))
+    a1c = ArrayType(F64, 1, "C")
+
+    def allocate(i: Value, _: list[Value]) -> list[Value]:
+        fresh = b.insert(ops.NewArray((b.const(4, I64),), b.cast(i, F64), type=a1c))
+        push(b, tape, b.make_tuple([b.cast(i, F64), fresh]))
+        return []
+
+    loop(b, n, [], allocate, "allocate")
+    quotient = b.insert(ops.Div(b.const(1.0, F64), d, type=F64))
+    quotient.unwind = (tape,)
+
+    def release(i: Value, _: list[Value]) -> list[Value]:
+        back = pop(b, tape, TupleType((F64, a1c)))
+        b.insert(ops.DecRef(back, type=NONE))
+        return []
+
+    loop(b, n, [], release, "release")
+    b.insert(ops.TapeFree(tape, type=NONE))
+    b.ret(quotient)
+    return codegen.build(m, ["walk", "owned", "leak"])
+
+
+@pytest.mark.parametrize("n", [0, 3, 2_000])
+def test_an_error_exit_releases_the_arrays_on_the_tape(
+    codegen: Any, array_fns: dict[str, Any], n: int
+) -> None:
+    live = codegen.runtime.live
+    assert array_fns["leak"](n, 4.0) == 0.25
+    assert codegen.runtime.live == live
+    for _ in range(3):
+        with pytest.raises(ZeroDivisionError):
+            array_fns["leak"](n, 0.0)
+        assert codegen.runtime.live == live  # the n arrays on the tape were released
 
 
 @pytest.mark.parametrize("n", [1, 17, 20_000])
@@ -528,6 +566,8 @@ def test_a_block_of_pushes_is_one_reservation(codegen: Any) -> None:
 
     text = _text(codegen, build)
     assert len(re.findall(f'call i32 @"{RUNTIME_TAPE_GROW}"', text)) == 1
+    # scalars carry no array references: the reference stack is not touched
+    assert RUNTIME_TAPE_GROW_REFS not in text and "tape.nrefs" not in text
     # f's only tape is registered: its header is read once after tapenew (the grow path
     # reads no ``top``), then each group reads ``cur`` once from its register slot (the
     # push group at its grow check, which a growth runs again) and stores it once
