@@ -24,19 +24,22 @@ functions")::
 
 **Array references.** A pushed array (or tuple holding arrays: ``R`` arrays in all) moves
 a reference onto the tape; its ``meminfo`` is also recorded on the reference stack, so
-that ``gradc_rt2_tape_free`` can release whatever an error exit leaves there. Before the
-entry is reserved (so a failed growth of the byte stack leaks nothing)::
+that ``gradc_rt2_tape_free`` can release whatever an error exit leaves there::
 
     push v (R > 0):                   pop (R > 0):
       need = nrefs + R                  nrefs = nrefs - R
       if need > refcap:                 (the popped value owns the references)
           if gradc_rt2_tape_grow_refs(tape, need): MemoryError
-      refs[nrefs + k] = v's k-th meminfo
+      (reserve the bytes as above)
       nrefs = need
+      refs[need - R + k] = v's k-th meminfo
 
 ``nrefs`` always lives in the header (never in registers, see below), so it is exact at
-every error exit; a group reserves its references once, like its bytes. Pushes of
-scalars — all a hot loop usually tapes — do not touch it.
+every error exit; a group reserves its references once, like its bytes, and advances
+``nrefs`` after both growths, when nothing can raise before the group's pushes have
+written every entry below it (an out-of-memory error in a growth leaks the group's
+arrays, never frees garbage). Pushes of scalars — all a hot loop usually tapes — do not
+touch it.
 
 ``S`` is the size of ``T``'s value type in memory rounded up to 8 (an array is its
 16 + 16·N-byte descriptor, a tuple its C struct, ``i1`` one byte), so every entry starts
@@ -419,9 +422,10 @@ class TapeLowering:
                 at = refs if k == 0 else b.gep(refs, [ll.Constant(_I64, k)], inbounds=True)
                 b.store(meminfo, at, align=8).set_metadata("tbaa", self._tbaa("refs"))
 
-    def _reserve_refs(self, tape: ll.Value, count: int) -> ll.Value:
+    def _reserve_refs(self, tape: ll.Value, count: int) -> tuple[ll.Value, ll.Value]:
         """Room for ``count`` array references on the reference stack (module docstring):
-        one grow check, ``nrefs`` advanced once; returns the address of the first."""
+        one grow check; returns the address of the first and the new ``nrefs``, which the
+        caller stores once the group can no longer raise before its pushes are done."""
         b = self.b
         used = self._load_field(tape, _NREFS, "tape.nrefs")
         cap = self._load_field(tape, _REFCAP, "tape.refcap")
@@ -435,8 +439,7 @@ class TapeLowering:
         b.branch(store)
         b.position_at_end(store)
         refs = self._load_field(tape, _REFS, "tape.refs")
-        self._store_field(tape, _NREFS, need)
-        return b.gep(refs, [used], inbounds=True, name="tape.ref")
+        return b.gep(refs, [used], inbounds=True, name="tape.ref"), need
 
     def _reserve(self, inst: ops.TapePush) -> tuple[ll.Value, ll.Type]:
         """Make room for ``inst``'s group: one grow check, ``top`` advanced once; the
@@ -449,13 +452,14 @@ class TapeLowering:
         sizes = [entry_size(ty) for ty in types]
         total = ll.Constant(_I64, sum(sizes))
         counts = [array_references(p.value.type) for p in pushes]
-        if sum(counts):  # first, so a failed growth below leaves the references recorded
-            refs = self._reserve_refs(tape, sum(counts))
+        nrefs = None
+        if sum(counts):
+            refs, nrefs = self._reserve_refs(tape, sum(counts))
             offset = 0
-            for p, count in zip(pushes, counts):
+            for q, count in zip(pushes, counts):
                 if count:
                     at = ll.Constant(_I64, offset)
-                    self._ref_slots[p] = refs if offset == 0 else b.gep(refs, [at], inbounds=True)
+                    self._ref_slots[q] = refs if offset == 0 else b.gep(refs, [at], inbounds=True)
                 offset += count
         regs = self._registered(inst)
         grow = self.fl.llfn.append_basic_block("tape.grow")
@@ -490,6 +494,10 @@ class TapeLowering:
             b.branch(check)
             b.position_at_end(store)
             b.store(after, regs.cur)
+        if nrefs is not None:
+            # only now: nothing between here and the group's last push may raise, so at
+            # every error exit each of ``refs[0 .. nrefs)`` has been written
+            self._store_field(tape, _NREFS, nrefs)
         offset = 0
         slots = []
         for ty, size in zip(types, sizes):
@@ -501,7 +509,8 @@ class TapeLowering:
         return slots[0]
 
     def _grow(self, fn: ll.Function, tape: ll.Value, need: ll.Value) -> None:
-        """Call the runtime to make room for ``need`` bytes (MemoryError on failure)."""
+        """Call the runtime's growth function ``fn`` to make room for ``need`` bytes (or
+        reference entries); MemoryError on failure."""
         status = self.b.call(fn, [tape, need], name="tape.grown")
         self.fl.raise_if(
             self.b.icmp_unsigned("!=", status, ll.Constant(_I32, 0)), "MemoryError", _OUT_OF_MEMORY
