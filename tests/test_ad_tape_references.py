@@ -242,3 +242,19 @@ def test_artifact_of_the_previous_runtime_abi_is_refused(
     (old / MANIFEST_NAME).write_bytes(m.encode())
     with pytest.raises(ArtifactError, match=r"runtime ABI 'rt1'.*'rt2'.*rebuild"):
         load(old)
+
+
+def test_runtime_mode_rebuilds_an_artifact_of_the_previous_runtime_abi(
+    artifact: tuple[Path, Path],
+) -> None:
+    import dataclasses
+
+    from gradc.artifacts.store import read_manifest
+    from gradc.runtime_mode import is_fresh
+
+    path, source = artifact
+    m = read_manifest(path)
+    assert m.runtime is not None
+    assert is_fresh(m, source, check_options=False)
+    old = dataclasses.replace(m, runtime=dataclasses.replace(m.runtime, abi="rt1"))
+    assert not is_fresh(old, source, check_options=False)

@@ -81,11 +81,12 @@ exit of the function that made it only frees it, ``unwind``), and ``tapenew`` re
 reused tape's ``top``.
 Other functions keep every field in the header (loads and stores per group).
 
-The loads and stores of the header fields, of the entries, and of array elements
-(:mod:`.arrays`) carry TBAA tags of their own (sibling types under one root), which
-tells LLVM that writing an entry or an array element never changes ``base``/``top``/
-``cap``, and that a tape entry is never an array element: header values and values
-loaded from arrays stay in registers across pushes. Nothing else is tagged, so every
+The loads and stores of the header fields, of the entries, of the reference stack, and
+of array elements (:mod:`.arrays`) carry TBAA tags of their own (sibling types under one
+root), which tells LLVM that writing an entry, a reference or an array element never
+changes ``base``/``top``/``cap``/``nrefs``, and that a tape entry is never an array
+element: header values and values loaded from arrays stay in registers across pushes.
+Nothing else is tagged, so every
 other access (descriptors, runtime calls, ``memcpy``) still aliases all of them.
 """
 
