@@ -75,8 +75,9 @@ from gradc.artifacts.errors import ArtifactError, FormatVersionError
 #: (major, minor) of the format this module writes.
 FORMAT_VERSION: tuple[int, int] = (1, 2)
 
-#: Calling-convention version of docs/abi.md.
-ABI_VERSION = 1
+#: Calling-convention version of docs/abi.md (2: every object carries its ABI description,
+#: ``gradc.artifacts.abi``; version-1 objects carry none and are refused).
+ABI_VERSION = 2
 
 #: Name of the runtime ABI whose object a manifest carries (docs/abi.md "Runtime functions").
 RUNTIME_ABI = "rt1"
