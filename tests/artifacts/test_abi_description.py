@@ -350,3 +350,17 @@ def test_unreadable_object_is_an_artifact_error(bad: bytes) -> None:
     )
     with pytest.raises(ArtifactError, match="'f'"):
         check_object("art", e, Target("t", "c", ""), bad)
+
+
+def test_runtime_mode_rebuilds_an_artifact_of_another_calling_convention(built: Path) -> None:
+    """Runtime mode treats an artifact whose entries speak another calling convention as
+    stale (it rebuilds it) instead of loading it and warning about the refusal."""
+    from dataclasses import replace
+
+    from gradc.runtime_mode import is_fresh
+
+    source = built.parent / "abimod.py"
+    manifest = read_manifest(built)
+    assert is_fresh(manifest, source, check_options=False)
+    old = replace(manifest, entries=tuple(replace(e, abi_version=1) for e in manifest.entries))
+    assert not is_fresh(old, source, check_options=False)
