@@ -171,7 +171,7 @@ def _difference(want: dict[str, Any], found: dict[str, Any]) -> str | None:
                     return f"parameter {name!r}: the manifest says {t}, the object {_show(p[1])}"
                 return f"parameter {k}: the manifest says {name}: {t}, the object {_show([p])}"
         return f"{words}: the manifest says {_show(a)}, the object {_show(b)}"
-    extra = sorted(set(found) - set(want))
+    extra = sorted(repr(k) for k in set(found) - set(want))
     if extra:
         return f"the object's description has unknown fields {extra}"
     return None

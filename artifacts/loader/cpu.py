@@ -648,7 +648,7 @@ def _make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Cal
         try:
             status = cfunc(*args, out, err)
         except ctypes.ArgumentError:
-            check_all(args)  # raises the named TypeError
+            check_all(given)  # raises the named TypeError (checks the caller's objects)
             raise
         if status:
             _raise_error(status, err, qualname, entry)

@@ -11,6 +11,7 @@ process (a crash there fails the test and names the case), and must raise
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import runpy
@@ -364,3 +365,30 @@ def test_runtime_mode_rebuilds_an_artifact_of_another_calling_convention(built: 
     assert is_fresh(manifest, source, check_options=False)
     old = replace(manifest, entries=tuple(replace(e, abi_version=1) for e in manifest.entries))
     assert not is_fresh(old, source, check_options=False)
+
+
+def test_damaged_objects_never_break_the_check(built: Path) -> None:
+    """Hostile bytes under a valid sha256 (the manifest may name any blob): every single-
+    byte change of a real object either keeps the check passing or raises ArtifactError —
+    the ELF reader and the description decoder never raise anything else or read out of
+    bounds."""
+    import random
+
+    from gradc.artifacts.abi import check_object
+
+    m = read_manifest(built)
+    e = m.entry("poly")
+    code = (built / e.object).read_bytes()
+    check_object("art", e, m.target, code)  # the control
+    rng = random.Random(18)
+    # the ELF header and section headers (where offsets live), then anywhere
+    spots = list(range(64)) + [rng.randrange(len(code)) for _ in range(300)]
+    for i in spots:
+        for value in (0x00, 0xFF, rng.randrange(256)):
+            damaged = bytearray(code)
+            damaged[i] = value
+            with contextlib.suppress(ArtifactError):
+                check_object("art", e, m.target, bytes(damaged))
+    for cut in (0, 1, 16, 63, 64, len(code) // 2, len(code) - 1):
+        with pytest.raises(ArtifactError):
+            check_object("art", e, m.target, code[:cut])
