@@ -37,7 +37,7 @@ from typing import Any
 
 import msgpack
 
-from gradc.artifacts.elf import ElfError, defined_symbols, symbol_bytes
+from gradc.artifacts.elf import ElfError, ElfObject
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.manifest import ABI_VERSION, Entry, Target
 
@@ -202,9 +202,10 @@ def check_object(
     prefix = f"{where}: export {entry.name!r}: its {what} {path}"
     refuse = "; the artifact is refused: rebuild it with `gradc build`"
     try:
-        symbols = defined_symbols(code)
+        elf = ElfObject(code)
+        symbols = elf.symbols()
         desc_symbol = symbols.get(description_symbol(symbol))
-        raw = symbol_bytes(code, desc_symbol) if desc_symbol is not None else None
+        raw = elf.symbol_bytes(desc_symbol) if desc_symbol is not None else None
     except ElfError as exc:
         raise AbiMismatchError(f"{prefix} is not a readable ELF object ({exc}){refuse}") from None
     if symbol not in symbols:
