@@ -17,6 +17,12 @@ become tuples, ``bool`` becomes ``bool``, array descriptors become NumPy arrays)
 Everything that can be prepared once (ctypes prototypes, converters, result types) is
 prepared at load.
 
+**Trust.** Before linking, every entry object and fast-call wrapper object to be linked
+must describe itself (its ``__gradc_abi_<symbol>`` constant, ``gradc.artifacts.abi``) exactly
+as its manifest entry says: signature, ``writes``, symbols, calling-convention version and
+target. A manifest that disagrees is refused with ``AbiMismatchError``; no call ever uses a
+signature its object did not state.
+
 **Runtime.** The first artifact that carries a runtime object (manifest ``runtime``) has
 it linked once per process into the JIT library ``gradc_rt1``; every artifact library is
 linked against that library (``add_jit_library``), so all arrays in the process share one
