@@ -60,6 +60,11 @@ manifests (no runtime; nothing written). 1.2 added ``sources``, ``runtime.key``,
 1.1's carried a line (a 1.1 artifact's errors name no line when loaded by a 1.2 reader).
 Readers accept any minor version of their major version (unknown fields are ignored) and
 refuse other major versions with :class:`FormatVersionError`.
+
+``abi_version`` 2 (calling convention 2) means every entry and wrapper object carries its
+ABI description (``gradc.artifacts.abi``), which the loader checks against the entry before
+linking; the manifest alone is never trusted to say how to call an object. Entries of
+``abi_version`` 1 carry none and are refused.
 """
 
 from __future__ import annotations
@@ -76,8 +81,9 @@ from gradc.artifacts.errors import ArtifactError, FormatVersionError
 #: (major, minor) of the format this module writes.
 FORMAT_VERSION: tuple[int, int] = (1, 2)
 
-#: Calling-convention version of docs/abi.md.
-ABI_VERSION = 1
+#: Calling-convention version of docs/abi.md (2: every object carries its ABI description,
+#: ``gradc.artifacts.abi``; version-1 objects carry none and are refused).
+ABI_VERSION = 2
 
 #: Name of the runtime ABI whose object a manifest carries (docs/abi.md "Runtime functions"):
 #: ``rt2`` since array references on a tape are released by ``gradc_rt2_tape_free``.

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from gradc.artifacts.abi import check_object
 from gradc.artifacts.errors import ArtifactError, ArtifactWarning, FormatVersionError
 from gradc.artifacts.manifest import (
     ABI_VERSION,
@@ -496,19 +497,26 @@ def previous_build(art_dir: str | os.PathLike[str]) -> PreviousBuild:
         return PreviousBuild(None, {}, [f"cannot reuse {out}: {exc}"])
     reusable: dict[str, ReusableEntry] = {}
     problems: list[str] = []
-    for e in manifest.entries:
+    views = [manifest.for_variant(i) for i in range(len(manifest.targets()))]
+    for j, e in enumerate(manifest.entries):
+        if e.abi_version != ABI_VERSION:
+            continue  # another calling convention: its keys cannot match this build's
         try:
             code = read_blob(out, e.object)
             wrapper = read_blob(out, e.wrapper.object) if e.wrapper is not None else b""
+            _check_reusable(out, e, views[0].target, code, wrapper)
             texts = {k: read_text(out, e, k) for k in ("llvm", "asm") if k in e.texts}
         except ArtifactError as exc:
             problems.append(f"cannot reuse {e.name!r}: {exc}")
             continue
         reusable[e.key] = ReusableEntry(code, wrapper, texts.get("llvm", ""), texts.get("asm", ""))
-        for v in e.variants[1:]:  # the other CPU variants (texts are kept for variant 0)
+        for view in views[1:]:  # the other CPU variants (texts are kept for variant 0)
+            v = view.entries[j]
             try:
                 vwrapper = read_blob(out, v.wrapper.object) if v.wrapper is not None else b""
-                reusable[v.key] = ReusableEntry(read_blob(out, v.object), vwrapper)
+                vcode = read_blob(out, v.object)
+                _check_reusable(out, v, view.target, vcode, vwrapper)
+                reusable[v.key] = ReusableEntry(vcode, vwrapper)
             except ArtifactError as exc:
                 problems.append(f"cannot reuse a CPU variant of {e.name!r}: {exc}")
     rt = manifest.runtime
@@ -518,6 +526,21 @@ def previous_build(art_dir: str | os.PathLike[str]) -> PreviousBuild:
         except ArtifactError as exc:
             problems.append(f"cannot reuse the runtime object: {exc}")
     return PreviousBuild(manifest, reusable, problems)
+
+
+def _check_reusable(out: Path, e: Entry, target: Target, code: bytes, wrapper: bytes) -> None:
+    """Refuse to reuse objects that disagree with their manifest entry: the new build
+    takes them by ``e.key`` and names them by the key, so they must describe themselves
+    as the entry says (``gradc.artifacts.abi``) and the symbol must carry the key.
+
+    Raises:
+        ArtifactError: they do not (the message says how).
+    """
+    if not e.symbol.endswith("_" + e.key[:16]):
+        raise ArtifactError(f"{out}: export {e.name!r}: symbol {e.symbol} does not match its key")
+    check_object(str(out), e, target, code)
+    if wrapper:
+        check_object(str(out), e, target, wrapper, "wrapper")
 
 
 # ---------------------------------------------------------------------------- reading

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from gradc.artifacts.keys import sha256_key
-from gradc.artifacts.manifest import RUNTIME_ABI
+from gradc.artifacts.manifest import ABI_VERSION, RUNTIME_ABI
 from gradc.compiler.ir.core import Module
 from gradc.compiler.ir.types import python_name
 from gradc.compiler.options import CompilerOptions
@@ -152,8 +152,6 @@ class BuildOutput:
 class CompileForbiddenError(RuntimeError):
     """Compiling was forbidden (``GRADC_NO_COMPILE=1``) and a build was asked for."""
 
-
-ABI_VERSION = 1
 
 #: Version of the key schema below (components, Merkle hashing); part of every key.
 KEY_FORMAT = "2"
@@ -309,10 +307,13 @@ def build_module(
             for loc in site_table(module, export_name, lambda f: module_relative(f, base_dir))
         )
         compiled = []
-        for variant, shared in zip(variant_options, shared_of, strict=True):
+        for variant, shared, target in zip(variant_options, shared_of, targets, strict=True):
             components: dict[str, str | int | bool] = {"ir": hashes[export_name], **shared}
             if export_name in ad_config:
                 components["ad"] = sha256_key(ad_config[export_name])
+            # The objects describe their signature (ABI description), parameter names
+            # included, which the canonical IR text does not hold.
+            components["signature"] = signature_text(signature)
             key = sha256_key(components)
             symbol = f"gradc_{export_name}_{key[:16]}"
             cached = cache.get(key)
@@ -321,7 +322,7 @@ def build_module(
                 llvm_text, asm_text = cached.llvm_text, cached.asm_text
             else:
                 object_code, wrapper, llvm_text, asm_text = _compile_export(
-                    module, export_name, symbol, signature, variant, timer
+                    module, export_name, symbol, signature, variant, timer, target
                 )
             compiled.append(
                 CompiledEntry(
@@ -376,9 +377,13 @@ def _compile_export(
     signature: Signature,
     options: CompilerOptions,
     timer: _Timer,
+    target: Mapping[str, str],
 ) -> tuple[bytes, bytes, str, str]:
-    """Lower and emit one export: (object, wrapper object, LLVM text, assembly)."""
-    from gradc.compiler.codegen.emit import emit_object
+    """Lower and emit one export: (object, wrapper object, LLVM text, assembly).
+
+    Each object carries its ABI description (``gradc.artifacts.abi``) for ``target``.
+    """
+    from gradc.compiler.codegen.emit import add_abi_description, emit_object
     from gradc.compiler.codegen.lower import lower_export
     from gradc.compiler.codegen.pywrapper import PYTHON_API_SYMBOLS, emit_wrapper
     from gradc.compiler.codegen.relocatable import RelocatableError, check_object
@@ -386,17 +391,60 @@ def _compile_export(
 
     with timer.phase("lower"):
         llvm_module = lower_export(module, export_name, symbol, options)
+        add_abi_description(
+            llvm_module, symbol, abi_description(export_name, symbol, signature, target)
+        )
     with timer.phase("emit"):
         emitted = emit_object(llvm_module, options)
         try:
             check_object(emitted.object_code, export_name, emitted.llvm_text)
         except RelocatableError as exc:
             raise InternalCompilerError(f"relocatable check failed: {exc}") from None
-        wrapper = emit_wrapper(signature, symbol, options)
+        wrapper = emit_wrapper(
+            signature,
+            symbol,
+            options,
+            abi_description(export_name, symbol, signature, target, wrapper=True),
+        )
         if wrapper:
             allowed = frozenset(PYTHON_API_SYMBOLS) | {symbol}
             check_object(wrapper, f"{export_name} (wrapper)", extra_symbols=allowed)
     return emitted.object_code, wrapper, emitted.llvm_text, emitted.asm_text
+
+
+def signature_text(signature: Signature) -> str:
+    """``signature`` as one string for the cache key: ``(a: f64[:], s: f64) -> none``, then
+    `` writes a`` when the export writes array parameters."""
+    writes = [p.name for p in signature.params if p.writes]
+    return f"{signature}" + (f" writes {','.join(writes)}" if writes else "")
+
+
+def abi_description(
+    export_name: str,
+    symbol: str,
+    signature: Signature,
+    target: Mapping[str, str],
+    *,
+    wrapper: bool = False,
+) -> bytes:
+    """The encoded ABI description (``gradc.artifacts.abi``) of export ``export_name``'s
+    entry object, or of its fast-call wrapper object with ``wrapper``: what the loader
+    checks the manifest against before linking (docs/abi.md "ABI description")."""
+    from gradc.artifacts.abi import describe, encode
+    from gradc.compiler.codegen.pywrapper import wrapper_symbol
+
+    return encode(
+        describe(
+            role="wrapper" if wrapper else "entry",
+            export=export_name,
+            symbol=wrapper_symbol(symbol) if wrapper else symbol,
+            calls=symbol,
+            params=[(p.name, p.type) for p in signature.params],
+            result=signature.result,
+            writes=[p.name for p in signature.params if p.writes],
+            target=(target["triple"], target["cpu"], target["features"]),
+        )
+    )
 
 
 def _emit_runtime(options: CompilerOptions) -> bytes:

@@ -94,7 +94,7 @@ def is_fresh(manifest: Manifest, source: Path, *, check_options: bool) -> bool:
     this gradc and LLVM (and, with ``check_options``, with :data:`RUNTIME_OPTIONS`)."""
     from gradc._version import __version__
     from gradc.artifacts.loader.cpu import llvm_version
-    from gradc.artifacts.manifest import RUNTIME_ABI
+    from gradc.artifacts.manifest import ABI_VERSION, RUNTIME_ABI
 
     base = Path(os.path.abspath(source)).parent
     if Path(source).name not in manifest.sources:
@@ -110,6 +110,8 @@ def is_fresh(manifest: Manifest, source: Path, *, check_options: bool) -> bool:
         return False
     if manifest.runtime is not None and manifest.runtime.abi != RUNTIME_ABI:
         return False  # the loader refuses it: rebuild
+    if any(e.abi_version != ABI_VERSION for e in manifest.entries):
+        return False  # another calling convention: the loader would refuse it
     if check_options:
         wanted = {f"options.{k}": v for k, v in RUNTIME_OPTIONS.items()}
         for e in manifest.entries:

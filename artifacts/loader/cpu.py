@@ -17,6 +17,12 @@ become tuples, ``bool`` becomes ``bool``, array descriptors become NumPy arrays)
 Everything that can be prepared once (ctypes prototypes, converters, result types) is
 prepared at load.
 
+**Trust.** Before linking, every entry object and fast-call wrapper object to be linked
+must describe itself (its ``__gradc_abi_<symbol>`` constant, ``gradc.artifacts.abi``) exactly
+as its manifest entry says: signature, ``writes``, symbols, calling-convention version and
+target. A manifest that disagrees is refused with ``AbiMismatchError``; no call ever uses a
+signature its object did not state.
+
 **Runtime.** The first artifact that carries a runtime object (manifest ``runtime``) has
 it linked once per process into the JIT library ``gradc_rt2``; every artifact library is
 linked against that library (``add_jit_library``), so all arrays in the process share one
@@ -53,6 +59,7 @@ from typing import Any
 
 import llvmlite.binding as llvm
 
+from gradc.artifacts.abi import check_object
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.fastcall import (
     METH_FASTCALL_KEYWORDS,
@@ -649,7 +656,7 @@ def _make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Cal
         try:
             status = cfunc(*args, out, err)
         except ctypes.ArgumentError:
-            check_all(args)  # raises the named TypeError
+            check_all(given)  # raises the named TypeError (checks the caller's objects)
             raise
         if status:
             _raise_error(status, err, qualname, entry)
@@ -1033,7 +1040,9 @@ def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Libra
     Raises:
         ArtifactError: the directory or manifest is missing or truncated, an object is
             missing or fails its sha256 check (the message names the file), the ABI
-            version does not match, no CPU variant runs on this host (the message names
+            version does not match, an object's ABI description disagrees with the
+            manifest (``gradc.artifacts.abi.AbiMismatchError``, naming the export and
+            what disagrees; nothing is linked), no CPU variant runs on this host (the message names
             each variant and the features the host lacks; nothing is linked), or linking
             fails.
         FormatVersionError: the artifact's major format version is not this gradc's.
@@ -1045,8 +1054,15 @@ def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Libra
         if e.abi_version != ABI_VERSION:
             raise ArtifactError(
                 f"{path}: export {e.name!r} uses calling convention version {e.abi_version}; "
-                f"this loader speaks version {ABI_VERSION}"
+                f"this loader speaks version {ABI_VERSION}: rebuild the artifact with this "
+                "gradc (`gradc build`) or use a matching gradc"
             )
+    # Before anything is linked or called: every object must describe itself as the
+    # manifest says (docs/abi.md "ABI description"), or the manifest is not trusted.
+    for e in manifest.entries:
+        check_object(str(path), e, manifest.target, objects[e.sha256])
+        if e.wrapper is not None and e.wrapper.sha256 in wrappers:
+            check_object(str(path), e, manifest.target, wrappers[e.wrapper.sha256], "wrapper")
     if manifest.runtime is not None and manifest.runtime.abi != RUNTIME_ABI:
         raise ArtifactError(
             f"{path}: the artifact was built for runtime ABI {manifest.runtime.abi!r}; "

@@ -30,6 +30,7 @@ from gradc.compiler.options import CompilerOptions
 
 __all__ = [
     "EmittedObject",
+    "add_abi_description",
     "check_cpu",
     "emit_object",
     "llvm_version",
@@ -186,6 +187,22 @@ def optimize(llvm_module_text: str, options: CompilerOptions) -> llvm.ModuleRef:
     pm = pb.getModulePassManager()
     pm.run(mod, pb)
     return mod
+
+
+def add_abi_description(module: ll.Module, symbol: str, description: bytes) -> None:
+    """Define ``__gradc_abi_<symbol>`` in ``module``: a constant byte array holding
+    ``description`` (``gradc.artifacts.abi.encode`` of the object's ABI description), with
+    external linkage so that it survives optimisation and is found by name in the object
+    (docs/abi.md "ABI description"). The loader compares it with the manifest before
+    linking.
+    """
+    from gradc.artifacts.abi import description_symbol
+
+    array = ll.ArrayType(ll.IntType(8), len(description))
+    gv = ll.GlobalVariable(module, array, name=description_symbol(symbol))
+    gv.global_constant = True
+    gv.align = 1
+    gv.initializer = ll.Constant(array, bytearray(description))
 
 
 def emit_object(llvm_module: ll.Module | str, options: CompilerOptions) -> EmittedObject:

@@ -55,7 +55,7 @@ from gradc.artifacts.fastcall import (
     PYTHON_API_FUNCTIONS,
     split_top_level,
 )
-from gradc.compiler.codegen.emit import emit_object
+from gradc.compiler.codegen.emit import add_abi_description, emit_object
 from gradc.compiler.options import CompilerOptions
 
 __all__ = [
@@ -390,16 +390,22 @@ def _raise(
     return null
 
 
-def emit_wrapper(signature: SignatureLike, symbol: str, options: CompilerOptions) -> bytes:
+def emit_wrapper(
+    signature: SignatureLike, symbol: str, options: CompilerOptions, description: bytes = b""
+) -> bytes:
     """The wrapper object of the export whose C-ABI entry is ``symbol``; ``b""`` when
     the signature has arrays (those stay on the loader's ctypes path).
 
     ``signature`` is the export's ``gradc.compiler.driver.Signature``; ``options`` give the
     CPU and optimisation level (as for the entry's own object). The object defines
-    :func:`wrapper_symbol` ``(symbol)`` and refers to ``symbol`` and to
-    :data:`PYTHON_API_SYMBOLS` only. Deterministic like every emitted object.
+    :func:`wrapper_symbol` ``(symbol)`` and, given ``description`` (the encoded ABI
+    description of the wrapper, ``gradc.artifacts.abi``), its ``__gradc_abi_`` symbol; it
+    refers to ``symbol`` and to :data:`PYTHON_API_SYMBOLS` only. Deterministic like every
+    emitted object.
     """
     mod = wrapper_module(signature, symbol)
     if mod is None:
         return b""
+    if description:
+        add_abi_description(mod, wrapper_symbol(symbol), description)
     return emit_object(mod, options).object_code

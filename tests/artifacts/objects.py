@@ -8,7 +8,8 @@ from collections.abc import Callable
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from gradc.compiler.driver import BuildOutput, CompiledEntry, Param, Signature
+from gradc.compiler.codegen.emit import add_abi_description
+from gradc.compiler.driver import BuildOutput, CompiledEntry, Param, Signature, abi_description
 
 F64 = ir.DoubleType()
 F32 = ir.FloatType()
@@ -16,6 +17,9 @@ I64 = ir.IntType(64)
 I32 = ir.IntType(32)
 I8 = ir.IntType(8)
 ERR = ir.LiteralStructType([I32, I32, I8.as_pointer(), ir.ArrayType(I64, 4)])
+
+#: The target :func:`build` writes by default (and :func:`entry` describes its objects for).
+HOST = {"triple": llvm.get_process_triple(), "cpu": "x86-64", "features": ""}
 
 Body = Callable[[ir.IRBuilder, ir.Function, list[ir.Argument], ir.Argument, ir.Argument], None]
 
@@ -47,9 +51,12 @@ def entry(
     fn = ir.Function(module, fnty, symbol)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     body(b, fn, list(fn.args[: len(params)]), fn.args[-2], fn.args[-1])
+    signature = Signature(tuple(Param(n, t) for n, t, _ in params), result[0])
+    # The ABI description the loader checks the manifest against, for build()'s target.
+    add_abi_description(module, symbol, abi_description(name, symbol, signature, HOST))
     return CompiledEntry(
         name=name,
-        signature=Signature(tuple(Param(n, t) for n, t, _ in params), result[0]),
+        signature=signature,
         symbol=symbol,
         object_code=emit(module),
         key=key,
@@ -75,6 +82,6 @@ def set_error(
 
 
 def build(*entries: CompiledEntry, module: str = "tiny", **target: str) -> BuildOutput:
-    host = {"triple": llvm.get_process_triple(), "cpu": "x86-64", "features": ""}
+    host = dict(HOST)
     host.update(target)
     return BuildOutput(module_name=module, entries=tuple(entries), target=host)

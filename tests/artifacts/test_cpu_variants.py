@@ -236,3 +236,20 @@ def test_select_variant_and_schema(built: Path) -> None:
     assert "avx2" in (required_features(Target("", "x86-64-v3", "")) or set())
     assert required_features(Target("", "skylake", "")) is None
     assert required_features(Target("", "skylake", "+avx2,-avx512f")) == {"avx2"}
+
+
+def test_swapped_variant_objects_are_refused(built: Path, tmp_path: Path) -> None:
+    """Objects moved between CPU variants (an object for one CPU under a variant that
+    claims another: code the host may not run) are refused by their ABI descriptions,
+    which name the target each object was generated for."""
+    from gradc.artifacts.abi import AbiMismatchError
+
+    def swap(raw: dict[str, Any]) -> None:
+        e = next(e for e in raw["entries"] if e["name"] == "poly")
+        e["variants"][1], e["variants"][2] = e["variants"][2], e["variants"][1]
+
+    art = _edit(built, tmp_path, swap)
+    m = read_manifest(art)  # still a valid manifest, every blob intact
+    assert select_variant(art, m) == 2 and not find_damage(art)
+    with pytest.raises(AbiMismatchError, match=r"'poly'.*target"):
+        gradc.load(art)

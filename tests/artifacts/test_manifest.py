@@ -6,7 +6,7 @@ import msgpack
 import pytest
 
 from gradc.artifacts.errors import ArtifactError, FormatVersionError
-from gradc.artifacts.manifest import FORMAT_VERSION, Manifest, Runtime
+from gradc.artifacts.manifest import ABI_VERSION, FORMAT_VERSION, Manifest, Runtime
 from gradc.artifacts.store import build_manifest, referenced_blobs
 from gradc.compiler.driver import BuildOutput, CompiledEntry, Param, Signature
 
@@ -26,7 +26,7 @@ def test_round_trip() -> None:
     assert str(e.signature) == "(x: f64, n: i64) -> f64"
     assert e.object == f"objects/{e.sha256}.o"
     assert set(e.texts) == {"ir", "llvm"}  # empty asm text is not stored
-    assert e.abi_version == 1
+    assert e.abi_version == ABI_VERSION
     with pytest.raises(KeyError, match="exports: f, g"):
         again.entry("h")
 
