@@ -207,6 +207,9 @@ class _FunctionLowering:
         self.unpacks: list[UnpackCheck] = []
         self.int_checks: list[IntCheck] = []
         self.callees: dict[str, FunctionRef] = {}
+        #: blocks no path from the entry reaches (code after an ``if``/``else`` whose
+        #: branches all return, after ``while True:`` without ``break``, ...)
+        self.dead: set[Block] = set()
 
     # -- driver ------------------------------------------------------------------
 
@@ -227,7 +230,7 @@ class _FunctionLowering:
             self.fn.params.append(arg)
             self.ssa.write(entry, p.arg, arg)
         self.suite(node.body)
-        if not self.b.terminated:
+        if self._live():
             with self.b.at(self._end_loc()):
                 self.b.ret(None)
         self._drop_unreachable()
@@ -279,7 +282,27 @@ class _FunctionLowering:
     def _start(self, block: Block, seal: bool = True) -> None:
         if seal:
             self.ssa.seal(block)
+            if block is not self.fn.entry and not self.ssa.preds.get(block):
+                self.dead.add(block)
         self.b.position_at_end(block)
+
+    def _live(self) -> bool:
+        """True when code emitted now can run: the current block is not terminated and
+        some path from the entry reaches it.
+
+        Statements in a dead block are not lowered at all (CPython compiles them but
+        never runs them), so they cannot read a variable "before assignment", and no
+        edge leaves a dead block: a join reached only from dead blocks is dead too.
+        """
+        return not self.b.terminated and self.b.block not in self.dead
+
+    def _cond_branch(self, cond: Value, if_true: Block, if_false: Block) -> None:
+        """Branch on a statement's condition; a constant condition (``while True:``,
+        ``if False:``) jumps straight to the block it selects, so the other is dead."""
+        if isinstance(cond, ops.Const):
+            self._jump(if_true if cond.value else if_false)
+        else:
+            self._branch(cond, if_true, if_false)
 
     def _dead_block(self) -> None:
         """Continue emitting into an unreachable block (code after return/break)."""
@@ -289,7 +312,7 @@ class _FunctionLowering:
 
     def suite(self, body: list[ast.stmt]) -> None:
         for stmt in body:
-            if self.b.terminated:
+            if not self._live():
                 return  # the rest of the suite is unreachable
             with self.b.at(self.src.loc(stmt)):
                 self.statement(stmt)
@@ -393,15 +416,15 @@ class _FunctionLowering:
         then = self.b.new_block("if.then")
         join = self.b.new_block("if.end")
         orelse = self.b.new_block("if.else") if s.orelse else join
-        self._branch(cond, then, orelse)
+        self._cond_branch(cond, then, orelse)
         self._start(then)
         self.suite(s.body)
-        if not self.b.terminated:
+        if self._live():
             self._jump(join)
         if s.orelse:
             self._start(orelse)
             self.suite(s.orelse)
-            if not self.b.terminated:
+            if self._live():
                 self._jump(join)
         self._start(join)
 
@@ -505,19 +528,20 @@ class _FunctionLowering:
         self.loops.append(_Loop(continue_to=latch, break_to=exit_))
         self.suite(s.body)
         self.loops.pop()
-        if not self.b.terminated:
+        if self._live():
             self._jump(latch)
 
         self._start(latch)
-        with self.b.at(self.src.loc(it)):
-            self.ssa.write(latch, counter, self.b.add(i, step))
-        self._jump(header)
+        if self._live():  # else the body never reaches its end or a ``continue``
+            with self.b.at(self.src.loc(it)):
+                self.ssa.write(latch, counter, self.b.add(i, step))
+            self._jump(header)
         self.ssa.seal(header)
 
         if orelse is not None:
             self._start(orelse)
             self.suite(s.orelse)
-            if not self.b.terminated:
+            if self._live():
                 self._jump(exit_)
         self._start(exit_)
 
@@ -536,18 +560,18 @@ class _FunctionLowering:
         self._jump(header)
         self._start(header, seal=False)
         cond = self.expr(s.test)
-        self._branch(cond, body, orelse or exit_)
+        self._cond_branch(cond, body, orelse or exit_)
         self._start(body)
         self.loops.append(_Loop(continue_to=header, break_to=exit_))
         self.suite(s.body)
         self.loops.pop()
-        if not self.b.terminated:
+        if self._live():
             self._jump(header)
         self.ssa.seal(header)
         if orelse is not None:
             self._start(orelse)
             self.suite(s.orelse)
-            if not self.b.terminated:
+            if self._live():
                 self._jump(exit_)
         self._start(exit_)
 
@@ -586,7 +610,7 @@ class _FunctionLowering:
         cond = self.expr(test)
         ok = self.b.new_block("assert.ok")
         fail = self.b.new_block("assert.fail")
-        self._branch(cond, ok, fail)
+        self._cond_branch(cond, ok, fail)
         self._start(fail)
         self.b.raise_("AssertionError", message)
         self._start(ok)
@@ -626,6 +650,10 @@ class _FunctionLowering:
                 lhs = self.expr(left)
                 rhs = self.expr(right)
                 return self.b.insert(cls(lhs, rhs))
+            case ast.UnaryOp(op=ast.USub() | ast.UAdd()) if (
+                folded := self._fold_sign(e)
+            ) is not None:
+                return self._const(folded, e)
             case ast.UnaryOp(op=ast.USub(), operand=operand):
                 return self.b.insert(ops.Neg(self.expr(operand)))
             case ast.UnaryOp(op=ast.UAdd(), operand=operand):
@@ -652,6 +680,24 @@ class _FunctionLowering:
                 return self.subscript(e, value, index)
             case _:
                 raise self.src.error(f"unsupported expression '{type(e).__name__}'", e)
+
+    def _fold_sign(self, e: ast.UnaryOp) -> int | float | bool | None:
+        """The value of ``-c``/``+c`` (signs nested to any depth) over one constant ``c``
+        (a literal, a module constant, ``math.pi``), folded as CPython does, so that
+        ``-9223372036854775808``, whose operand alone does not fit in 64 bits, is the
+        int64 minimum; None when ``e`` is anything else (a local variable shadows a module
+        constant of its name; operators are not folded: ``-(10**10**10)`` must not hang)."""
+        operand: ast.expr = e
+        while isinstance(operand, ast.UnaryOp) and isinstance(operand.op, ast.USub | ast.UAdd):
+            operand = operand.operand
+        if not isinstance(operand, ast.Constant | ast.Name | ast.Attribute):
+            return None
+        root: ast.expr = operand
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in self.locals:
+            return None
+        return fold_constant(self.info, e)
 
     def _const(self, value: int | float | bool, node: ast.AST) -> Value:
         if isinstance(value, int) and not isinstance(value, bool):
