@@ -206,7 +206,8 @@ class Pow(BinaryOp):
     """Python ``**``.
 
     Ints: exact by repeated squaring (wrapping); a negative exponent raises ValueError
-    (CPython would return a float; a static type cannot). Floats: C ``pow`` with CPython's
+    (CPython would return a float; a static type cannot), except that ``0 ** -n`` raises
+    ZeroDivisionError("0.0 cannot be raised to a negative power") as CPython does. Floats: C ``pow`` with CPython's
     checks — ``0.0 ** negative`` raises ZeroDivisionError, a negative base with a
     non-integer exponent raises ValueError (CPython returns a complex), overflow raises
     OverflowError.

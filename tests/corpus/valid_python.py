@@ -27,6 +27,7 @@ DOMAINS = {
     "shape_tuple_helpers": {"n": (0, 5), "m": (0, 5)},
     "i64_min_uses": {"n": (-4611686018427387904, 4611686018427387904)},
     "float_pow_zero": {"x": (0.0, 100.0), "y": (-3.0, 3.0)},
+    "int_pow_zero_base": {"a": (-2, 2), "n": (-3, 3)},
 }
 
 
@@ -278,3 +279,10 @@ def bool_divisions(a: bool_, b: bool_):
 @gradc.export
 def float_pow_zero(x: f64, y: f64) -> f64:
     return x**y  # 0.0 ** negative: "0.0 cannot be raised to a negative power"
+
+
+@gradc.export
+def int_pow_zero_base(a: i64, n: i64) -> i64:
+    if n < 0 and a != 0:
+        return 0  # CPython's result would be a float, which an i64 result cannot hold
+    return a**n  # 0 ** -n: ZeroDivisionError("0.0 cannot be raised to a negative power")

@@ -323,6 +323,7 @@ NAN, INF = math.nan, math.inf
         ("floordiv", "f64", [1.0, 0.0], ZeroDivisionError, "float floor division by zero"),
         ("mod", "f64", [1.0, 0.0], ZeroDivisionError, "float modulo"),
         ("pow", "i64", [2, -1], ValueError, MESSAGES["int_pow_negative"]),
+        ("pow", "i64", [0, -1], ZeroDivisionError, "0.0 cannot be raised to a negative power"),
         ("pow", "f64", [0.0, -1.0], ZeroDivisionError, "0.0 cannot be raised to a negative power"),
         ("pow", "f64", [-8.0, 1 / 3], ValueError, MESSAGES["float_pow_fractional"]),
         ("pow", "f64", [10.0, 400.0], OverflowError, "(34, 'Numerical result out of range')"),
