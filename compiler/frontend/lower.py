@@ -71,16 +71,16 @@ _CMP_PREDICATES: dict[type[ast.cmpop], str] = {
 
 _CAST_BUILTINS: dict[str, ScalarType] = {"int": I64, "float": F64, "bool": I1}
 
-#: numpy allocator -> number of positional arguments (besides dtype).
-_NUMPY_ALLOCATORS: dict[str, int] = {
-    "zeros": 1,
-    "ones": 1,
-    "empty": 1,
-    "full": 2,
-    "zeros_like": 1,
-    "ones_like": 1,
-    "empty_like": 1,
-    "full_like": 2,
+#: numpy allocator -> its parameters by NumPy's names, in order (``dtype`` optional).
+_NUMPY_ALLOCATORS: dict[str, tuple[str, ...]] = {
+    "zeros": ("shape", "dtype"),
+    "ones": ("shape", "dtype"),
+    "empty": ("shape", "dtype"),
+    "full": ("shape", "fill_value", "dtype"),
+    "zeros_like": ("a", "dtype"),
+    "ones_like": ("a", "dtype"),
+    "empty_like": ("a", "dtype"),
+    "full_like": ("a", "fill_value", "dtype"),
 }
 
 #: dtype spellings -> IR scalar type names.
@@ -929,29 +929,52 @@ class _FunctionLowering:
         return result
 
     def numpy_call(self, name: str, e: ast.Call) -> Value:
-        """``np.zeros/ones/empty/full`` and their ``*_like`` forms."""
+        """``np.zeros/ones/empty/full`` and their ``*_like`` forms.
+
+        Arguments bind as NumPy's (positional or by name: ``shape=``, ``fill_value=``,
+        ``a=``, ``dtype=``; ``dtype=None`` is the default) and are evaluated in source
+        order; a shape may be a list (``np.zeros([n, 2])``).
+        """
         if name not in _NUMPY_ALLOCATORS:
             raise self.src.error(f"numpy function 'np.{name}' is not supported", e.func)
-        nargs = _NUMPY_ALLOCATORS[name]
-        dtype = ""
-        for kw in e.keywords:
-            if kw.arg != "dtype":
-                raise self.src.error(
-                    f"np.{name}() keyword '{kw.arg}' is not supported (only dtype=)", kw.value
-                )
-            dtype = self.dtype(kw.value)
-        args = list(e.args)
-        if len(args) == nargs + 1 and not dtype:  # dtype given positionally
-            dtype = self.dtype(args.pop())
-        if len(args) != nargs:
+        params = _NUMPY_ALLOCATORS[name]
+        if len(e.args) > len(params):
             raise self.src.error(
-                f"np.{name}() takes {nargs} positional argument{'s' * (nargs != 1)} "
-                f"(and dtype=) but {len(args)} were given",
+                f"np.{name}() takes at most {len(params)} positional arguments "
+                f"({', '.join(params)}) but {len(e.args)} were given",
                 e,
             )
-        first = self.expr(args[0])
-        shape, like = (None, first) if name.endswith("_like") else (first, None)
-        fill = self.expr(args[1]) if len(args) == 2 else None
+        bound: dict[str, ast.expr] = dict(zip(params, e.args, strict=False))
+        for kw in e.keywords:
+            if kw.arg is None or kw.arg not in params:
+                shown = f"keyword '{kw.arg}'" if kw.arg else "'**' argument"
+                allowed = ", ".join(f"{p}=" for p in params)
+                raise self.src.error(
+                    f"np.{name}() {shown} is not supported (only {allowed})", kw.value
+                )
+            if kw.arg in bound:
+                raise self.src.error(
+                    f"np.{name}() got multiple values for argument '{kw.arg}'", kw.value
+                )
+            bound[kw.arg] = kw.value
+        for param in params[:-1]:
+            if param not in bound:
+                raise self.src.error(f"np.{name}() missing required argument '{param}'", e)
+        dtype_node = bound.pop("dtype", None)
+        dtype = ""
+        if dtype_node is not None and not (
+            isinstance(dtype_node, ast.Constant) and dtype_node.value is None
+        ):
+            dtype = self.dtype(dtype_node)
+        values: dict[str, Value] = {}
+        for param, node in sorted(bound.items(), key=lambda item: _source_order(item[1])):
+            if param == "shape" and isinstance(node, ast.List):
+                with self.b.at(self.src.loc(node)):
+                    values[param] = self.b.make_tuple([self.expr(x) for x in node.elts])
+            else:
+                values[param] = self.expr(node)
+        shape, like = values.get("shape"), values.get("a")
+        fill = values.get("fill_value")
         kind = name.removesuffix("_like")
         return self.b.insert(ops.Allocate(kind, dtype, shape, like, fill))
 
@@ -1035,6 +1058,10 @@ class _FunctionLowering:
                 acc = self.b.insert(cls(acc, self.expr(a)))
             return acc
         raise self.src.error(f"unsupported call of builtin '{name}'", e)
+
+
+def _source_order(node: ast.expr) -> tuple[int, int]:
+    return (node.lineno, node.col_offset)
 
 
 def _symbol(op: ast.AST) -> str:

@@ -25,6 +25,7 @@ I64_MAX = 9223372036854775807
 DOMAINS = {
     "shape_tuples": {"n": (1, 6)},
     "shape_tuple_helpers": {"n": (0, 5), "m": (0, 5)},
+    "allocation_arguments": {"n": (0, 6)},
     "i64_min_uses": {"n": (-4611686018427387904, 4611686018427387904)},
     "float_pow_zero": {"x": (0.0, 100.0), "y": (-3.0, 3.0)},
     "int_pow_zero_base": {"a": (-2, 2), "n": (-3, 3)},
@@ -190,6 +191,19 @@ def shape_tuple_helpers(n: i64, m: i64) -> i64:
         for j in range(a.shape[1]):
             s += int(a[i, j]) * (i + 1) + j
     return s + a.size
+
+
+@gradc.export
+def allocation_arguments(n: i64, x: f64) -> f64:
+    # NumPy's keyword names, list shapes, dtype=None: all valid NumPy
+    a = np.zeros([2, _twice(n) + 1])
+    b = np.full(shape=(len(a), 3), fill_value=x)
+    c = np.ones(shape=[n + 1], dtype=None)
+    d = np.full_like(a=b, fill_value=2.5)
+    e = np.empty((n + 1,), dtype=np.float64)
+    f = np.zeros_like(b, dtype=np.int64)
+    e[0] = x
+    return a.size + b[1, 2] + c.size * 10.0 + d[0, 0] + e[0] + f.size * 100.0
 
 
 # -- the int64 minimum ---------------------------------------------------------------
