@@ -10,6 +10,12 @@ Statements lower to basic blocks; local variables become SSA values through
 flow are expanded here: short-circuit ``and``/``or``, chained comparisons, conditional
 expressions (only the chosen arm runs), ``range`` loops (bounds evaluated once, a zero
 step raises ValueError), ``for``/``while`` with ``else``, ``assert``.
+
+Code no path reaches is not lowered, as CPython never runs it: statements after
+``return``/``raise``/``break``/``continue``, after an ``if`` whose branches all leave,
+after ``while True:`` without ``break``, and branches of a constant condition
+(``if False:``, ``while 1:``, ``assert True``). So it cannot read a variable "before
+assignment", and unsupported constructs there are no error.
 """
 
 from __future__ import annotations

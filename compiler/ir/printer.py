@@ -61,6 +61,8 @@ declarations alone: after ``OPNAME`` come its dataclass fields in declaration or
 
 - operand: ``%v``; an absent optional operand is ``none``, or left out when only absent
   optional operands follow it (``ret``; ``allocate zeros_like "" none, %a``);
+- an attribute with a dataclass default that equals it, after an operand, is left out
+  when only such attributes follow it (``div %a, %b`` is ``div %a, %b, float``);
 - tuple of operands: ``(%a, %b)``;
 - successor: ``^label``;
 - attribute: ``true``/``false``; an int; a float as ``repr`` (``0.5``, ``1e+300``,
