@@ -140,3 +140,47 @@ def test_reachable_reads_before_assignment_are_still_errors(tmp_path: Path, body
 
     with pytest.raises(CompileError, match="may be used before assignment"):
         _build(tmp_path, body)
+
+
+DERIVATIVE_DIVISIONS = """\
+import gradc
+
+
+@gradc.export('f64(f64, i64, i64)')
+def ints(x, n, m):
+    return x * (n / m)
+
+
+@gradc.export('f64(f64, i64, i64)')
+def floats(x, n, m):
+    return x * (float(n) / float(m))
+
+
+@gradc.export('f64(f64, i64, i64)')
+def floor(x, n, m):
+    return x * (n // m) + x * (n % m)
+
+
+d_ints = gradc.grad(ints, wrt='x')
+t_ints = gradc.jvp(ints, wrt='x')
+d_floats = gradc.grad(floats, wrt='x')
+t_floats = gradc.jvp(floats, wrt='x')
+d_floor = gradc.grad(floor, wrt='x')
+t_floor = gradc.jvp(floor, wrt='x')
+"""
+
+
+@pytest.mark.parametrize("name", ["ints", "floats", "floor"])
+def test_derivative_exports_raise_the_primals_division_message(
+    tmp_path: Path, compile_module: Callable[[Path], Any], name: str
+) -> None:
+    path = tmp_path / "derivative_divisions.py"
+    path.write_text(DERIVATIVE_DIVISIONS)
+    plain: dict[str, Any] = {}
+    exec(compile(DERIVATIVE_DIVISIONS, str(path), "exec"), plain)
+    lib = compile_module(path)
+    want = _outcome(plain[name], (1.5, 3, 0))
+    assert want[0] == "raise"
+    assert _outcome(getattr(lib, name), (1.5, 3, 0)) == want
+    assert _outcome(getattr(lib, f"d_{name}"), (1.5, 3, 0)) == want
+    assert _outcome(getattr(lib, f"t_{name}"), (1.5, 3, 0, 1.0)) == want
