@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import math
 from dataclasses import dataclass, field
 
 from gradc.compiler.diagnostics import CompileError
@@ -791,6 +792,8 @@ class _FunctionLowering:
                 return self.b.const(MATH_CONSTANTS[e.attr], F64)
             if e.attr in ops.MATH_FUNCTIONS:
                 raise self.src.error(f"function 'math.{e.attr}' can only be called", e)
+            if hasattr(math, e.attr) and not e.attr.startswith("_"):
+                raise self.src.error(f"'math.{e.attr}' is not supported in compiled code", e)
             raise self.src.error(f"module 'math' has no attribute '{e.attr}'", e)
         if self.info.numpy_attr(e) is not None:
             raise self.src.error(f"numpy attribute 'np.{e.attr}' is not supported here", e)
@@ -921,6 +924,10 @@ class _FunctionLowering:
     def math_call(self, fn_name: str, e: ast.Call) -> Value:
         fn = ops.MATH_FUNCTIONS.get(fn_name)
         if fn is None or fn.internal:
+            if hasattr(math, fn_name) and not fn_name.startswith("_"):  # math.fmod, ...
+                raise self.src.error(
+                    f"function 'math.{fn_name}' is not supported in compiled code", e.func
+                )
             raise self.src.error(f"module 'math' has no function '{fn_name}'", e.func)
         if len(e.args) != fn.arity:
             raise self.src.error(
