@@ -167,7 +167,7 @@ class _Inference:
 
     def _callee(self, caller: _Spec, call: ops.Call) -> _Spec | None:
         arg_types = tuple(a.type for a in call.args)
-        if any(isinstance(t, UnknownType) for t in arg_types):
+        if any(_has_unknown(t) for t in arg_types):
             return None
         for t in arg_types:
             if not isinstance(t, ScalarType | TupleType | ArrayType):
@@ -267,6 +267,14 @@ class _Inference:
                 )
             result = _refine(result, declared)
         fn.return_type = result
+
+
+def _has_unknown(t: Type) -> bool:
+    """True when ``t`` is ``UNKNOWN`` or a tuple with an ``UNKNOWN`` part, at any depth
+    (a tuple built from a call whose callee's return type is not inferred yet)."""
+    if isinstance(t, TupleType):
+        return any(_has_unknown(e) for e in t.elements)
+    return isinstance(t, UnknownType)
 
 
 def _returned_type(inf: _Inference, spec: _Spec) -> Type:
@@ -373,6 +381,9 @@ def _arith(inf: _Inference, inst: Instruction) -> Type | None:
     for t in types[1:]:
         j = join(j, t)  # type: ignore[assignment]
     if isinstance(inst, ops.Div):
+        # Python's ``int / int`` has its own ZeroDivisionError message; the operands are
+        # converted to floats afterwards, so the division says what its source was
+        inst.kind = "int" if j.is_int else "float"
         return F64 if j.is_int else j
     if isinstance(inst, ops.Min | ops.Max):
         return j
@@ -571,7 +582,7 @@ def _allocate(inf: _Inference, inst: Instruction) -> Type | None:
     else:
         assert inst.shape is not None
         shape = inst.shape.type
-        if isinstance(shape, UnknownType):
+        if _has_unknown(shape):  # ``(2, h(n))`` before h's return type is known
             return None
         dims = shape.elements if isinstance(shape, TupleType) else (shape,)
         if not dims or not all(

@@ -129,6 +129,7 @@ _MATH_LIBM = {
 
 _DOMAIN_ERROR = "math domain error"
 _RANGE_ERROR = "math range error"
+_ZERO_NEGATIVE_POW = "0.0 cannot be raised to a negative power"  # also for ints: 0 ** -1
 _NEGATIVE_INT_POW = (
     "negative exponent in integer power: the result would be a float, which gradc's "
     "static types do not allow"
@@ -949,9 +950,12 @@ class _FunctionLowering:
         if t == I1:
             raise self.ice("power of bools (inference converts them to int)")
         if not t.is_float:
-            self.raise_if(
-                b.icmp_signed("<", y, ll.Constant(y.type, 0)), "ValueError", _NEGATIVE_INT_POW
-            )
+            negative = b.icmp_signed("<", y, ll.Constant(y.type, 0))
+            # CPython computes ``0 ** -n`` as a float power and raises; other negative
+            # exponents give a float, which gradc's static int type cannot hold
+            zero_base = b.and_(negative, b.icmp_signed("==", x, ll.Constant(x.type, 0)))
+            self.raise_if(zero_base, "ZeroDivisionError", _ZERO_NEGATIVE_POW)
+            self.raise_if(negative, "ValueError", _NEGATIVE_INT_POW)
             return b.call(self.ml.ipow(x.type), [x, y])
         return self._float_pow(x, y)
 
@@ -976,7 +980,7 @@ class _FunctionLowering:
         zero_neg = b.and_(
             b.fcmp_ordered("==", x, zero), b.and_(b.fcmp_ordered("<", y, zero), y_finite)
         )
-        self.raise_if(zero_neg, "ZeroDivisionError", "0.0 cannot be raised to a negative power")
+        self.raise_if(zero_neg, "ZeroDivisionError", _ZERO_NEGATIVE_POW)
         y_fraction = b.fcmp_ordered("!=", y, self._call_intrinsic("floor", y))
         negative_fraction = self.all_of(
             [b.fcmp_ordered("<", x, zero), x_finite, y_finite, y_fraction]

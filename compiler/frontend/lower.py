@@ -10,12 +10,19 @@ Statements lower to basic blocks; local variables become SSA values through
 flow are expanded here: short-circuit ``and``/``or``, chained comparisons, conditional
 expressions (only the chosen arm runs), ``range`` loops (bounds evaluated once, a zero
 step raises ValueError), ``for``/``while`` with ``else``, ``assert``.
+
+Code no path reaches is not lowered, as CPython never runs it: statements after
+``return``/``raise``/``break``/``continue``, after an ``if`` whose branches all leave,
+after ``while True:`` without ``break``, and branches of a constant condition
+(``if False:``, ``while 1:``, ``assert True``). So it cannot read a variable "before
+assignment", and unsupported constructs there are no error.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import math
 from dataclasses import dataclass, field
 
 from gradc.compiler.diagnostics import CompileError
@@ -71,16 +78,16 @@ _CMP_PREDICATES: dict[type[ast.cmpop], str] = {
 
 _CAST_BUILTINS: dict[str, ScalarType] = {"int": I64, "float": F64, "bool": I1}
 
-#: numpy allocator -> number of positional arguments (besides dtype).
-_NUMPY_ALLOCATORS: dict[str, int] = {
-    "zeros": 1,
-    "ones": 1,
-    "empty": 1,
-    "full": 2,
-    "zeros_like": 1,
-    "ones_like": 1,
-    "empty_like": 1,
-    "full_like": 2,
+#: numpy allocator -> its parameters by NumPy's names, in order (``dtype`` optional).
+_NUMPY_ALLOCATORS: dict[str, tuple[str, ...]] = {
+    "zeros": ("shape", "dtype"),
+    "ones": ("shape", "dtype"),
+    "empty": ("shape", "dtype"),
+    "full": ("shape", "fill_value", "dtype"),
+    "zeros_like": ("a", "dtype"),
+    "ones_like": ("a", "dtype"),
+    "empty_like": ("a", "dtype"),
+    "full_like": ("a", "fill_value", "dtype"),
 }
 
 #: dtype spellings -> IR scalar type names.
@@ -207,6 +214,9 @@ class _FunctionLowering:
         self.unpacks: list[UnpackCheck] = []
         self.int_checks: list[IntCheck] = []
         self.callees: dict[str, FunctionRef] = {}
+        #: blocks no path from the entry reaches (code after an ``if``/``else`` whose
+        #: branches all return, after ``while True:`` without ``break``, ...)
+        self.dead: set[Block] = set()
 
     # -- driver ------------------------------------------------------------------
 
@@ -227,7 +237,7 @@ class _FunctionLowering:
             self.fn.params.append(arg)
             self.ssa.write(entry, p.arg, arg)
         self.suite(node.body)
-        if not self.b.terminated:
+        if self._live():
             with self.b.at(self._end_loc()):
                 self.b.ret(None)
         self._drop_unreachable()
@@ -279,7 +289,27 @@ class _FunctionLowering:
     def _start(self, block: Block, seal: bool = True) -> None:
         if seal:
             self.ssa.seal(block)
+            if block is not self.fn.entry and not self.ssa.preds.get(block):
+                self.dead.add(block)
         self.b.position_at_end(block)
+
+    def _live(self) -> bool:
+        """True when code emitted now can run: the current block is not terminated and
+        some path from the entry reaches it.
+
+        Statements in a dead block are not lowered at all (CPython compiles them but
+        never runs them), so they cannot read a variable "before assignment", and no
+        edge leaves a dead block: a join reached only from dead blocks is dead too.
+        """
+        return not self.b.terminated and self.b.block not in self.dead
+
+    def _cond_branch(self, cond: Value, if_true: Block, if_false: Block) -> None:
+        """Branch on a statement's condition; a constant condition (``while True:``,
+        ``if False:``) jumps straight to the block it selects, so the other is dead."""
+        if isinstance(cond, ops.Const):
+            self._jump(if_true if cond.value else if_false)
+        else:
+            self._branch(cond, if_true, if_false)
 
     def _dead_block(self) -> None:
         """Continue emitting into an unreachable block (code after return/break)."""
@@ -289,7 +319,7 @@ class _FunctionLowering:
 
     def suite(self, body: list[ast.stmt]) -> None:
         for stmt in body:
-            if self.b.terminated:
+            if not self._live():
                 return  # the rest of the suite is unreachable
             with self.b.at(self.src.loc(stmt)):
                 self.statement(stmt)
@@ -393,15 +423,15 @@ class _FunctionLowering:
         then = self.b.new_block("if.then")
         join = self.b.new_block("if.end")
         orelse = self.b.new_block("if.else") if s.orelse else join
-        self._branch(cond, then, orelse)
+        self._cond_branch(cond, then, orelse)
         self._start(then)
         self.suite(s.body)
-        if not self.b.terminated:
+        if self._live():
             self._jump(join)
         if s.orelse:
             self._start(orelse)
             self.suite(s.orelse)
-            if not self.b.terminated:
+            if self._live():
                 self._jump(join)
         self._start(join)
 
@@ -505,19 +535,20 @@ class _FunctionLowering:
         self.loops.append(_Loop(continue_to=latch, break_to=exit_))
         self.suite(s.body)
         self.loops.pop()
-        if not self.b.terminated:
+        if self._live():
             self._jump(latch)
 
         self._start(latch)
-        with self.b.at(self.src.loc(it)):
-            self.ssa.write(latch, counter, self.b.add(i, step))
-        self._jump(header)
+        if self._live():  # else the body never reaches its end or a ``continue``
+            with self.b.at(self.src.loc(it)):
+                self.ssa.write(latch, counter, self.b.add(i, step))
+            self._jump(header)
         self.ssa.seal(header)
 
         if orelse is not None:
             self._start(orelse)
             self.suite(s.orelse)
-            if not self.b.terminated:
+            if self._live():
                 self._jump(exit_)
         self._start(exit_)
 
@@ -536,18 +567,18 @@ class _FunctionLowering:
         self._jump(header)
         self._start(header, seal=False)
         cond = self.expr(s.test)
-        self._branch(cond, body, orelse or exit_)
+        self._cond_branch(cond, body, orelse or exit_)
         self._start(body)
         self.loops.append(_Loop(continue_to=header, break_to=exit_))
         self.suite(s.body)
         self.loops.pop()
-        if not self.b.terminated:
+        if self._live():
             self._jump(header)
         self.ssa.seal(header)
         if orelse is not None:
             self._start(orelse)
             self.suite(s.orelse)
-            if not self.b.terminated:
+            if self._live():
                 self._jump(exit_)
         self._start(exit_)
 
@@ -586,7 +617,7 @@ class _FunctionLowering:
         cond = self.expr(test)
         ok = self.b.new_block("assert.ok")
         fail = self.b.new_block("assert.fail")
-        self._branch(cond, ok, fail)
+        self._cond_branch(cond, ok, fail)
         self._start(fail)
         self.b.raise_("AssertionError", message)
         self._start(ok)
@@ -626,6 +657,10 @@ class _FunctionLowering:
                 lhs = self.expr(left)
                 rhs = self.expr(right)
                 return self.b.insert(cls(lhs, rhs))
+            case ast.UnaryOp(op=ast.USub() | ast.UAdd()) if (
+                folded := self._fold_sign(e)
+            ) is not None:
+                return self._const(folded, e)
             case ast.UnaryOp(op=ast.USub(), operand=operand):
                 return self.b.insert(ops.Neg(self.expr(operand)))
             case ast.UnaryOp(op=ast.UAdd(), operand=operand):
@@ -652,6 +687,24 @@ class _FunctionLowering:
                 return self.subscript(e, value, index)
             case _:
                 raise self.src.error(f"unsupported expression '{type(e).__name__}'", e)
+
+    def _fold_sign(self, e: ast.UnaryOp) -> int | float | bool | None:
+        """The value of ``-c``/``+c`` (signs nested to any depth) over one constant ``c``
+        (a literal, a module constant, ``math.pi``), folded as CPython does, so that
+        ``-9223372036854775808``, whose operand alone does not fit in 64 bits, is the
+        int64 minimum; None when ``e`` is anything else (a local variable shadows a module
+        constant of its name; operators are not folded: ``-(10**10**10)`` must not hang)."""
+        operand: ast.expr = e
+        while isinstance(operand, ast.UnaryOp) and isinstance(operand.op, ast.USub | ast.UAdd):
+            operand = operand.operand
+        if not isinstance(operand, ast.Constant | ast.Name | ast.Attribute):
+            return None
+        root: ast.expr = operand
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in self.locals:
+            return None
+        return fold_constant(self.info, e)
 
     def _const(self, value: int | float | bool, node: ast.AST) -> Value:
         if isinstance(value, int) and not isinstance(value, bool):
@@ -739,6 +792,8 @@ class _FunctionLowering:
                 return self.b.const(MATH_CONSTANTS[e.attr], F64)
             if e.attr in ops.MATH_FUNCTIONS:
                 raise self.src.error(f"function 'math.{e.attr}' can only be called", e)
+            if hasattr(math, e.attr) and not e.attr.startswith("_"):
+                raise self.src.error(f"'math.{e.attr}' is not supported in compiled code", e)
             raise self.src.error(f"module 'math' has no attribute '{e.attr}'", e)
         if self.info.numpy_attr(e) is not None:
             raise self.src.error(f"numpy attribute 'np.{e.attr}' is not supported here", e)
@@ -869,6 +924,10 @@ class _FunctionLowering:
     def math_call(self, fn_name: str, e: ast.Call) -> Value:
         fn = ops.MATH_FUNCTIONS.get(fn_name)
         if fn is None or fn.internal:
+            if hasattr(math, fn_name) and not fn_name.startswith("_"):  # math.fmod, ...
+                raise self.src.error(
+                    f"function 'math.{fn_name}' is not supported in compiled code", e.func
+                )
             raise self.src.error(f"module 'math' has no function '{fn_name}'", e.func)
         if len(e.args) != fn.arity:
             raise self.src.error(
@@ -883,29 +942,52 @@ class _FunctionLowering:
         return result
 
     def numpy_call(self, name: str, e: ast.Call) -> Value:
-        """``np.zeros/ones/empty/full`` and their ``*_like`` forms."""
+        """``np.zeros/ones/empty/full`` and their ``*_like`` forms.
+
+        Arguments bind as NumPy's (positional or by name: ``shape=``, ``fill_value=``,
+        ``a=``, ``dtype=``; ``dtype=None`` is the default) and are evaluated in source
+        order; a shape may be a list (``np.zeros([n, 2])``).
+        """
         if name not in _NUMPY_ALLOCATORS:
             raise self.src.error(f"numpy function 'np.{name}' is not supported", e.func)
-        nargs = _NUMPY_ALLOCATORS[name]
-        dtype = ""
-        for kw in e.keywords:
-            if kw.arg != "dtype":
-                raise self.src.error(
-                    f"np.{name}() keyword '{kw.arg}' is not supported (only dtype=)", kw.value
-                )
-            dtype = self.dtype(kw.value)
-        args = list(e.args)
-        if len(args) == nargs + 1 and not dtype:  # dtype given positionally
-            dtype = self.dtype(args.pop())
-        if len(args) != nargs:
+        params = _NUMPY_ALLOCATORS[name]
+        if len(e.args) > len(params):
             raise self.src.error(
-                f"np.{name}() takes {nargs} positional argument{'s' * (nargs != 1)} "
-                f"(and dtype=) but {len(args)} were given",
+                f"np.{name}() takes at most {len(params)} positional arguments "
+                f"({', '.join(params)}) but {len(e.args)} were given",
                 e,
             )
-        first = self.expr(args[0])
-        shape, like = (None, first) if name.endswith("_like") else (first, None)
-        fill = self.expr(args[1]) if len(args) == 2 else None
+        bound: dict[str, ast.expr] = dict(zip(params, e.args, strict=False))
+        for kw in e.keywords:
+            if kw.arg is None or kw.arg not in params:
+                shown = f"keyword '{kw.arg}'" if kw.arg else "'**' argument"
+                allowed = ", ".join(f"{p}=" for p in params)
+                raise self.src.error(
+                    f"np.{name}() {shown} is not supported (only {allowed})", kw.value
+                )
+            if kw.arg in bound:
+                raise self.src.error(
+                    f"np.{name}() got multiple values for argument '{kw.arg}'", kw.value
+                )
+            bound[kw.arg] = kw.value
+        for param in params[:-1]:
+            if param not in bound:
+                raise self.src.error(f"np.{name}() missing required argument '{param}'", e)
+        dtype_node = bound.pop("dtype", None)
+        dtype = ""
+        if dtype_node is not None and not (
+            isinstance(dtype_node, ast.Constant) and dtype_node.value is None
+        ):
+            dtype = self.dtype(dtype_node)
+        values: dict[str, Value] = {}
+        for param, node in sorted(bound.items(), key=lambda item: _source_order(item[1])):
+            if param == "shape" and isinstance(node, ast.List):
+                with self.b.at(self.src.loc(node)):
+                    values[param] = self.b.make_tuple([self.expr(x) for x in node.elts])
+            else:
+                values[param] = self.expr(node)
+        shape, like = values.get("shape"), values.get("a")
+        fill = values.get("fill_value")
         kind = name.removesuffix("_like")
         return self.b.insert(ops.Allocate(kind, dtype, shape, like, fill))
 
@@ -989,6 +1071,10 @@ class _FunctionLowering:
                 acc = self.b.insert(cls(acc, self.expr(a)))
             return acc
         raise self.src.error(f"unsupported call of builtin '{name}'", e)
+
+
+def _source_order(node: ast.expr) -> tuple[int, int]:
+    return (node.lineno, node.col_offset)
 
 
 def _symbol(op: ast.AST) -> str:

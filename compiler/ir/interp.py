@@ -339,6 +339,8 @@ def _pow(m: _Machine, inst: Instruction, vals: list[object]) -> object:
     t = _scalar(inst)
     if not t.is_float:
         assert isinstance(a, int) and isinstance(b, int)
+        if b < 0 and a == 0:
+            raise ZeroDivisionError(MESSAGES["float_pow_zero_negative"])  # as CPython
         if b < 0:
             raise ValueError(MESSAGES["int_pow_negative"])
         bits = 1 if t.is_bool else t.bits

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from gradc.compiler.ir.core import Block, Instruction, Value
-from gradc.compiler.ir.types import ScalarType
 
 # ---------------------------------------------------------------------------------
 # constants and data movement
@@ -149,19 +148,23 @@ class Mul(BinaryOp):
 @dataclass(eq=False)
 class Div(BinaryOp):
     """True division of floats; raises ZeroDivisionError("float division by zero"), or
-    ZeroDivisionError("division by zero") for Python's ``int / int`` (both operands are
-    casts from integers: :meth:`of_ints`), as CPython does."""
+    ZeroDivisionError("division by zero") where ``kind`` is ``"int"``: Python's
+    ``int / int``, whose operands inference converted to floats (CPython's messages).
+
+    ``kind`` is set by inference from the operand types before conversion, so
+    ``float(n) / float(m)`` (explicit conversions) is a float division. Printed only when
+    not ``"float"``: ``div %a, %b, int : f64``.
+    """
 
     OPNAME: ClassVar[str] = "div"
+    ATTRS: ClassVar[tuple[str, ...]] = ("kind",)
     MAY_RAISE: ClassVar[bool] = True
+    kind: str = "float"
 
     def of_ints(self) -> bool:
-        """Both operands are ``cast``s from integer (or bool) values: the source was
-        ``int / int``, whose ZeroDivisionError says ``"division by zero"``."""
-        return all(
-            isinstance(v, Cast) and isinstance(v.value.type, ScalarType) and v.value.type.is_int
-            for v in (self.lhs, self.rhs)
-        )
+        """The source was ``int / int``, whose ZeroDivisionError says ``"division by
+        zero"``."""
+        return self.kind == "int"
 
 
 @dataclass(eq=False)
@@ -203,7 +206,8 @@ class Pow(BinaryOp):
     """Python ``**``.
 
     Ints: exact by repeated squaring (wrapping); a negative exponent raises ValueError
-    (CPython would return a float; a static type cannot). Floats: C ``pow`` with CPython's
+    (CPython would return a float; a static type cannot), except that ``0 ** -n`` raises
+    ZeroDivisionError("0.0 cannot be raised to a negative power") as CPython does. Floats: C ``pow`` with CPython's
     checks — ``0.0 ** negative`` raises ZeroDivisionError, a negative base with a
     non-integer exponent raises ValueError (CPython returns a complex), overflow raises
     OverflowError.

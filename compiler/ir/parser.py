@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 import typing
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field
 from typing import Any, NamedTuple
 
 from gradc.compiler.ir import ops
@@ -407,6 +407,14 @@ class _Parser:
                     kwargs[spec.name] = None
                     after_word = False if present else after_word
                     continue
+            elif (
+                spec.kind == "attr"
+                and spec.default is not MISSING
+                and not after_word
+                and not line.at("punct", ",")
+            ):
+                kwargs[spec.name] = spec.default  # left out at its default: ``div %a, %b``
+                continue
             elif not after_word:
                 line.punct(",", f"',' before {_what(spec, cls)}")
             elif index > 0:

@@ -61,6 +61,8 @@ declarations alone: after ``OPNAME`` come its dataclass fields in declaration or
 
 - operand: ``%v``; an absent optional operand is ``none``, or left out when only absent
   optional operands follow it (``ret``; ``allocate zeros_like "" none, %a``);
+- an attribute with a dataclass default that equals it, after an operand, is left out
+  when only such attributes follow it (``div %a, %b`` is ``div %a, %b, float``);
 - tuple of operands: ``(%a, %b)``;
 - successor: ``^label``;
 - attribute: ``true``/``false``; an int; a float as ``repr`` (``0.5``, ``1e+300``,
@@ -134,12 +136,15 @@ class OpField:
             ``"successor"`` (a Block) or ``"attr"`` (plain data).
         optional: the field may hold ``None`` (its annotation includes ``None``).
         annotation: the resolved type annotation (drives attribute parsing).
+        default: an attribute's dataclass default, or ``dataclasses.MISSING``; a trailing
+            attribute equal to it is left out of the text (``div``'s ``kind``).
     """
 
     name: str
     kind: FieldKind
     optional: bool
     annotation: object
+    default: object = dataclasses.MISSING
 
 
 _FIELDS_CACHE: dict[type[Instruction], tuple[OpField, ...]] = {}
@@ -181,7 +186,8 @@ def _compute_fields(cls: type[Instruction]) -> tuple[OpField, ...]:
             raise TypeError(
                 f"{cls.__name__}.{f.name} is not declared in OPERANDS, SUCCESSORS or ATTRS"
             )
-        out.append(OpField(f.name, kind, optional, ann))
+        default = f.default if kind == "attr" else dataclasses.MISSING
+        out.append(OpField(f.name, kind, optional, ann, default))
     return tuple(out)
 
 
@@ -410,6 +416,10 @@ def _format_generic(inst: Instruction, names: Names) -> str:
             text = "(" + ", ".join(names.value(v) for v in items) + ")"
         elif spec.kind == "successor":
             text = names.block(value)
+        elif not after_word and all(
+            f.kind == "attr" and getattr(inst, f.name) == f.default for f in fields[index:]
+        ):
+            break  # trailing attributes at their defaults are left out: ``div %a, %b``
         else:
             if is_literal_annotation(spec.annotation):
                 value = coerce_literal(value, inst.type)

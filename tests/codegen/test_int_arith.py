@@ -76,6 +76,8 @@ def fns(codegen: Any) -> dict[str, Any]:
 
 
 def expected(name: str, a: int, b: int, bits: int = 64) -> tuple[Any, ...]:
+    if name == "pow" and b < 0 and a == 0:
+        return ("raise", ZeroDivisionError, "0.0 cannot be raised to a negative power")
     if name == "pow" and b < 0:
         return ("raise", ValueError, "negative exponent in integer power: ")
     try:
@@ -130,6 +132,8 @@ def test_i32(fns: Any, codegen: Any, name: str, a: int, b: int) -> None:
 @given(a=i64s, b=st.integers(-3, 200))
 @settings(max_examples=400, deadline=None)
 @example(a=0, b=0)
+@example(a=0, b=-1)
+@example(a=0, b=-3)
 @example(a=-1, b=INT_MAX)
 @example(a=3, b=INT_MAX)
 @example(a=2, b=63)

@@ -323,6 +323,7 @@ NAN, INF = math.nan, math.inf
         ("floordiv", "f64", [1.0, 0.0], ZeroDivisionError, "float floor division by zero"),
         ("mod", "f64", [1.0, 0.0], ZeroDivisionError, "float modulo"),
         ("pow", "i64", [2, -1], ValueError, MESSAGES["int_pow_negative"]),
+        ("pow", "i64", [0, -1], ZeroDivisionError, "0.0 cannot be raised to a negative power"),
         ("pow", "f64", [0.0, -1.0], ZeroDivisionError, "0.0 cannot be raised to a negative power"),
         ("pow", "f64", [-8.0, 1 / 3], ValueError, MESSAGES["float_pow_fractional"]),
         ("pow", "f64", [10.0, 400.0], OverflowError, "(34, 'Numerical result out of range')"),
@@ -795,3 +796,18 @@ def test_array_argument_checks() -> None:
         run_function(mod, "get", [np.zeros((3, 2), dtype=np.int64).T, 0, 0])
     with pytest.raises(TypeError, match="NumPy array"):
         run_function(mod, "total", [[1.0, 2.0]])
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"), [("", "float division by zero"), (", int", "division by zero")]
+)
+def test_div_message_follows_its_kind(kind: str, message: str) -> None:
+    # ``div ..., int`` is Python's int / int (inference marks it); explicit float(n) /
+    # float(m) is a plain float division although both operands are casts from ints
+    mod = load(
+        "func @f(%n: i64, %m: i64) -> f64 {\n^e:\n  %a = cast %n : f64\n  %b = cast %m : f64\n"
+        f"  %r = div %a, %b{kind} : f64\n  ret %r\n}}\n"
+    )
+    with pytest.raises(ZeroDivisionError) as info:
+        run_function(mod, "f", [1, 0])
+    assert info.value.args == (message,)

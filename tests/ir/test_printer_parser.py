@@ -94,6 +94,7 @@ ALL_OPS = ir("""
       %a2 = sub %x, %y : f64
       %a3 = mul %x, %y : f64
       %a4 = div %x, %y : f64
+      %a4i = div %x, %y, int : f64
       %a5 = floordiv %i, %j : i64
       %a6 = mod %i, %j : i64
       %a7 = pow %x, %y : f64
@@ -761,4 +762,16 @@ def test_tuple_types_in_params() -> None:
     text = "func @f(%t: tuple[f64,tuple[i64,i1]], %y: f64) -> f64 {\n^e:\n  ret %y\n}\n"
     fn = parse_function(text)
     assert fn.params[0].type == TupleType((F64, TupleType((I64, I1))))
+    assert print_function(fn) == text
+
+
+def test_div_kind_is_printed_only_for_int_division() -> None:
+    text = (
+        "func @f(%x: f64, %y: f64) -> f64 {\n^entry:\n  %a = div %x, %y : f64\n"
+        "  %b = div %a, %y, int : f64\n  ret %b\n}\n"
+    )
+    fn = parse_function(text)
+    a, b = fn.blocks[0].instructions[:2]
+    assert isinstance(a, ops.Div) and isinstance(b, ops.Div)
+    assert (a.kind, b.kind) == ("float", "int")
     assert print_function(fn) == text

@@ -1,0 +1,11 @@
+# ruff: noqa
+# expect-message: integer constant 9223372036854775808 does not fit in 64 bits
+# expect-col: 11
+# expect-node: UnaryOp
+import gradc
+from gradc import i64
+
+
+@gradc.export
+def f(a: i64) -> i64:
+    return -(-9223372036854775808) + a  # error-here
