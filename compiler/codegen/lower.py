@@ -751,6 +751,7 @@ class _FunctionLowering:
                 | ops.ElementAddr()
                 | ops.ElementOffset()
                 | ops.Addr()
+                | ops.ArrayAddress()
                 | ops.PointerAdd()
                 | ops.Load()
                 | ops.Store()
