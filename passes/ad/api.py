@@ -11,6 +11,10 @@ For an export ``f(x, y, n)`` and ``wrt=("x", "y")``:
 * ``vjp``: ``v(x, y, n, ct) -> grad`` scaled by the output cotangent ``ct``;
 * ``reverse``/``forward``: the Enzyme-style forms with caller-supplied shadows, see
   :mod:`.lowlevel`.
+
+Every derivative export starts by checking that its array arguments do not share memory
+in a way the derivative cannot follow (``ValueError`` before anything runs;
+:mod:`.aliasing`).
 """
 
 from __future__ import annotations

@@ -19,6 +19,10 @@ For ``f(x: f64[:], n: i64, c: f64) -> f64`` declared
   by its tangent (read, never written); the result is the value and the directional
   derivative, as :func:`gradc.jvp` gives with the tangents last.
 
+Two ``Duplicated`` arrays that share memory take shadows that share memory the same
+way (one shadow for one array passed twice): the derivative then flows through the
+shared memory; other overlaps a write could reach are refused (:mod:`.aliasing`).
+
 Unannotated parameters are ``Const``. ``Duplicated`` applies to float arrays (and, in
 forward mode, to float scalars); ``Active`` to float scalars in reverse mode.
 """
