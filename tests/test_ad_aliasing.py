@@ -322,3 +322,38 @@ def test_primal_exports_keep_python_semantics_with_aliased_arguments(lib: Any) -
     y, z = base.copy(), base.copy()
     assert lib.smooth(y[0:4], y[1:5], 4) == pytest.approx(P.smooth(z[0:4], z[1:5], 4), rel=1e-14)
     np.testing.assert_allclose(y, z, rtol=1e-14)
+
+
+# ----------------------------------------------------------------- the IR and the interpreter
+
+
+@pytest.fixture(scope="module")
+def ir_module() -> Any:
+    return H.build_ir_module(KERNELS)
+
+
+def test_checks_are_emitted_only_where_a_write_can_reach_a_derivative(ir_module: Any) -> None:
+    from gradc.compiler.ir import ops
+
+    def checks(name: str) -> int:
+        fn = ir_module.functions[name]
+        return sum(isinstance(i, ops.ArrayAddress) for i in fn.instructions())
+
+    assert checks("d_dot") == 0  # nothing written, no shadows or tangents to check
+    assert checks("d2_dot") == 0
+    assert checks("d_h") > 0 and checks("t_h") > 0 and checks("r_h") > 0
+    assert checks("h") == 0  # primal exports are never checked
+
+
+def test_the_interpreter_refuses_and_shares_shadows_as_compiled_code(ir_module: Any) -> None:
+    lib = H.InterpLibrary(ir_module)
+    y = np.array([3.0])
+    with pytest.raises(ValueError, match=SHARED):
+        lib.d_h(y, y)
+    d = np.zeros(1)
+    lib.r_h(y, d, y, d)
+    assert_fd("r_h (interpreter)", d, fd_through(P.h, lambda v: (v, v), np.array([3.0])), 36.0)
+    m = np.zeros(6)
+    lib.d_h(m[::2], m[1::2])  # apart
+    with pytest.raises(ValueError, match=SHARED):
+        lib.d_h(m[::2], m[2::2])
