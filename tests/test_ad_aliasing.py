@@ -147,6 +147,21 @@ def test_reverse_refuses_one_shadow_for_separate_arrays(lib: Any) -> None:
         lib.r_dot(x, d, c, d)
 
 
+def test_forward_refuses_a_tangent_in_memory_the_function_writes(lib: Any) -> None:
+    a, b, t = np.array([3.0]), np.array([2.0]), np.ones(1)
+    message = r"tangent 'd_b' shares memory with 'a', which h\(\) writes"
+    with pytest.raises(ValueError, match=message):
+        lib.t_h(a, b, t, a)
+    with pytest.raises(ValueError, match=message):
+        lib.fw_h(a, t, b, a)
+    assert a[0] == 3.0
+    # a tangent in memory nobody writes is fine, even an argument's own: the direction x
+    x, c = RNG.uniform(-1.0, 1.0, 4), RNG.uniform(-1.0, 1.0, 4)
+    value = P.dot(x, c)
+    fd = H.fd_directional(P.dot, [x, c], [0, 1], [x.copy(), c.copy()])
+    assert H.fd_close(lib.t_dot(x, c, x, c)[1], fd, value)
+
+
 # ----------------------------------------------------------------- overlap without a write
 
 
