@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numpy.lib.stride_tricks import as_strided
 
 from tests.corpus_ad import _harness as H
 
@@ -312,6 +313,43 @@ def test_2d_views_are_refused_when_their_extents_meet(
     a, b = m[first], (m.T if t else m)[second]
     expected = np.may_share_memory(a, b) and a.size > 0
     assert _refused(lambda: lib.d_h2(a, b)) == expected, (first, second, t)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    shape=st.lists(st.integers(0, 3), min_size=2, max_size=2),
+    strides=st.lists(st.sampled_from([-24, -16, -8, 0, 8, 16, 24]), min_size=2, max_size=2),
+)
+def test_a_written_array_whose_elements_share_memory_is_refused(
+    lib: Any, shape: list[int], strides: list[int]
+) -> None:
+    """Oracle: the element byte offsets, enumerated. A collision is always refused; a
+    layout slicing could make (nested strides) never is."""
+    buf = np.zeros(64)
+    a = as_strided(buf[32:], shape, strides, writeable=True)
+    offsets = [sum(i * s for i, s in zip(idx, strides)) for idx in np.ndindex(*shape)]
+    collide = len(set(offsets)) < len(offsets)
+    refused = _refused(lambda: lib.d_scale2(a))
+    assert refused or not collide, (shape, strides)
+    axes = sorted((abs(s), n) for s, n in zip(strides, shape) if n > 1)
+    nested = all(s >= 8 + sum((m - 1) * t for t, m in axes[:k]) for k, (s, _) in enumerate(axes))
+    assert refused == (0 not in shape and not nested), (shape, strides)
+
+
+def test_views_numpy_makes_are_not_refused_and_shadows_must_not_fold(lib: Any) -> None:
+    m = RNG.uniform(-1.0, 1.0, (4, 6))
+    for view in (lambda v: v.T, lambda v: v[::-1, ::2], lambda v: v[1:3].T[::-2]):
+        a = view(m.copy())
+        got = lib.d_scale2(a)
+        fd = H.fd_gradient(P.scale2, [view(m.copy())], [0])[0]
+        H.assert_grad_matches_fd("d_scale2(view)", [got], [fd], ["a"], 1.0)
+    d = np.zeros(6)
+    folded = as_strided(d, (3, 2), (0, 8), writeable=True)
+    with pytest.raises(ValueError, match="elements of shadow 'd_a' share memory with each other"):
+        lib.r_scale2(m[:3, :2].copy(), folded)
+    broadcast = as_strided(m.copy(), (3, 2), (0, 8), writeable=True)
+    with pytest.raises(ValueError, match="elements of 'a' share memory with each other"):
+        lib.d_scale2(broadcast)
 
 
 # ----------------------------------------------------------------- vjp cotangents

@@ -36,6 +36,9 @@ callee may write the parameter; ``active``: the parameter carries a derivative â
    is refused (tangents are read while ``f`` runs).
 4. ``gradc.vjp`` of an array result: a cotangent overlapping an argument ``f`` writes is
    refused (it is read after the forward sweep).
+5. An array ``f`` writes that is active, or a ``gradc.reverse`` shadow, whose elements
+   may share memory with each other (``as_strided`` views; :meth:`_Checks.self_overlap`)
+   is refused: one shadow element per element cannot follow them.
 
 Shadows ``d_a``, ``d_b`` *overlap as* ``a``, ``b`` do when the same shadow element
 belongs to the same array element: ``d_a`` has the address, shape and strides of
@@ -221,6 +224,35 @@ class _Checks:
         twice = self.all_of([*same_shape, self.same_view(a, c), self.same_view(da, dc)])
         return self.any_of([twice, self.all_of(moved)])
 
+    def self_overlap(self, a: Value) -> Value:
+        """``i1``: elements of ``a`` may share memory with each other (``as_strided``
+        views). False when, axes sorted by ``|stride|`` and those of length <= 1 left
+        out, each stride is at least the extent of the axes before it plus the itemsize:
+        true of every layout slicing, transposing and reshaping make."""
+        t = a.type
+        assert isinstance(t, ArrayType)
+        b = self.b
+        zero, one = b.const(0, I64), b.const(1, I64)
+        axes: list[tuple[Value, Value]] = []
+        empty: Value = b.const(False, I1)
+        for k, s in enumerate(self.strides(a)):
+            n = b.insert(ops.ArrayDim(a, k, type=I64))
+            empty = self.any_of([empty, b.cmp("eq", n, zero)])
+            axes.append((b.select(b.cmp("lt", s, zero), b.sub(zero, s), s), n))
+        for x in range(len(axes)):  # a sorting network by |stride|: compare-exchange
+            for y in range(len(axes) - 1 - x):
+                (s0, n0), (s1, n1) = axes[y], axes[y + 1]
+                swap = b.cmp("gt", s0, s1)
+                axes[y] = (b.select(swap, s1, s0), b.select(swap, n1, n0))
+                axes[y + 1] = (b.select(swap, s0, s1), b.select(swap, n0, n1))
+        reach: Value = b.const(_itemsize(t), I64)
+        bad: Value = b.const(False, I1)
+        for size, length in axes:
+            steps = b.cmp("gt", length, one)
+            bad = self.any_of([bad, self.all_of([steps, b.cmp("lt", size, reach)])])
+            reach = b.add(reach, b.select(steps, b.mul(b.sub(length, one), size), zero))
+        return self.all_of([b.unary(ops.Not, empty), bad])
+
     def refuse_if(self, cond: Value, message: str) -> None:
         with self.b.if_then(cond, label="alias"):
             self.b.raise_("ValueError", message)
@@ -261,6 +293,20 @@ def emit_overlap_checks(
     what = f"{fn.source_name}()"
     name = {i: fn.params[i].name for i in arrays}
     c = _Checks(b)
+    for i in arrays:
+        if i in written and i in active:
+            c.refuse_if(
+                c.self_overlap(params[i]),
+                f"elements of '{name[i]}' share memory with each other (a view made by "
+                f"as_strided?) and {what} writes to it: gradc.{kind} cannot tell them "
+                "apart; pass a copy (np.array(...))",
+            )
+    for i, s in (shadows or {}).items():
+        c.refuse_if(
+            c.self_overlap(s),
+            f"elements of shadow 'd_{name[i]}' share memory with each other: a shadow "
+            "needs one element per element of its array (np.zeros_like(...))",
+        )
     for x, i in enumerate(arrays):
         for j in arrays[x + 1 :]:
             if not ({i, j} & written and {i, j} & active):

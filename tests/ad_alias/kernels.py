@@ -105,3 +105,18 @@ def h2(a: f64[:, :], b: f64[:, :]) -> f64:
 
 
 d_h2 = gradc.grad(h2, wrt="b")
+
+
+@gradc.export
+def scale2(a: f64[:, :]) -> f64:
+    """Writes every element of an active array: elements sharing memory would be wrong."""
+    s = 0.0
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            a[i, j] = a[i, j] * a[i, j]
+            s += a[i, j]
+    return s
+
+
+d_scale2 = gradc.grad(scale2, wrt="a")
+r_scale2 = gradc.reverse(scale2, a=gradc.Duplicated)
