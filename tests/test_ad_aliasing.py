@@ -410,3 +410,20 @@ def test_the_interpreter_refuses_and_shares_shadows_as_compiled_code(ir_module: 
     lib.d_h(m[::2], m[1::2])  # apart
     with pytest.raises(ValueError, match=SHARED):
         lib.d_h(m[::2], m[2::2])
+
+
+def test_a_refused_call_allocates_nothing(lib: Any) -> None:
+    import gradc
+
+    y, t = np.array([3.0]), np.ones(1)
+    before = gradc.runtime_stats()["live"]
+    for _ in range(200):
+        for call in (
+            lambda: lib.d_h(y, y),
+            lambda: lib.t_h(y, y, t, t),
+            lambda: lib.r_h(y, np.zeros(1), y, np.zeros(1)),
+            lambda: lib.fw_h(y, t, y, t),
+        ):
+            with pytest.raises(ValueError, match="share memory"):
+                call()
+    assert gradc.runtime_stats()["live"] == before
