@@ -301,7 +301,7 @@ def emit_overlap_checks(
                 f"as_strided?) and {what} writes to it: gradc.{kind} cannot tell them "
                 "apart; pass a copy (np.array(...))",
             )
-    for i, s in (shadows or {}).items():
+    for i, s in shadows.items():
         c.refuse_if(
             c.self_overlap(s),
             f"elements of shadow 'd_{name[i]}' share memory with each other: a shadow "
