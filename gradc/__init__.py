@@ -243,7 +243,12 @@ class DerivativePlaceholder:
 
 
 def grad(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
-    """Declare the gradient of scalar-valued ``fn`` (reverse mode); built by ``gradc build``."""
+    """Declare the gradient of scalar-valued ``fn`` (reverse mode); built by ``gradc build``.
+
+    Like every derivative export, the compiled gradient raises ``ValueError`` before it
+    runs when two array arguments share memory and ``fn`` writes one of them (docs/ad.md
+    "Arrays that share memory").
+    """
     return DerivativePlaceholder("grad", fn, args, kwargs)
 
 
@@ -270,6 +275,9 @@ def reverse(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     scalars: their adjoints are returned after the value) or :data:`Const` (the default),
     by keyword (``x=gradc.Duplicated``) or one per parameter in order. The compiled
     function returns ``(value, *adjoints of the Active parameters)``; docs/ad.md.
+    Two ``Duplicated`` arrays that share memory take one shared shadow (the derivative
+    flows through the shared memory); the compiled function raises ``ValueError`` for
+    overlaps it cannot follow (docs/ad.md "Arrays that share memory").
     """
     return DerivativePlaceholder("reverse", fn, args, kwargs)
 

@@ -182,6 +182,9 @@ class ArrayLowering:
                 return self._elemoffset(inst)
             case ops.Addr():
                 return self._addr(inst)
+            case ops.ArrayAddress():
+                self._array_type(inst.array.type)
+                return self.b.ptrtoint(self._field(self.fl.value(inst.array), _DATA), _I64)
             case ops.PointerAdd():
                 return self._ptradd(inst)
             case ops.Load():

@@ -752,6 +752,7 @@ class _FunctionLowering:
                 | ops.ElementAddr()
                 | ops.ElementOffset()
                 | ops.Addr()
+                | ops.ArrayAddress()
                 | ops.PointerAdd()
                 | ops.Load()
                 | ops.Store()

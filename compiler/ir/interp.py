@@ -512,6 +512,10 @@ def _elemoffset(m: _Machine, inst: Instruction, vals: list[object]) -> object:
     return _byte_offset(array, indices, check=False)
 
 
+def _dataaddr(m: _Machine, inst: Instruction, vals: list[object]) -> object:
+    return int(vals[0].__array_interface__["data"][0])  # type: ignore[attr-defined]
+
+
 def _addr(m: _Machine, inst: Instruction, vals: list[object]) -> object:
     array, offset = vals
     assert isinstance(offset, int)
@@ -623,6 +627,7 @@ _RULES: dict[type[Instruction], _Rule] = {
     ops.ArrayDim: _dim,
     ops.ElementAddr: _elemaddr,
     ops.ElementOffset: _elemoffset,
+    ops.ArrayAddress: _dataaddr,
     ops.Addr: _addr,
     ops.PointerAdd: _ptradd,
     ops.Poison: _poison,

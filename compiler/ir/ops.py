@@ -601,6 +601,19 @@ class PointerAdd(Instruction):
 
 
 @dataclass(eq=False)
+class ArrayAddress(Instruction):
+    """The address of ``array[0, ..., 0]`` (the descriptor's ``data``) as an ``i64``.
+
+    Only for comparing where two arrays lie (the overlap checks of derivative exports,
+    :mod:`gradc.passes.ad.aliasing`); no pointer is ever made from it (DESIGN.md §2).
+    """
+
+    OPNAME: ClassVar[str] = "dataaddr"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("array",)
+    array: Value
+
+
+@dataclass(eq=False)
 class Poison(Instruction):
     """A value of the result type that no execution may observe (LLVM's ``poison``).
 
@@ -773,6 +786,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         ElementOffset,
         Addr,
         PointerAdd,
+        ArrayAddress,
         Poison,
         TapeNew,
         TapePush,

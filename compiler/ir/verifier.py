@@ -703,6 +703,16 @@ def _type_dim(v: _Verifier, inst: Instruction) -> str | None:
     return None
 
 
+def _type_dataaddr(v: _Verifier, inst: Instruction) -> str | None:
+    assert isinstance(inst, ops.ArrayAddress)
+    t = _array_operand(v, inst, inst.array)
+    if isinstance(t, str):
+        return t
+    if inst.type != I64:
+        return f"dataaddr result type is {inst.type}, expected i64"
+    return None
+
+
 def _type_elemaddr(v: _Verifier, inst: Instruction) -> str | None:
     assert isinstance(inst, ops.ElementAddr)
     t = _array_operand(v, inst, inst.array)
@@ -893,6 +903,7 @@ _TYPE_RULES: dict[type[Instruction], _Rule] = {
     ops.ArrayDim: _type_dim,
     ops.ElementAddr: _type_elemaddr,
     ops.ElementOffset: _type_elemoffset,
+    ops.ArrayAddress: _type_dataaddr,
     ops.Addr: _type_addr,
     ops.PointerAdd: _type_ptradd,
     ops.Load: _type_load,

@@ -11,6 +11,10 @@ For an export ``f(x, y, n)`` and ``wrt=("x", "y")``:
 * ``vjp``: ``v(x, y, n, ct) -> grad`` scaled by the output cotangent ``ct``;
 * ``reverse``/``forward``: the Enzyme-style forms with caller-supplied shadows, see
   :mod:`.lowlevel`.
+
+Every derivative export starts by checking that its array arguments do not share memory
+in a way the derivative cannot follow (``ValueError`` before anything runs;
+:mod:`.aliasing`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import ArrayType
 from gradc.passes.ad.activity import is_active_param
+from gradc.passes.ad.aliasing import emit_overlap_checks
 from gradc.passes.ad.forward import check_returns_value, jvp_function, private_tangents
 from gradc.passes.ad.lowlevel import activity_export, check_shapes
 
@@ -91,6 +96,9 @@ def _jvp_export(module: Module, name: str, fn: Function, wrt: list[int], loc: Lo
         for i in wrt:
             if isinstance(fn.params[i].type, ArrayType):
                 check_shapes(b, params[i], tangents[i], "tangent")
+        emit_overlap_checks(
+            module, fn, b, params, kind="jvp", pattern=frozenset(wrt), tangents=tangents
+        )
         tangents = private_tangents(module, fn, b, tangents)
         args = [*params, *(tangents[i] for i in sorted(wrt))]
         b.ret(b.call(derived.name, args, derived.return_type))

@@ -19,6 +19,10 @@ For ``f(x: f64[:], n: i64, c: f64) -> f64`` declared
   by its tangent (read, never written); the result is the value and the directional
   derivative, as :func:`gradc.jvp` gives with the tangents last.
 
+Two ``Duplicated`` arrays that share memory take shadows that share memory the same
+way (one shadow for one array passed twice): the derivative then flows through the
+shared memory; other overlaps a write could reach are refused (:mod:`.aliasing`).
+
 Unannotated parameters are ``Const``. ``Duplicated`` applies to float arrays (and, in
 forward mode, to float scalars); ``Active`` to float scalars in reverse mode.
 """
@@ -31,6 +35,7 @@ from gradc.compiler.ir.core import Argument, Function, Module, Value
 from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import I64, NONE, TAPE, ArrayType, ScalarType
+from gradc.passes.ad.aliasing import emit_overlap_checks
 from gradc.passes.ad.forward import check_returns_value, jvp_function, private_tangents
 from gradc.passes.ad.reverse import user_type_name, vjp_functions
 
@@ -128,6 +133,9 @@ def _forward_export(
         for i in sorted(mode):
             if isinstance(fn.params[i].type, ArrayType):
                 check_shapes(b, params[i], tangents[i], "tangent")
+        emit_overlap_checks(
+            module, fn, b, params, kind="forward", pattern=frozenset(mode), tangents=tangents
+        )
         private = private_tangents(module, fn, b, dict(tangents))
         args: list[Value] = [*params, *(private[i] for i in sorted(mode))]
         b.ret(b.call(derived.name, args, derived.return_type))
@@ -148,6 +156,9 @@ def _reverse_export(
     with b.at(loc):
         for i, shadow in supplied.items():
             check_shapes(b, params[i], shadow)
+        emit_overlap_checks(
+            module, fn, b, params, kind="reverse", pattern=frozenset(mode), shadows=supplied
+        )
         shadows: list[Value] = []
         for k, i in enumerate(derived.array_params):
             if i in supplied:

@@ -1203,6 +1203,10 @@ def reverse_export(
     b = Builder(wrapper)
     b.position_at_end(wrapper.add_block("entry"))
     with b.at(loc):
+        from gradc.passes.ad.aliasing import emit_overlap_checks
+
+        array_ct = cotangents[0] if isinstance(result_type, ArrayType) and cotangents else None
+        emit_overlap_checks(module, fn, b, params, kind=kind, pattern=pattern, cotangent=array_ct)
         tape = b.insert(ops.TapeNew(type=TAPE, name="tape"))
         shadows: dict[int, Value] = {}
         for i in derived.array_params:

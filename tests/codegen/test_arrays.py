@@ -534,6 +534,18 @@ def test_decayed_pointers_elemoffset_addr_ptradd_poison(codegen: Any) -> None:
     assert fns["g"](False, x, 3) == -1.0
 
 
+def test_dataaddr_is_the_descriptor_data_address(codegen: Any) -> None:
+    """``dataaddr`` gives the address of element [0, ..., 0] as NumPy reports it."""
+    m = Module("dataaddr")
+    at = ArrayType(F64, 2, "A")
+    b = codegen.function(m, "f", [("a", at)], I64)
+    b.ret(b.insert(ops.ArrayAddress(b.function.params[0], type=I64)))
+    fns = codegen.build(m, ["f"])
+    base = np.zeros((4, 6))
+    for a in (base, base[1:, 2:], base[::-1, ::-2], base.T):
+        assert fns["f"](a) == a.__array_interface__["data"][0]
+
+
 @pytest.mark.parametrize("dtype", [F64, F32, I64], ids=str)
 def test_arrayacc_adds_elementwise_any_layout(codegen: Any, dtype: ScalarType) -> None:
     m = Module(f"acc_{dtype}")

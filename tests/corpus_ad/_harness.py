@@ -791,7 +791,14 @@ def build_ir_module(path: Path) -> Any:
     for d in info.derivatives:
         try:
             add_derivative_export(
-                module, d.name, d.kind, d.target, d.wrt, d.wrt_sequence, source.loc(d.node)
+                module,
+                d.name,
+                d.kind,
+                d.target,
+                d.wrt,
+                d.wrt_sequence,
+                source.loc(d.node),
+                d.activity,
             )
         except PassError as exc:
             raise source.error(exc.message, exc.loc) from None

@@ -750,6 +750,22 @@ def test_pointer_arithmetic_and_offsets() -> None:
         run_function(mod, "f", [base, 3, 5, 8])  # one past the end
 
 
+def test_dataaddr_is_the_address_of_the_first_element() -> None:
+    np = pytest.importorskip("numpy")
+    mod = load("""
+        func @f(%a: array[f64,1,A], %b: array[f64,1,A]) -> i64 {
+        ^entry:
+          %x = dataaddr %a : i64
+          %y = dataaddr %b : i64
+          %d = sub %y, %x : i64
+          ret %d
+        }
+    """)
+    base = np.arange(10.0)
+    assert run_function(mod, "f", [base, base[3:]]) == 3 * base.itemsize
+    assert run_function(mod, "f", [base, base[::-1]]) == 9 * base.itemsize
+
+
 def test_poison_may_flow_but_not_be_observed() -> None:
     mod = load("""
         func @f(%c: i1, %x: f64) -> f64 {

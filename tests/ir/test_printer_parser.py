@@ -149,6 +149,7 @@ ALL_OPS = ir("""
       decref %e
       decref %c
       %o = elemoffset %a, (%i, %d) : i64
+      %da = dataaddr %a : i64
       %q = addr %a, %o : ptr[f64]
       %q1 = ptradd %q, %o : ptr[f64]
       %u = poison : ptr[f64]

@@ -662,6 +662,12 @@ CASES += [
         "elemoffset result type is i32, expected i64",
     ),
     (
+        "dataaddr of an array is an i64",
+        arr("^entry:\n  %d = dataaddr %a : i64\n  ret %x"),
+        arr("^entry:\n  %d = dataaddr %x : i64\n  ret %x"),
+        "dataaddr operand %x has type f64, expected an array",
+    ),
+    (
         "ptradd keeps the pointer type",
         arr(
             "^entry:\n  %p = elemaddr %a, (%i, %i) : ptr[f64]\n  %q = ptradd %p, %i : ptr[f64]\n  ret %x"
