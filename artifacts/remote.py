@@ -133,6 +133,7 @@ class RemoteCache:
         self._records: dict[str, bytes | None] = {}  # record bytes read per key (None: absent)
         self._suspect: set[str] = set()  # keys whose record or blobs were bad (warned)
         self._denied_warned = False
+        self._not_writable = False
 
     # ------------------------------------------------------------------ public
 
@@ -161,7 +162,7 @@ class RemoteCache:
         there for ``key`` is left as it is; when it differs from ours, that is a
         non-reproducible build (or another toolchain's record) and is warned about.
         """
-        if self.options.readonly or self._down is not None:
+        if self.options.readonly or self._not_writable or self._down is not None:
             return
         start = time.perf_counter()
         try:
@@ -323,9 +324,9 @@ class RemoteCache:
             self._call(self._fs_or_open().pipe_file, path, data, mode="create")
         except FileExistsError:
             return False
-        except PermissionError as exc:
+        except PermissionError as exc:  # a read-only role: keep reading, stop writing
             self._warn(f"cannot write {self._show(path)} ({exc}); not publishing to it")
-            self._down = "not writable"
+            self._not_writable = True
             raise _Unreachable from None
         return True
 

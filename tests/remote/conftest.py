@@ -21,6 +21,13 @@ moto_server = pytest.importorskip(
 )
 
 
+_CREDENTIALS = {
+    "aws_access_key_id": "testing",
+    "aws_secret_access_key": "testing",
+    "region_name": "us-east-1",
+}
+
+
 def free_port() -> int:
     """A TCP port nobody listens on now."""
     with socket.socket() as s:
@@ -36,6 +43,7 @@ class S3Server:
         self.port = free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self._server: Any = None
+        self._client: Any = None
 
     def start(self) -> None:
         import logging
@@ -50,6 +58,14 @@ class S3Server:
         if self._server is not None:
             self._server.stop()
             self._server = None
+
+    def client(self) -> Any:
+        """A boto3 S3 client of this server (made once: each costs ~1 s)."""
+        if self._client is None:
+            import boto3
+
+            self._client = boto3.client("s3", endpoint_url=self.endpoint, **_CREDENTIALS)
+        return self._client
 
     def env(self) -> dict[str, str]:
         """What an S3 client (in this process or a child) needs to reach the server."""
@@ -80,10 +96,8 @@ def s3_env(s3_server: S3Server, monkeypatch: pytest.MonkeyPatch) -> dict[str, st
 
 
 @pytest.fixture
-def remote_url(s3_env: dict[str, str]) -> str:
+def remote_url(s3_server: S3Server, s3_env: dict[str, str]) -> str:
     """``s3://<fresh bucket>/gradc``: an empty cache."""
-    import boto3
-
     bucket = f"gradc-{uuid.uuid4().hex[:12]}"
-    boto3.client("s3", endpoint_url=s3_env["AWS_ENDPOINT_URL"]).create_bucket(Bucket=bucket)
+    s3_server.client().create_bucket(Bucket=bucket)
     return f"s3://{bucket}/gradc"

@@ -9,6 +9,7 @@ so a correct build from downloaded objects is byte-identical to a local one), an
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -86,8 +87,20 @@ def _build(source: Path, out: Path, url: str, *args: str) -> str:
     return r.output
 
 
+@functools.lru_cache
+def _client(endpoint: str) -> Any:
+    return boto3.client("s3", endpoint_url=endpoint)
+
+
 def _s3(env: dict[str, str]) -> Any:
-    return boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"])
+    """A boto3 client of the test server (one per endpoint: each costs ~1 s to make)."""
+    return _client(env["AWS_ENDPOINT_URL"])
+
+
+@functools.lru_cache
+def _filesystem(endpoint: str) -> Any:
+    """An s3fs filesystem of the server at ``endpoint`` (reused by seeding publishers)."""
+    return open_filesystem(RemoteOptions("s3://any/where"))[0]
 
 
 def _split(url: str) -> tuple[str, str]:
@@ -126,7 +139,9 @@ def _delete(url: str, env: dict[str, str], rel: str) -> None:
 
 def _publish(result: Any, url: str) -> None:
     found: list[str] = []
-    RemoteCache(RemoteOptions(url), host_toolchain(), warn=found.append).publish_build(result)
+    shared = (_filesystem(os.environ["AWS_ENDPOINT_URL"]), url.removeprefix("s3://"))
+    cache = RemoteCache(RemoteOptions(url), host_toolchain(), warn=found.append, filesystem=shared)
+    cache.publish_build(result)
     assert found == []
 
 
@@ -412,3 +427,28 @@ def test_unreachable_store_builds_locally_and_says_so_once(
     text = _build(source, out, "s3://nowhere/gradc")
     assert text.count("gradc: warning") == 1 and "is unreachable" in text, text
     _check_artifact(out, source)
+
+
+def test_a_silent_server_times_out_within_the_bound(
+    machine_a: tuple[Any, Path], s3_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that accepts connections and never answers: each request gives up after
+    ``timeout_s``, ``attempts`` times, then the store is left alone (one warning)."""
+    import socket
+    import time
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{silent.getsockname()[1]}")
+        found: list[str] = []
+        options = RemoteOptions("s3://silent/gradc", timeout_s=0.5, attempts=2)
+        cache = RemoteCache(options, host_toolchain(), warn=found.append)
+        start = time.perf_counter()
+        for key in build_entries(machine_a[0]):
+            assert cache.lookup(key) is None
+        cache.publish_build(machine_a[0])
+        elapsed = time.perf_counter() - start
+    assert len(found) == 1 and "is unreachable" in found[0], found
+    assert not cache.available
+    assert elapsed < 2 * 2 * 0.5 + 3.0  # two attempts of two timeouts (connect, read) at most
