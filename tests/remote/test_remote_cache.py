@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -353,7 +354,7 @@ def test_eight_concurrent_publishers_of_one_module(
 ) -> None:
     result = machine_a[0]
     start = threading.Barrier(8)
-    warnings: list[str] = []
+    problems: list[str] = []
 
     # eight publishers racing at the server; they share one S3 client (its start-up costs
     # ~1 s of CPU each here, and the race is at the server, not in the client)
@@ -361,7 +362,7 @@ def test_eight_concurrent_publishers_of_one_module(
 
     def publish() -> None:
         cache = RemoteCache(
-            RemoteOptions(remote_url), host_toolchain(), warn=warnings.append, filesystem=shared
+            RemoteOptions(remote_url), host_toolchain(), warn=problems.append, filesystem=shared
         )
         start.wait()
         cache.publish_build(result)
@@ -371,13 +372,13 @@ def test_eight_concurrent_publishers_of_one_module(
         t.start()
     for t in threads:
         t.join()
-    assert warnings == []
+    assert problems == []
     for key, entry in build_entries(result).items():  # one record each, ours, all blobs
         found = RemoteCache(
-            RemoteOptions(remote_url), host_toolchain(), warn=warnings.append, filesystem=shared
+            RemoteOptions(remote_url), host_toolchain(), warn=problems.append, filesystem=shared
         )
         assert found.lookup(key) == entry
-    assert warnings == []
+    assert problems == []
     out = tmp_path / "B" / "m.gradc"
     text = _build(source, out, remote_url)
     assert "4 objects downloaded" in text and "warning" not in text
@@ -452,3 +453,25 @@ def test_a_silent_server_times_out_within_the_bound(
     assert len(found) == 1 and "is unreachable" in found[0], found
     assert not cache.available
     assert elapsed < 2 * 2 * 0.5 + 3.0  # two attempts of two timeouts (connect, read) at most
+
+
+def test_runtime_mode_downloads_instead_of_compiling(
+    source: Path, tmp_path: Path, seeded: Path, remote_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In-process twin of the runtime-mode part of the slow test: with everything in the
+    bucket, runtime mode's build lowers and emits nothing (both refuse here) and writes
+    machine A's artifact."""
+    import gradc.compiler.driver as driver
+    from gradc.runtime_mode import _compile
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("compiled although the remote cache has everything")
+
+    monkeypatch.setattr(driver, "_compile_export", refuse)
+    monkeypatch.setattr(driver, "_emit_runtime", refuse)
+    out = tmp_path / "cache" / "m.gradc"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning would mean something was not used
+        _compile(source, out, allow_compile=True, remote_url=remote_url)
+    assert files(out) == files(seeded)
+    _check_artifact(out, source)
