@@ -436,9 +436,11 @@ def _console(console_class: Any) -> Any:
 
 def _register_commands() -> None:
     from gradc.cli.bench import bench
+    from gradc.cli.distributed import build_all_command
     from gradc.cli.opt import opt
 
     cli.add_command(bench)
+    cli.add_command(build_all_command)
     cli.add_command(opt)
 
 
