@@ -66,7 +66,7 @@ def main(n: int = 40, workers: int = 2) -> None:
             wall = time.perf_counter()
             results, times = build_all(tasks, executor)
             for t, r in zip(tasks, results, strict=True):
-                write_artifact(t.output, r)
+                write_artifact(t.output, r.build)
             wall = time.perf_counter() - wall
             outs[executor] = files(out)
             print(

@@ -11,8 +11,11 @@ another toolchain would carry keys that do not describe them.
 ``--executor local:N`` starts a ``distributed.LocalCluster`` of N single-threaded worker
 processes; ``--executor tcp://host:8786`` uses a running scheduler; ``--executor
 sequential`` builds in this process (the baseline). Needs ``gradc[dask]`` except for
-``sequential``. Not done yet (issue 15): fanning out emission per (function, CPU
-variant) inside one module, which pays for few large modules.
+``sequential``. With ``--remote-cache URL`` (or ``GRADC_REMOTE_CACHE``) each worker
+downloads what the shared cache has and publishes what it compiled
+(``gradc.artifacts.remote``); its warnings are printed by the client. Not done yet
+(issue 15): fanning out emission per (function, CPU variant) inside one module, which
+pays for few large modules.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 
 import click
 
+from gradc.artifacts.remote import RemoteOptions
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
 
 
@@ -34,13 +38,24 @@ class ToolchainMismatchError(RuntimeError):
 
 @dataclass(frozen=True)
 class ModuleTask:
-    """One module to build: its source, where its artifact goes, the build's options and
-    the toolchain the client expects the worker to have."""
+    """One module to build: its source, where its artifact goes, the build's options,
+    the toolchain the client expects the worker to have, and the remote cache to use."""
 
     source: Path
     output: Path
     options: CompilerOptions
     toolchain: Mapping[str, str]
+    remote: RemoteOptions | None = None
+
+
+@dataclass(frozen=True)
+class ModuleResult:
+    """What a worker returns: the module's ``BuildOutput``, the remote cache's warnings,
+    and how many objects it downloaded."""
+
+    build: Any
+    warnings: tuple[str, ...] = ()
+    downloaded: int = 0
 
 
 def toolchain() -> dict[str, str]:
@@ -51,8 +66,8 @@ def toolchain() -> dict[str, str]:
     return {**host_toolchain(), "runtime": RUNTIME_ABI}
 
 
-def run_task(task: ModuleTask) -> Any:
-    """Build one module (on a worker): its ``BuildOutput``.
+def run_task(task: ModuleTask) -> ModuleResult:
+    """Build one module (on a worker), through ``task.remote`` when given.
 
     Raises:
         ToolchainMismatchError: this worker's toolchain is not the client's.
@@ -66,7 +81,15 @@ def run_task(task: ModuleTask) -> Any:
             f"worker toolchain {mine} differs from the client's {dict(task.toolchain)}: "
             f"refusing to compile {task.source}"
         )
-    return build_module(task.source, task.options)
+    if task.remote is None:
+        return ModuleResult(build_module(task.source, task.options))
+    from gradc.artifacts.remote import RemoteCache, host_toolchain
+
+    problems: list[str] = []
+    remote = RemoteCache(task.remote, host_toolchain(), warn=problems.append)
+    result = build_module(task.source, task.options, cache=remote.layered({}))
+    remote.publish_build(result)
+    return ModuleResult(result, tuple(problems), len(remote.stats.hits))
 
 
 def find_modules(paths: Iterable[Path]) -> list[tuple[Path, Path]]:
@@ -83,8 +106,10 @@ def find_modules(paths: Iterable[Path]) -> list[tuple[Path, Path]]:
     return out
 
 
-def build_all(tasks: Sequence[ModuleTask], executor: str) -> tuple[list[Any], dict[str, float]]:
-    """Run ``tasks`` on ``executor``; their ``BuildOutput``s in order, and timings
+def build_all(
+    tasks: Sequence[ModuleTask], executor: str
+) -> tuple[list[ModuleResult], dict[str, float]]:
+    """Run ``tasks`` on ``executor``; their results in order, and timings
     (``start``: cluster start-up and connection, ``build``: the tasks, in seconds).
 
     Raises:
@@ -157,8 +182,27 @@ def build_all(tasks: Sequence[ModuleTask], executor: str) -> tuple[list[Any], di
 @click.option("-O", "--opt-level", type=click.IntRange(0, 3), default=2, show_default=True)
 @click.option("--cpu", default=DEFAULT_CPU, show_default=True, help="Target CPU (one).")
 @click.option("--timings", is_flag=True, help="Print start-up and build times.")
+@click.option(
+    "--remote-cache",
+    metavar="URL",
+    envvar="GRADC_REMOTE_CACHE",
+    help="Shared cache the workers download from and publish to (as for gradc build).",
+)
+@click.option(
+    "--remote-cache-readonly",
+    is_flag=True,
+    envvar="GRADC_REMOTE_CACHE_READONLY",
+    help="The workers look up the remote cache only, never publish.",
+)
 def build_all_command(
-    paths: tuple[Path, ...], output: Path, executor: str, opt_level: int, cpu: str, timings: bool
+    paths: tuple[Path, ...],
+    output: Path,
+    executor: str,
+    opt_level: int,
+    cpu: str,
+    timings: bool,
+    remote_cache: str | None,
+    remote_cache_readonly: bool,
 ) -> None:
     """Build every module of DIR_OR_MODULES (a folder: its .py files that mention gradc),
     one task per module, on EXECUTOR; write one artifact per module."""
@@ -166,10 +210,14 @@ def build_all_command(
     from gradc.compiler.diagnostics import CompileError
 
     options = CompilerOptions(opt_level=opt_level, cpu=cpu)
+    try:
+        remote = RemoteOptions(remote_cache, remote_cache_readonly) if remote_cache else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--remote-cache'") from None
     mine = toolchain()
     modules = find_modules(paths)
     tasks = [
-        ModuleTask(src, output / rel.parent / f"{rel.stem}.gradc", options, mine)
+        ModuleTask(src, output / rel.parent / f"{rel.stem}.gradc", options, mine, remote)
         for src, rel in modules
     ]
     try:
@@ -181,10 +229,19 @@ def build_all_command(
         click.echo(f"gradc: error: {exc}", err=True)
         raise SystemExit(1) from None
     begin = time.perf_counter()
+    shown: set[str] = set()
     for task, result in zip(tasks, results, strict=True):
-        write_artifact(task.output, result)
+        write_artifact(task.output, result.build)
+        for message in result.warnings:
+            if message not in shown:  # each worker says "unreachable" once
+                shown.add(message)
+                click.echo(f"gradc: warning: {task.source.name}: {message}", err=True)
     times["write"] = time.perf_counter() - begin
-    click.echo(f"wrote {len(tasks)} artifacts under {output} ({executor})")
+    downloaded = sum(r.downloaded for r in results)
+    click.echo(
+        f"wrote {len(tasks)} artifacts under {output} ({executor})"
+        + (f", {downloaded} objects downloaded" if remote is not None else "")
+    )
     if timings:
         for phase, seconds in times.items():
             click.echo(f"  {phase:<6} {seconds * 1e3:9.1f} ms")

@@ -22,6 +22,7 @@ from typing import Any
 import boto3
 import msgpack
 import pytest
+from click.testing import CliRunner
 
 import gradc
 from gradc.artifacts.remote import (
@@ -33,6 +34,7 @@ from gradc.artifacts.remote import (
     open_filesystem,
 )
 from gradc.artifacts.store import find_damage, read_manifest
+from gradc.cli.main import cli
 from gradc.compiler.driver import build_module
 from gradc.compiler.options import CompilerOptions
 
@@ -475,3 +477,37 @@ def test_runtime_mode_downloads_instead_of_compiling(
         _compile(source, out, allow_compile=True, remote_url=remote_url)
     assert files(out) == files(seeded)
     _check_artifact(out, source)
+
+
+def test_build_all_workers_share_the_cache(
+    tmp_path: Path, remote_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``gradc build-all --remote-cache``: a second build of the same modules elsewhere
+    downloads every object (nothing lowered or emitted) and writes the same bytes."""
+    import gradc.compiler.driver as driver
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    for k in range(2):
+        (pkg / f"m{k}.py").write_text(MODULE.replace("SCALE = 2.0", f"SCALE = {k}.5"))
+    runner = CliRunner()
+    first = runner.invoke(
+        cli,
+        ["build-all", str(pkg), "-o", str(tmp_path / "A")],
+        env={"GRADC_REMOTE_CACHE": remote_url},
+    )
+    assert first.exit_code == 0, first.output
+    # the modules differ in f only: m1 already downloads g, total and the runtime from m0
+    assert "3 objects downloaded" in first.output
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("compiled although the remote cache has everything")
+
+    monkeypatch.setattr(driver, "_compile_export", refuse)
+    monkeypatch.setattr(driver, "_emit_runtime", refuse)
+    second = runner.invoke(
+        cli, ["build-all", str(pkg), "-o", str(tmp_path / "B"), "--remote-cache", remote_url]
+    )
+    assert second.exit_code == 0, second.output
+    assert "8 objects downloaded" in second.output and "warning" not in second.output
+    assert files(tmp_path / "B") == files(tmp_path / "A")
