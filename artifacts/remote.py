@@ -58,8 +58,8 @@ class RemoteOptions:
     """Where the remote cache is and how to talk to it (read in ``cli/``, passed down).
 
     Attributes:
-        url: an fsspec URL of a folder: ``s3://bucket/prefix``, ``gs://bucket/prefix``,
-            ``file:///shared/gradc`` ...
+        url: an fsspec URL of a folder whose filesystem writes create-only
+            (``pipe_file(mode="create")``): ``s3://bucket/prefix``, ``gs://bucket/prefix``.
         readonly: look up only, never publish (consumers that must not write).
         timeout_s: connect and read timeout of each request, in seconds.
         attempts: how many times a request that failed for a transient reason (a
