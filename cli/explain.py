@@ -3,6 +3,7 @@
 One line per entry of the new build, then one per entry the build removed::
 
     hit   poly
+    remote hit  norm: key 3f2a9c01b7de…
     miss  area: source of helper changed
     miss  norm: options.opt_level 2 -> 3
     miss  d_f: new entry
@@ -15,7 +16,7 @@ of the same name in the artifact that was there before the build.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from gradc.artifacts.manifest import Entry, Manifest
@@ -38,6 +39,7 @@ def explain(
     previous: Manifest | None,
     entries: Iterable[_NewEntry],
     callees: Mapping[str, Sequence[str]],
+    remote_hits: Container[str] = (),
 ) -> list[str]:
     """The ``--explain`` lines (see the module docstring).
 
@@ -45,13 +47,16 @@ def explain(
         previous: the manifest that was in the output directory before, or None.
         entries: the new build's entries (``gradc.compiler.driver.CompiledEntry``).
         callees: IR function name -> functions it calls directly, in the new build.
+        remote_hits: cache keys downloaded from the remote cache (``--remote-cache``).
     """
     old = {e.name: e for e in previous.entries} if previous is not None else {}
     lines = []
     names = set()
     for e in entries:
         names.add(e.name)
-        if e.reused:
+        if e.reused and e.key in remote_hits:
+            lines.append(f"remote hit  {e.name}: key {e.key[:12]}…")
+        elif e.reused:
             lines.append(f"hit   {e.name}")
         else:
             lines.append(f"miss  {e.name}: {_why(old.get(e.name), e, callees)}")

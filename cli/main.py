@@ -108,6 +108,20 @@ def cli() -> None:
     "--explain", is_flag=True, help="Say per entry whether it was reused (hit) or why not."
 )
 @click.option("-v", "--verbose", is_flag=True, help="Print each export's signature and symbol.")
+@click.option(
+    "--remote-cache",
+    metavar="URL",
+    envvar="GRADC_REMOTE_CACHE",
+    help="Shared cache (s3://bucket/prefix, any fsspec URL; needs gradc[remote]): download "
+    "what another machine compiled, publish what this build compiled (docs/remote.md). "
+    "[env: GRADC_REMOTE_CACHE]",
+)
+@click.option(
+    "--remote-cache-readonly",
+    is_flag=True,
+    envvar="GRADC_REMOTE_CACHE_READONLY",
+    help="Look up the remote cache only, never publish. [env: GRADC_REMOTE_CACHE_READONLY]",
+)
 def build(
     module: Path,
     output: Path | None,
@@ -119,6 +133,8 @@ def build(
     timings: bool,
     explain: bool,
     verbose: bool,
+    remote_cache: str | None,
+    remote_cache_readonly: bool,
 ) -> None:
     """Compile the exports of MODULE.py into an artifact directory.
 
@@ -152,12 +168,18 @@ def build(
     previous = previous_build(out_dir)
     for problem in previous.problems:
         click.echo(f"gradc: warning: {problem}; rebuilding it", err=True)
+    remote = None
+    if remote_cache:
+        from gradc.cli.remote import open_remote
+        from gradc.cli.remote import summary as remote_summary
+
+        remote = open_remote(remote_cache, remote_cache_readonly)
     try:
         result = build_module(
             module,
             options,
             grads,
-            cache=previous.reusable,
+            cache=remote.layered(previous.reusable) if remote else previous.reusable,
             allow_compile=not env_flag(NO_COMPILE_ENV),
         )
     except CompileError as exc:
@@ -189,26 +211,32 @@ def build(
     except (OSError, ArtifactError) as exc:
         click.echo(f"gradc: error: cannot write {out_dir}: {exc}", err=True)
         sys.exit(1)
+    write_end = time.perf_counter()
+    if remote is not None:
+        remote.publish_build(result)  # after the local artifact: its failures are warnings
     end = time.perf_counter()
 
     if explain:
         from gradc.cli.explain import explain as explain_lines
 
-        for line in explain_lines(previous.manifest, result.entries, result.callees):
+        hits = remote.stats.hits if remote is not None else {}
+        for line in explain_lines(previous.manifest, result.entries, result.callees, hits):
             click.echo(line)
     names = ", ".join(manifest.names()) or "no exports"
     reused = sum(e.reused for e in result.entries)
     click.echo(
         f"wrote {out_dir}: {len(manifest.entries)} export"
-        f"{'s' * (len(manifest.entries) != 1)} ({names}), {reused} reused, "
-        f"in {end - start:.2f} s"
+        f"{'s' * (len(manifest.entries) != 1)} ({names}), {reused} reused"
+        f"{'' if remote is None else remote_summary(remote)}, in {end - start:.2f} s"
     )
     if verbose:
         for e in manifest.entries:
             click.echo(f"  {e.name}{e.signature}  [{e.symbol}]")
     if timings:
         phases = dict(result.timings)
-        phases["write"] = end - write_start
+        phases["write"] = write_end - write_start
+        if remote is not None:  # downloads (during the build) and uploads (after it)
+            phases["remote"] = remote.stats.seconds
         _print_timings(phases, end - start)
 
 
@@ -408,9 +436,11 @@ def _console(console_class: Any) -> Any:
 
 def _register_commands() -> None:
     from gradc.cli.bench import bench
+    from gradc.cli.distributed import build_all_command
     from gradc.cli.opt import opt
 
     cli.add_command(bench)
+    cli.add_command(build_all_command)
     cli.add_command(opt)
 
 

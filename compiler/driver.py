@@ -227,7 +227,7 @@ def build_module(
     from gradc.passes.registry import DEFAULT_PIPELINE
     from gradc.passes.registry import get as get_pass
 
-    cache = cache or {}
+    cache = cache if cache is not None else {}  # an empty mapping may still look up remotely
     timer = _Timer()
     with timer.phase("parse"):
         data = Path(source_path).read_bytes()

@@ -25,7 +25,10 @@ The environment is read here, at the API boundary, and nowhere below:
 - ``GRADC_NO_COMPILE=1``: never compile; a module without a fresh artifact raises
   ``gradc.compiler.driver.CompileForbiddenError`` at its first call;
 - ``GRADC_PLAIN_PYTHON=1``: ``@gradc.export`` returns the function unchanged (plain
-  Python: oracles in tests, debugging).
+  Python: oracles in tests, debugging);
+- ``GRADC_REMOTE_CACHE=s3://bucket/prefix`` (and ``GRADC_REMOTE_CACHE_READONLY=1``):
+  a compile first downloads from this shared cache what another machine compiled, and
+  publishes what it compiled itself (``gradc.artifacts.remote``, docs/remote.md).
 
 This module imports only the standard library at import time (``import gradc`` stays
 cheap); the loader is imported on first call, the compiler only when compiling.
@@ -56,6 +59,8 @@ RUNTIME_OPTIONS: dict[str, object] = {
 CACHE_DIR_ENV = "GRADC_CACHE_DIR"
 NO_COMPILE_ENV = "GRADC_NO_COMPILE"
 PLAIN_PYTHON_ENV = "GRADC_PLAIN_PYTHON"
+REMOTE_CACHE_ENV = "GRADC_REMOTE_CACHE"
+REMOTE_READONLY_ENV = "GRADC_REMOTE_CACHE_READONLY"
 
 
 def env_flag(name: str, environ: Mapping[str, str] | None = None) -> bool:
@@ -181,13 +186,27 @@ def resolve(state: _ModuleState) -> Library:
                 continue
             state.library, state.path = library, candidate
             return library
-        _compile(state.source, cached, allow_compile=not env_flag(NO_COMPILE_ENV))
+        _compile(
+            state.source,
+            cached,
+            allow_compile=not env_flag(NO_COMPILE_ENV),
+            remote_url=os.environ.get(REMOTE_CACHE_ENV, ""),
+            remote_readonly=env_flag(REMOTE_READONLY_ENV),
+        )
         state.library, state.path, state.compiled = load(cached), cached, True
         return state.library
 
 
-def _compile(source: Path, out: Path, *, allow_compile: bool) -> None:
-    """Build ``source`` into ``out`` with :data:`RUNTIME_OPTIONS`, reusing ``out``'s objects."""
+def _compile(
+    source: Path,
+    out: Path,
+    *,
+    allow_compile: bool,
+    remote_url: str = "",
+    remote_readonly: bool = False,
+) -> None:
+    """Build ``source`` into ``out`` with :data:`RUNTIME_OPTIONS`, reusing ``out``'s objects
+    and, with ``remote_url``, downloading from (and publishing to) that remote cache."""
     from gradc.artifacts.store import previous_build, write_artifact
     from gradc.compiler.driver import build_module
     from gradc.compiler.options import CompilerOptions
@@ -196,13 +215,33 @@ def _compile(source: Path, out: Path, *, allow_compile: bool) -> None:
     previous = previous_build(out) if allow_compile else None
     for problem in previous.problems if previous is not None else ():
         warnings.warn(f"gradc: {problem}; rebuilding it", RuntimeWarning, stacklevel=5)
-    result = build_module(
-        source,
-        options,
-        cache=previous.reusable if previous is not None else None,
-        allow_compile=allow_compile,
-    )
+    cache = previous.reusable if previous is not None else None
+    remote = _remote_cache(remote_url, remote_readonly) if allow_compile else None
+    if remote is not None:
+        cache = remote.layered(cache or {})
+    result = build_module(source, options, cache=cache, allow_compile=allow_compile)
     write_artifact(out, result)
+    if remote is not None:
+        remote.publish_build(result)
+
+
+def _remote_cache(url: str, readonly: bool) -> Any:
+    """A ``gradc.artifacts.remote.RemoteCache`` for ``url`` (None without one); problems
+    are ``RuntimeWarning``s, never errors: the module then compiles locally."""
+    if not url:
+        return None
+    from gradc.artifacts.remote import RemoteCache, RemoteOptions, host_toolchain, open_filesystem
+
+    def warn(message: str) -> None:
+        warnings.warn(f"gradc: {message}", RuntimeWarning, stacklevel=2)
+
+    try:
+        options = RemoteOptions(url, readonly=readonly)
+        filesystem = open_filesystem(options)
+    except (ImportError, ValueError) as exc:
+        warn(f"remote cache {url} not used: {exc}")
+        return None
+    return RemoteCache(options, host_toolchain(), warn=warn, filesystem=filesystem)
 
 
 class ExportedFunction:

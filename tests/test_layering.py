@@ -68,8 +68,9 @@ def test_load_imports_what_the_readme_says(tmp_path: Path) -> None:
         "import sys, gradc\n"
         f"gradc.load({str(out)!r})\n"
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('numpy', 'llvmlite', 'click', 'msgpack') or m.startswith('gradc.compiler') "
-        "or m.startswith('gradc.cli'))))\n"
+        "('numpy', 'llvmlite', 'click', 'msgpack', 'fsspec', 's3fs', 'botocore', "
+        "'aiobotocore', 'boto3') or m.startswith('gradc.compiler') "
+        "or m.startswith('gradc.cli') or m == 'gradc.artifacts.remote')))\n"
     )
     loaded = set(
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -78,6 +79,9 @@ def test_load_imports_what_the_readme_says(tmp_path: Path) -> None:
     )
     assert {"llvmlite.binding", "msgpack"} <= loaded
     assert not {m for m in loaded if m.split(".")[0] in ("numpy", "click")}
+    # the remote cache (gradc[remote]) is never on the load path
+    remote = ("fsspec", "s3fs", "botocore", "aiobotocore", "boto3", "gradc.artifacts.remote")
+    assert not {m for m in loaded if m.split(".")[0] in remote or m in remote}
     assert not {m for m in loaded if m.startswith(("gradc.compiler", "gradc.cli"))}
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert "`gradc.load` imports the loader (`gradc.artifacts`), msgpack" in readme
