@@ -985,7 +985,9 @@ class _ReverseMode:
             original = back.get(id(operand))
             if original is None or partial is None or not self.active(original):
                 continue
-            self._accumulate((original, 0), o.scale(a, partial))
+            from_operand = back.get(id(partial))  # a mul's partial: its other operand
+            active_p = from_operand is not None and self.active(from_operand)
+            self._accumulate((original, 0), o.scale(a, partial, active_p))
 
     def _call_adjoint(self, call: ops.Call) -> None:
         b = self.b

@@ -156,6 +156,15 @@ t_max_unselected = gradc.jvp(max_unselected, wrt="x")
 
 
 @gradc.export
+def max_of_inf_product(x: f64) -> f64:  # max picks 1.0: 0·(∂ of -inf·x) = 0·-inf must be 0
+    return max(1.0, -math.inf * x) + x
+
+
+d_max_of_inf_product = gradc.grad(max_of_inf_product, wrt="x")
+t_max_of_inf_product = gradc.jvp(max_of_inf_product, wrt="x")
+
+
+@gradc.export
 def times_zero(x: f64) -> f64:  # 0.0·sqrt(x): d/dx is 0, also at x = 0 (sqrt' = inf)
     return 0.0 * math.sqrt(x) + x
 
