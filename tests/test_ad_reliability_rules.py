@@ -49,6 +49,10 @@ POINTS: list[Any] = [
     ("pow_zero_exponent", (0.0, 2.0), SMOOTH),
     ("pow_zero_exponent", (0.0, 1.0), SMOOTH),
     ("pow_zero_exponent", (0.0, 0.0), DEFINED),  # d/dy 0 ** y at 0: -inf (a jump)
+    ("pow_inf_exponent", (0.5, 1.7), SMOOTH),
+    ("pow_inf_exponent", (-0.3, -2.0), SMOOTH),
+    ("atan2_infinite", (2.0, 2.0), SMOOTH),
+    ("atan2_infinite", (-1.0, 0.5), SMOOTH),
     ("mod_after_pow", (2.0, 3), SMOOTH),
     ("mod_after_pow", (2.0, 0), SMOOTH),  # ZeroDivisionError (integer modulo by zero)
     ("mod_after_pow", (-1.0, 0), SMOOTH),  # ValueError of math.pow, before the modulo

@@ -15,7 +15,7 @@ neg         −ȧ                                            −ā
 abs         sign(a)·ȧ (0 at 0, as JAX)                    sign(a)·ā
 min, max    the tangent of the operand picked              ā to the operand picked
 pow         b·a^(b−1)·ȧ + r·ln(a)·ḃ                       ā·b·a^(b−1), ā·r·ln(a)
-            (b·a^(b−1) is 0 where b = 0; r·ln a is 0 where r = 0, its limit: 0^b, b > 0)
+            (b·a^(b−1) is 0 where b = 0 or ±inf; r·ln a is 0 where r = 0, its limit)
 sin         cos(a)·ȧ                                      (the same factor times ā)
 cos         −sin(a)·ȧ
 tan         (1 + r²)·ȧ
@@ -27,7 +27,7 @@ exp, expm1  r·ȧ, (r + 1)·ȧ
 log         ȧ / a;  log1p: ȧ/(1 + a); log2: ȧ/(a·ln 2); log10: ȧ/(a·ln 10)
 sqrt        ȧ / (2r)
 erf, erfc   ±(2/√π)·exp(−a²)·ȧ
-atan2(y,x)  (x·ẏ − y·ẋ) / (x² + y²)
+atan2(y,x)  (x·ẏ − y·ẋ) / (x² + y²)   (0 where x² + y² is inf: its limit)
 hypot       (a·ȧ + b·ḃ) / r   (0 at the origin, as abs'(0))
 copysign    sign(a)·sign(b)·ȧ  (0 for b)
 fabs        sign(a)·ȧ
@@ -206,7 +206,8 @@ def _pow_partials(
     """(∂r/∂a, ∂r/∂b) of r = a**b, with IEEE pow and log (never raising).
 
     ∂r/∂a = b·a^(b−1), and 0 where b == 0 (r = 1 for every a, while a^(−1) is inf at
-    a = 0). ∂r/∂b = r·ln a, and 0 where r == 0: the limit of r·ln a as r → 0 (0^b for
+    a = 0) or b is ±inf (a^b is then 0, 1 or inf: constant in a but at |a| = 1, while
+    b·a^(b−1) is ±inf·0). ∂r/∂b = r·ln a, and 0 where r == 0: the limit of r·ln a as r → 0 (0^b for
     b > 0 is 0 for every such b; also inf^b for b < 0 and underflow), where ln a alone
     would be ∓inf. A negative base has no ∂r/∂b (NaN: a^b is real only at integer b).
     """
@@ -214,6 +215,7 @@ def _pow_partials(
     zero = o.c(0.0, a)
     da = o.b.mul(b, o.b.math("ieee_pow", a, o.b.sub(b, one)))
     da = o.b.select(o.b.cmp("eq", b, zero), zero, da)
+    da = o.b.select(o.b.math("isinf", b), zero, da)
     db = None
     if need_b:
         db = o.b.select(o.b.cmp("eq", r, zero), zero, o.b.mul(r, o.math("log", a)))
@@ -254,8 +256,15 @@ def partials(
             da, db = _pow_partials(o, a, b, r, active(b))
             return [(a, da), (b, db)]
         case ops.MathCall(fn="atan2", args=(y, x)):
+            # 0 where x² + y² is inf (an infinite argument: atan2 is constant there, its
+            # partials ~1/|x| → 0), not inf/inf
             den = o.b.add(o.b.mul(x, x), o.b.mul(y, y))
-            return [(y, o.div(x, den)), (x, o.neg(o.div(y, den)))]
+            zero = o.c(0.0, r)
+            far = o.b.math("isinf", den)
+            return [
+                (y, o.b.select(far, zero, o.b.binary(ops.FDiv, x, den))),
+                (x, o.b.select(far, zero, o.b.unary(ops.Neg, o.b.binary(ops.FDiv, y, den)))),
+            ]
         case ops.MathCall(fn="hypot", args=(a, b)):
             # at the origin (r == 0, a kink) 0, as abs'(0): not 0/0
             zero = o.c(0.0, r)

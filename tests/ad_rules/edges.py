@@ -73,6 +73,24 @@ t_pow_zero_exponent = gradc.jvp(pow_zero_exponent, wrt=("x", "y"))
 
 
 @gradc.export
+def pow_inf_exponent(x: f64, y: f64) -> f64:  # d/da a ** ±inf is 0 (not -inf·0)
+    return x**math.inf + math.pow(y, -math.inf) + x
+
+
+d_pow_inf_exponent = gradc.grad(pow_inf_exponent, wrt=("x", "y"))
+t_pow_inf_exponent = gradc.jvp(pow_inf_exponent, wrt=("x", "y"))
+
+
+@gradc.export
+def atan2_infinite(x: f64, y: f64) -> f64:  # atan2 with an infinite argument: constant
+    return math.atan2(y, -math.inf) + math.atan2(math.inf, x) + y
+
+
+d_atan2_infinite = gradc.grad(atan2_infinite, wrt=("x", "y"))
+t_atan2_infinite = gradc.jvp(atan2_infinite, wrt=("x", "y"))
+
+
+@gradc.export
 def mod_after_pow(x: f64, n: i64) -> f64:  # class 4: the primal's ZeroDivisionError first
     v = math.pow(0.0, x)
     m = 7 % n
