@@ -53,6 +53,12 @@ POINTS: list[Any] = [
     ("pow_inf_exponent", (-0.3, -2.0), SMOOTH),
     ("atan2_infinite", (2.0, 2.0), SMOOTH),
     ("atan2_infinite", (-1.0, 0.5), SMOOTH),
+    ("zero_factor_path", (0.5, -0.3), SMOOTH),
+    ("zero_factor_path", (2.5, 1.2), SMOOTH),
+    ("negative_base_zero_exponent", (-0.3, 0.5), SMOOTH),
+    ("negative_base_zero_exponent", (-1.7, 0.2), SMOOTH),
+    ("atan2_origin", (1.7,), SMOOTH),
+    ("atan2_origin", (3.0,), SMOOTH),
     ("mod_after_pow", (2.0, 3), SMOOTH),
     ("mod_after_pow", (2.0, 0), SMOOTH),  # ZeroDivisionError (integer modulo by zero)
     ("mod_after_pow", (-1.0, 0), SMOOTH),  # ValueError of math.pow, before the modulo

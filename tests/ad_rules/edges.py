@@ -91,6 +91,36 @@ t_atan2_infinite = gradc.jvp(atan2_infinite, wrt=("x", "y"))
 
 
 @gradc.export
+def zero_factor_path(x: f64, y: f64) -> f64:  # v0 = 0·y: its infinite adjoint times 0
+    v0 = float(int(0.0 * 1.0)) * y
+    v1 = v0**x  # d/dv0 = x·v0^(x−1) = inf at v0 = 0
+    return v1 / y + x
+
+
+d_zero_factor_path = gradc.grad(zero_factor_path, wrt=("x", "y"))
+t_zero_factor_path = gradc.jvp(zero_factor_path, wrt=("x", "y"))
+
+
+@gradc.export
+def negative_base_zero_exponent(x: f64, y: f64) -> f64:  # d/db = r·ln(x<0) = NaN, times 0
+    v1 = float(int(y * 1.0)) * x
+    return x**v1 + x
+
+
+d_negative_base_zero_exponent = gradc.grad(negative_base_zero_exponent, wrt=("x", "y"))
+t_negative_base_zero_exponent = gradc.jvp(negative_base_zero_exponent, wrt=("x", "y"))
+
+
+@gradc.export
+def atan2_origin(x: f64) -> f64:  # atan2(0, 0·...) at the origin: 0, not 0/0
+    return math.atan2(0.0, x**-math.inf) + x
+
+
+d_atan2_origin = gradc.grad(atan2_origin, wrt="x")
+t_atan2_origin = gradc.jvp(atan2_origin, wrt="x")
+
+
+@gradc.export
 def mod_after_pow(x: f64, n: i64) -> f64:  # class 4: the primal's ZeroDivisionError first
     v = math.pow(0.0, x)
     m = 7 % n
