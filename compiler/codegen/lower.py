@@ -1064,6 +1064,8 @@ class _FunctionLowering:
                 return self._is_finite(x)
             case "ieee_pow":  # C pow, no Python checks (derivative code)
                 return self._call_intrinsic("pow", *args)
+            case name if name.startswith("ieee_"):  # ieee_log etc.: C's result, no checks
+                return self._call_intrinsic(name.removeprefix("ieee_"), *args)
             case "digamma":  # derivative code of gamma/lgamma
                 return emit_digamma(
                     b, x, self._call_intrinsic, lambda v: b.call(self.ml.libm("tan", ty, 1), [v])

@@ -418,6 +418,11 @@ def _math(m: _Machine, inst: Instruction, vals: list[object]) -> object:
         return math.copysign(0.0, x) if r == 0.0 else r  # C keeps the sign of zero
     if inst.fn == "ieee_pow":
         return _ieee_pow(*args)
+    if inst.fn.startswith("ieee_"):  # C's result (inf, NaN), no Python exception
+        import numpy as np  # lazily: as libm, without Python's checks
+
+        with np.errstate(all="ignore"):
+            return float(getattr(np, inst.fn.removeprefix("ieee_"))(np.float64(args[0])))
     if inst.fn == "digamma":
         return digamma(args[0])
     result = getattr(math, inst.fn)(*args)

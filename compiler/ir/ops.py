@@ -291,7 +291,7 @@ class MathFn:
             ``"pow"`` (``math.pow``'s own rules).
         returns_bool: the result is ``i1`` (``isnan``), else ``f64``.
         internal: not a Python ``math`` function; made by passes only (``ieee_pow``,
-            ``digamma``).
+            ``ieee_log`` and the other :data:`IEEE_MATH` twins, ``digamma``).
     """
 
     name: str
@@ -300,6 +300,10 @@ class MathFn:
     returns_bool: bool = False
     internal: bool = False
 
+
+#: The one-argument functions with a non-checking ``ieee_<name>`` twin (C's result, no
+#: Python exception), for derivative code.
+IEEE_MATH = ("sin", "cos", "sinh", "cosh", "exp", "log", "sqrt")
 
 MATH_FUNCTIONS: dict[str, MathFn] = {
     f.name: f
@@ -337,6 +341,10 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         MathFn("isfinite", 1, "none", returns_bool=True),
         # C pow without Python's checks, for derivative code (IEEE inf/NaN results)
         MathFn("ieee_pow", 2, "none", internal=True),
+        # the same for the functions derivative rules evaluate (``ieee_log(0.0)`` is
+        # -inf, ``ieee_sqrt(-1.0)`` NaN): a derivative never raises where its primal
+        # did not (passes/ad/rules.py)
+        *(MathFn(f"ieee_{name}", 1, "none", internal=True) for name in IEEE_MATH),
         # the digamma function psi = lgamma', for the rules of gamma/lgamma (special.py)
         MathFn("digamma", 1, "none", internal=True),
     )

@@ -228,7 +228,8 @@ class _ForwardMode:
         total: Value | None = None
         for operand, partial in partials(o, inst, lambda v: v in self.tangents):
             if partial is not None and operand in self.tangents:
-                total = o.add(total, o.mul(partial, self.tangents[operand]))
+                dv = self.tangents[operand]
+                total = o.add(total, o.scale(dv, partial, active_p=partial in self.tangents))
         return total if total is not None else _zero(b, inst)
 
     def _call(self, call: ops.Call) -> Value | None:

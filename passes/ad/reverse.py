@@ -948,6 +948,8 @@ class _ReverseMode:
             return
         a = self._read(block, (inst, 0))
         self._reset((inst, 0))
+        if a is self._zeros.get(a.type):
+            return  # an unused value: no adjoint, and no 0·inf from its partials
         if isinstance(inst, ops.Cast):
             if _is_float(inst.value.type):
                 self._accumulate((inst.value, 0), b.cast(a, inst.value.type))
@@ -983,7 +985,9 @@ class _ReverseMode:
             original = back.get(id(operand))
             if original is None or partial is None or not self.active(original):
                 continue
-            self._accumulate((original, 0), b.mul(a, partial))
+            from_operand = back.get(id(partial))  # a mul's partial: its other operand
+            active_p = from_operand is not None and self.active(from_operand)
+            self._accumulate((original, 0), o.scale(a, partial, active_p))
 
     def _call_adjoint(self, call: ops.Call) -> None:
         b = self.b

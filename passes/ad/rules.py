@@ -15,6 +15,7 @@ neg         −ȧ                                            −ā
 abs         sign(a)·ȧ (0 at 0, as JAX)                    sign(a)·ā
 min, max    the tangent of the operand picked              ā to the operand picked
 pow         b·a^(b−1)·ȧ + r·ln(a)·ḃ                       ā·b·a^(b−1), ā·r·ln(a)
+            (b·a^(b−1) is 0 where b = 0 or ±inf; r·ln a is 0 where r = 0, its limit)
 sin         cos(a)·ȧ                                      (the same factor times ā)
 cos         −sin(a)·ȧ
 tan         (1 + r²)·ȧ
@@ -26,18 +27,25 @@ exp, expm1  r·ȧ, (r + 1)·ȧ
 log         ȧ / a;  log1p: ȧ/(1 + a); log2: ȧ/(a·ln 2); log10: ȧ/(a·ln 10)
 sqrt        ȧ / (2r)
 erf, erfc   ±(2/√π)·exp(−a²)·ȧ
-atan2(y,x)  (x·ẏ − y·ẋ) / (x² + y²)
-hypot       (a·ȧ + b·ḃ) / r
+atan2(y,x)  (x·ẏ − y·ẋ) / (x² + y²)   (0 where x² + y² is inf, its limit, or 0)
+hypot       (a·ȧ + b·ḃ) / r   (0 at the origin, as abs'(0))
 copysign    sign(a)·sign(b)·ȧ  (0 for b)
 fabs        sign(a)·ȧ
 gamma       r·ψ(a)·ȧ    (ψ = Γ'/Γ, the digamma function, A&S 6.3.1)
 lgamma      ψ(a)·ȧ      (compiler/ir/special.py)
-floor, ceil, trunc: 0 (piecewise constant)
+floor, ceil, trunc, float //: 0 (piecewise constant)
 ==========  ===========================================  =============================
 
 ``min``/``max``/``abs`` follow NumPy/JAX: the derivative of the branch Python picks (at a
-tie, ``min(a, b)`` and ``max(a, b)`` pick ``a``). Divisions in derivative code are IEEE
-(``fdiv``): ``sqrt'(0)`` is +inf rather than a ZeroDivisionError.
+tie, ``min(a, b)`` and ``max(a, b)`` pick ``a``).
+
+Derivative code never raises: divisions are IEEE (``fdiv``, ``sqrt'(0)`` is +inf rather
+than a ZeroDivisionError) and ``math`` calls use their non-checking twins
+(``ieee_log(0.0)`` is -inf, :data:`~gradc.compiler.ir.ops.IEEE_MATH`), and the callers
+place it after the primal instruction, so a derivative export raises the primal's
+exceptions only, in the primal's order. A tangent or adjoint times a partial is a
+*strong zero* (:meth:`_Ops.scale`): 0 where the tangent or adjoint or a (non-operand)
+partial is 0, so an unselected value never turns a gradient into NaN through ``0·inf``.
 """
 
 from __future__ import annotations
@@ -93,7 +101,36 @@ class _Ops:
         return None if x is None else self.b.unary(ops.Neg, x)
 
     def math(self, fn: str, *args: Value) -> Value:
+        """``math.fn(*args)`` without Python's checks (``ieee_log(0.0)`` is -inf): a
+        partial is evaluated where the primal was, and must not raise where it did not."""
+        if fn in ops.IEEE_MATH:
+            fn = f"ieee_{fn}"
         return self.b.math(fn, *args)
+
+    def scale(self, t: Value, p: Value, active_p: bool = False) -> Value:
+        """``t·p`` for a tangent or adjoint ``t`` and a partial ``p``, with a *strong
+        zero* (as Enzyme's option; JAX's symbolic zeros do it statically): 0 where ``t``
+        or ``p`` is 0, even if the other is ±inf or NaN. So a value whose tangent or
+        adjoint is 0 at run time (the operand ``max`` did not pick) adds nothing through
+        ``0·sqrt'(0)`` or ``0·(-inf)``, and a path through a factor that is 0 (``0.0 *
+        y``, ``float(int(y)) * y`` near 0) carries no infinite or NaN derivative.
+
+        No check for a finite constant ``p``, nor where ``active_p`` says ``p`` is an
+        active value of the function (the partials of ``a * b`` are its operands): an
+        infinite active value means the function is at ±inf or NaN near there, and its
+        derivatives are not finite anyway; the check would cost 14% (one-sided) to 30%
+        (gradient) and 20% to 70% (JVP) of a product-bound derivative (a 1000×1000
+        mat-vec, measured). So reverse mode of ``sqrt(x * x)`` at 0 is NaN, as JAX's."""
+        zero = self.c(0.0, t)
+        if isinstance(p, ops.Const):
+            if float(p.value) == 0.0:
+                return zero
+            if math.isfinite(float(p.value)):
+                return self.b.mul(t, p)  # ±inf·p, NaN·p and 0·p are what they should be
+        elif active_p:
+            return self.b.mul(t, p)
+        product = self.b.select(self.b.cmp("eq", p, zero), zero, self.b.mul(t, p))
+        return self.b.select(self.b.cmp("eq", t, zero), zero, product)
 
     def sign(self, x: Value) -> Value:
         """-1, 0 or 1 as a float of ``x``'s type (0 for 0 and NaN)."""
@@ -169,10 +206,22 @@ class NotDifferentiable(Exception):
 def _pow_partials(
     o: _Ops, a: Value, b: Value, r: Value, need_b: bool
 ) -> tuple[Value, Value | None]:
-    """(∂r/∂a, ∂r/∂b) of r = a**b, with IEEE pow (b·a^(b−1) and r·ln a)."""
+    """(∂r/∂a, ∂r/∂b) of r = a**b, with IEEE pow and log (never raising).
+
+    ∂r/∂a = b·a^(b−1), and 0 where b == 0 (r = 1 for every a, while a^(−1) is inf at
+    a = 0) or b is ±inf (a^b is then 0, 1 or inf: constant in a but at |a| = 1, while
+    b·a^(b−1) is ±inf·0). ∂r/∂b = r·ln a, and 0 where r == 0: the limit of r·ln a as r → 0 (0^b for
+    b > 0 is 0 for every such b; also inf^b for b < 0 and underflow), where ln a alone
+    would be ∓inf. A negative base has no ∂r/∂b (NaN: a^b is real only at integer b).
+    """
     one = o.c(1.0, a)
+    zero = o.c(0.0, a)
     da = o.b.mul(b, o.b.math("ieee_pow", a, o.b.sub(b, one)))
-    db = o.b.mul(r, o.math("log", a)) if need_b else None
+    da = o.b.select(o.b.cmp("eq", b, zero), zero, da)
+    da = o.b.select(o.b.math("isinf", b), zero, da)
+    db = None
+    if need_b:
+        db = o.b.select(o.b.cmp("eq", r, zero), zero, o.b.mul(r, o.math("log", a)))
     return da, db
 
 
@@ -210,10 +259,25 @@ def partials(
             da, db = _pow_partials(o, a, b, r, active(b))
             return [(a, da), (b, db)]
         case ops.MathCall(fn="atan2", args=(y, x)):
+            # 0 where x² + y² is inf (an infinite argument: atan2 is constant there, its
+            # partials ~1/|x| → 0), not inf/inf; and at the origin (a jump), not 0/0
             den = o.b.add(o.b.mul(x, x), o.b.mul(y, y))
-            return [(y, o.div(x, den)), (x, o.neg(o.div(y, den)))]
+            zero = o.c(0.0, r)
+            dy = o.b.select(o.b.math("isinf", den), zero, o.b.binary(ops.FDiv, x, den))
+            dy = o.b.select(o.b.cmp("eq", den, zero), zero, dy)
+            dx = o.b.select(o.b.math("isinf", den), zero, o.b.binary(ops.FDiv, y, den))
+            dx = o.b.select(o.b.cmp("eq", den, zero), zero, dx)
+            return [(y, dy), (x, o.b.unary(ops.Neg, dx))]
         case ops.MathCall(fn="hypot", args=(a, b)):
-            return [(a, o.div(a, r)), (b, o.div(b, r))]
+            # at the origin (r == 0, a kink) 0, as abs'(0): not 0/0
+            zero = o.c(0.0, r)
+            at_origin = o.b.cmp("eq", r, zero)
+            return [
+                (a, o.b.select(at_origin, zero, o.b.binary(ops.FDiv, a, r))),
+                (b, o.b.select(at_origin, zero, o.b.binary(ops.FDiv, b, r))),
+            ]
+        case ops.FloorDiv(lhs=a, rhs=b):  # piecewise constant
+            return [(a, None), (b, None)]
         case ops.MathCall(fn="copysign", args=(a, b)):
             sa = o.math("copysign", o.c(1.0, a), a)
             sb = o.math("copysign", o.c(1.0, b), b)
@@ -255,6 +319,8 @@ def primal_needs(inst: Instruction, active: Callable[[Value], bool]) -> tuple[li
             return [a, b], False
         case ops.MathCall(fn="hypot", args=(a, b)):
             return [a, b], True
+        case ops.FloorDiv():
+            return [], False
         case ops.MathCall(fn=fn, args=(a,)) if fn in _RESULT_ONLY:
             return [], True
         case ops.MathCall(fn=fn, args=(a,)) if fn in _CONSTANT:
