@@ -204,9 +204,15 @@ class _ReverseMode:
         self.original_blocks = list(self.fwd.blocks)
         self.body = {b: list(b.instructions) for b in self.original_blocks}
         self.preds = self.fwd.predecessors()
+        # blocks from which a return is reachable; the others end in an error exit
+        # (``raise``, a failed ``assert``, a zero ``range`` step): the call raises there,
+        # so their reverse never runs and they need nothing on the tape
+        self.returning = _reaches_return(self.fwd, self.preds)
         try:
             self._make_shadows()
-            plans = {b: self._needs(b) for b in self.original_blocks}
+            plans = {
+                b: self._needs(b) if b in self.returning else _Needs() for b in self.original_blocks
+            }
             needs = {b: plan.values for b, plan in plans.items()}
             self.alias_needs = {b: plan.aliases for b, plan in plans.items()}
             memory = MemoryFacts(
@@ -470,7 +476,9 @@ class _ReverseMode:
                 succs = block.successors()
                 if len(succs) == 1 and succs[0] in counters:
                     pass  # the loop's trip count tells the reverse sweep where it came from
-                elif len(succs) == 1 and len(self.preds[succs[0]]) > 1:
+                elif (
+                    len(succs) == 1 and len(self.preds[succs[0]]) > 1 and succs[0] in self.returning
+                ):
                     which = self.preds[succs[0]].index(block)
                     b.insert(ops.TapePush(self.tape, b.const(which, I64), type=NONE))
                 if isinstance(term, ops.Return) and len(ret_blocks) > 1:
@@ -527,9 +535,10 @@ class _ReverseMode:
         expected: dict[Block, int] = {entry: 0, exit_: 1}
         ret_blocks = [blk for blk in self.original_blocks if _returns(blk)]
         for blk in self.original_blocks:
-            expected[rblocks[blk]] = max(len(blk.successors()), 1 if blk in ret_blocks else 0)
-            if blk in ret_blocks and blk.successors():
-                expected[rblocks[blk]] += 1
+            # the reverse of ``blk`` is entered from the reverse of each successor that
+            # runs one (those that reach a return: the others raise), or from the entry
+            live_succs = [s for s in blk.successors() if s in self.returning]
+            expected[rblocks[blk]] = len(live_succs) + (1 if blk in ret_blocks else 0)
         self.expected = expected
         self.filled_edges: dict[Block, int] = {blk: 0 for blk in expected}
 
@@ -541,9 +550,9 @@ class _ReverseMode:
             # sides of a loop and keeps no phi for adjoints that do not cross iterations
             for key in self._adjoint_keys():
                 ssa.write(entry, self._var(key), self._zero_of(self._key_type(key)))
-            self._dispatch(
-                entry, [rblocks[blk] for blk in ret_blocks], tape, pop=len(ret_blocks) > 1
-            )
+            # a function that always raises has no reverse: straight to the exit
+            targets = [rblocks[blk] for blk in ret_blocks] or [exit_]
+            self._dispatch(entry, targets, tape, pop=len(targets) > 1)
 
         for blk in self._reverse_order(ret_blocks):
             self._reverse_block(blk)
@@ -1110,6 +1119,19 @@ def rblk_cur(b: Builder) -> Block:
 
 def _returns(block: Block) -> bool:
     return isinstance(block.terminator, ops.Return)
+
+
+def _reaches_return(fn: Function, preds: dict[Block, list[Block]]) -> set[Block]:
+    """The blocks of ``fn`` from which some ``ret`` is reachable (a backward search
+    from the returns). A block outside the set leaves the function by raising."""
+    live = {blk for blk in fn.blocks if _returns(blk)}
+    work = list(live)
+    while work:
+        for p in preds[work.pop()]:
+            if p not in live:
+                live.add(p)
+                work.append(p)
+    return live
 
 
 def _is_float(t: Type) -> bool:
