@@ -670,12 +670,32 @@ class _Materializer:
         self.inf = inf
         self.spec = spec
         self.b = Builder(spec.function)
+        # front-end operations replaced by their expansion: operands are redirected as
+        # each instruction is visited and once more at the end (for phis and casts
+        # visited before), not by a scan of the function per replacement
+        self.replaced: dict[Value, Value] = {}
 
     def run(self) -> None:
         fn = self.spec.function
         for block in list(fn.blocks):
             for inst in list(block.instructions):
+                self._redirect(inst)
                 self._visit(inst)
+        if self.replaced:
+            for inst in fn.instructions():
+                self._redirect(inst)
+
+    def _redirect(self, inst: Instruction) -> None:
+        """Operands of ``inst`` that are replaced front-end operations -> their values."""
+        replaced = self.replaced
+        if not replaced:
+            return
+        for v in inst.operands():
+            if v in replaced:
+                new = replaced[v]
+                while new in replaced:
+                    new = replaced[new]
+                inst.replace_operand(v, new)
 
     def coerce(self, value: Value, to: Type, before: Instruction) -> Value:
         """``value`` converted to ``to``, emitted just before ``before``."""
@@ -733,7 +753,7 @@ class _Materializer:
             with self.b.at(inst.loc):
                 result = self._expand(inst)
             if result is not None:
-                self.spec.function.replace_all_uses(inst, result)
+                self.replaced[inst] = result
             inst.erase()
 
     def _expand(self, inst: Instruction) -> Value | None:

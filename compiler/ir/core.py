@@ -197,6 +197,11 @@ class Function:
     loc: Loc = UNKNOWN_LOC
     source_name: str = ""
     exported: bool = False
+    #: ``add_block``'s memo: (the blocks list it saw, its length, its last block, the
+    #: labels in it, the next suffix to try per label); rebuilt whenever any differs
+    _labels: tuple[list[Block], int, Block | None, set[str], dict[str, int]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def entry(self) -> Block:
@@ -204,15 +209,29 @@ class Function:
         return self.blocks[0]
 
     def add_block(self, label: str) -> Block:
-        """Create a block with a label unique in this function, append it, return it."""
-        taken = {b.label for b in self.blocks}
+        """Create a block with a label unique in this function, append it, return it.
+
+        The label is ``label``, or ``label.N`` with the least N free. Amortised O(1):
+        the labels in use are remembered between calls (and recomputed when the block
+        list was changed by other means), so building a function of B blocks is O(B).
+        """
+        blocks = self.blocks
+        last = blocks[-1] if blocks else None
+        memo = self._labels
+        if memo is None or memo[0] is not blocks or memo[1] != len(blocks) or memo[2] is not last:
+            memo = (blocks, len(blocks), last, {b.label for b in blocks}, {})
+        taken, tried = memo[3], memo[4]
         unique = label
-        n = 1
-        while unique in taken:
+        if unique in taken:
+            n = tried.get(label, 1)
+            while f"{label}.{n}" in taken:
+                n += 1
+            tried[label] = n
             unique = f"{label}.{n}"
-            n += 1
         block = Block(unique, function=self)
-        self.blocks.append(block)
+        blocks.append(block)
+        taken.add(unique)
+        self._labels = (blocks, len(blocks), block, taken, tried)
         return block
 
     def instructions(self) -> Iterator[Instruction]:

@@ -259,6 +259,7 @@ class Names:
                 if isinstance(v, Value):
                     self._used.add(v)
         taken: set[str] = set()
+        tried: dict[str, int] = {}
         counter = 0
         for v in self._defined_values(fn):
             hint = _usable_hint(v.name)
@@ -266,12 +267,13 @@ class Names:
                 self._values[v] = str(counter)
                 counter += 1
             else:
-                name = _first_free(hint, taken)
+                name = _first_free(hint, taken, tried)
                 taken.add(name)
                 self._values[v] = name
         labels: set[str] = set()
+        tried_labels: dict[str, int] = {}
         for b in fn.blocks:
-            label = _first_free(_sanitize_label(b.label), labels)
+            label = _first_free(_sanitize_label(b.label), labels, tried_labels)
             labels.add(label)
             self._blocks[b] = label
 
@@ -323,12 +325,16 @@ def _sanitize_label(label: str) -> str:
     return clean if clean else "bb"
 
 
-def _first_free(base: str, taken: set[str]) -> str:
+def _first_free(base: str, taken: set[str], tried: dict[str, int]) -> str:
+    """``base``, or ``base.N`` with the least N not in ``taken``. ``tried`` remembers per
+    base the suffix the previous search stopped at (names are only ever added to
+    ``taken``), so that naming k values alike costs O(k), not O(k²)."""
     if base not in taken:
         return base
-    n = 1
+    n = tried.get(base, 1)
     while f"{base}.{n}" in taken:
         n += 1
+    tried[base] = n
     return f"{base}.{n}"
 
 

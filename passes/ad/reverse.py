@@ -50,6 +50,7 @@ from gradc.compiler.ir.types import (
     python_name,
 )
 from gradc.passes.ad.activity import analyze, can_be_active
+from gradc.passes.ad.loops import LoopForest
 from gradc.passes.ad.memory import MemoryFacts, callee_writes
 from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials, primal_needs
 from gradc.passes.ad.taping import DEFAULT_OPTIONS, Counter, Recipe, TapeOptions, plan_tape
@@ -189,6 +190,10 @@ class _ReverseMode:
         self.derived = Derived(self.fwd, self.rev, arrays, scalars)
         self._names: dict[Value, int] = {}
         self._var_types: dict[str, Type] = {}
+        self._adjoint_of: dict[str, Value] = {}  # adjoint variable -> its forward value
+        self._use_regions: dict[Value, set[Block]] = {}
+        self._use_blocks: dict[Value, set[Block]] | None = None
+        self._forest: LoopForest | None = None
         self._zeros: dict[Type, Value] = {}
         self._primal_names: dict[Value, str] = {}
         self._accumulations: set[ops.Add] = set()  # adds of contributions to adjoints
@@ -204,9 +209,15 @@ class _ReverseMode:
         self.original_blocks = list(self.fwd.blocks)
         self.body = {b: list(b.instructions) for b in self.original_blocks}
         self.preds = self.fwd.predecessors()
+        # blocks from which a return is reachable; the others end in an error exit
+        # (``raise``, a failed ``assert``, a zero ``range`` step): the call raises there,
+        # so their reverse never runs and they need nothing on the tape
+        self.returning = _reaches_return(self.fwd, self.preds)
         try:
             self._make_shadows()
-            plans = {b: self._needs(b) for b in self.original_blocks}
+            plans = {
+                b: self._needs(b) if b in self.returning else _Needs() for b in self.original_blocks
+            }
             needs = {b: plan.values for b, plan in plans.items()}
             self.alias_needs = {b: plan.aliases for b, plan in plans.items()}
             memory = MemoryFacts(
@@ -470,7 +481,9 @@ class _ReverseMode:
                 succs = block.successors()
                 if len(succs) == 1 and succs[0] in counters:
                     pass  # the loop's trip count tells the reverse sweep where it came from
-                elif len(succs) == 1 and len(self.preds[succs[0]]) > 1:
+                elif (
+                    len(succs) == 1 and len(self.preds[succs[0]]) > 1 and succs[0] in self.returning
+                ):
                     which = self.preds[succs[0]].index(block)
                     b.insert(ops.TapePush(self.tape, b.const(which, I64), type=NONE))
                 if isinstance(term, ops.Return) and len(ret_blocks) > 1:
@@ -517,19 +530,23 @@ class _ReverseMode:
 
         b = Builder(rev)
         self.b = b
-        ssa = SSABuilder(rev, phi_type=lambda name: self._var_types[name])
+        ssa = SSABuilder(rev, phi_type=lambda name: self._var_types[name], known=self._known_zero)
         self.ssa = ssa
         entry = rev.add_block("entry")
         exit_ = rev.add_block("exit")
         rblocks = {blk: rev.add_block(f"rev.{blk.label}") for blk in self.original_blocks}
         self.rblocks = rblocks
+        # the forward block whose reverse each reverse block is part of (edge blocks:
+        # the predecessor's, whose phi operands they take); see :meth:`_known_zero`
+        self.rev_origin: dict[Block, Block] = {r: blk for blk, r in rblocks.items()}
         # expected number of reverse predecessors of each block, to know when to seal
         expected: dict[Block, int] = {entry: 0, exit_: 1}
         ret_blocks = [blk for blk in self.original_blocks if _returns(blk)]
         for blk in self.original_blocks:
-            expected[rblocks[blk]] = max(len(blk.successors()), 1 if blk in ret_blocks else 0)
-            if blk in ret_blocks and blk.successors():
-                expected[rblocks[blk]] += 1
+            # the reverse of ``blk`` is entered from the reverse of each successor that
+            # runs one (those that reach a return: the others raise), or from the entry
+            live_succs = [s for s in blk.successors() if s in self.returning]
+            expected[rblocks[blk]] = len(live_succs) + (1 if blk in ret_blocks else 0)
         self.expected = expected
         self.filled_edges: dict[Block, int] = {blk: 0 for blk in expected}
 
@@ -541,9 +558,9 @@ class _ReverseMode:
             # sides of a loop and keeps no phi for adjoints that do not cross iterations
             for key in self._adjoint_keys():
                 ssa.write(entry, self._var(key), self._zero_of(self._key_type(key)))
-            self._dispatch(
-                entry, [rblocks[blk] for blk in ret_blocks], tape, pop=len(ret_blocks) > 1
-            )
+            # a function that always raises has no reverse: straight to the exit
+            targets = [rblocks[blk] for blk in ret_blocks] or [exit_]
+            self._dispatch(entry, targets, tape, pop=len(targets) > 1)
 
         for blk in self._reverse_order(ret_blocks):
             self._reverse_block(blk)
@@ -581,7 +598,63 @@ class _ReverseMode:
         n = self._names.setdefault(v, len(self._names))
         name = f"adj.{n}.{k}"
         self._var_types[name] = self._key_type(key)
+        self._adjoint_of[name] = v
         return name
+
+    def _known_zero(self, rblk: Block, name: str) -> Value | None:
+        """The zero, if adjoint variable ``name`` is zero all through reverse block
+        ``rblk`` (the SSA construction then looks no further back; see
+        :class:`~gradc.compiler.ir.ssa.SSABuilder`); else None.
+
+        The adjoint of ``v`` (defined in forward block ``D``) is non-zero only between
+        a contribution, made in the reverse of a block ``U`` using ``v``, and its read
+        and reset in the reverse of ``D``. So it is zero all through the reverse of a
+        forward block ``X`` that reaches no use of ``v`` except through ``D`` and lies
+        on no cycle with ``D``: any path from ``X`` to a use passes ``D`` (whose reverse
+        runs in between and resets the adjoint) or there is none.
+        """
+        v = self._adjoint_of.get(name)
+        origin = self.rev_origin.get(rblk)
+        if not isinstance(v, Instruction) or v.block is None or origin is None:
+            return None
+        region = self._use_regions.get(v)
+        if region is None:
+            region = self._use_regions[v] = self._use_region(v)
+        if origin in region or origin in self._cycle_of(v.block):
+            return None
+        return self._zero_of(self._var_types[name])
+
+    def _use_region(self, v: Instruction) -> set[Block]:
+        """The forward blocks from which a use of ``v`` is reachable without passing
+        ``v``'s block (that block included when it reaches one); a phi operand counts
+        as a use at the end of its predecessor."""
+        if self._use_blocks is None:
+            self._use_blocks = {}
+            for blk in self.original_blocks:
+                for inst in self.body[blk]:
+                    if isinstance(inst, ops.Phi):
+                        for pred, w in inst.incoming:
+                            self._use_blocks.setdefault(w, set()).add(pred)
+                    else:
+                        for w in inst.operands():
+                            self._use_blocks.setdefault(w, set()).add(blk)
+        home = v.block
+        region = set(self._use_blocks.get(v, ()))
+        work = [blk for blk in region if blk is not home]
+        while work:
+            for p in self.preds[work.pop()]:
+                if p not in region:
+                    region.add(p)
+                    if p is not home:
+                        work.append(p)
+        return region
+
+    def _cycle_of(self, blk: Block) -> set[Block]:
+        """The forward blocks on a cycle through ``blk`` (its outermost loop), or none."""
+        if self._forest is None:
+            self._forest = LoopForest(self.fwd)
+        loops = self._forest.loops_of(blk)
+        return loops[0].blocks if loops else set()
 
     def _read(self, block: Block, key: AdjKey) -> Value:
         return self.ssa.read(block, self._var(key), self.fwd.loc)
@@ -731,6 +804,12 @@ class _ReverseMode:
         return b.insert(rebuilt)
 
     def _reverse_block(self, blk: Block) -> None:
+        first_new = len(self.rev.blocks)
+        self._reverse_block_body(blk)
+        for piece in self.rev.blocks[first_new:]:  # dispatch and shadow blocks
+            self.rev_origin.setdefault(piece, blk)
+
+    def _reverse_block_body(self, blk: Block) -> None:
         b = self.b
         rblk = self.rblocks[blk]
         b.position_at_end(rblk)
@@ -794,6 +873,7 @@ class _ReverseMode:
         b = self.b
         saved = b.block
         edge = self.rev.add_block(f"rev.{blk.label}.to.{pred.label}")
+        self.rev_origin[edge] = pred
         self.expected[edge] = 1
         self.filled_edges[edge] = 0
         b.position_at_end(edge)
@@ -1114,6 +1194,19 @@ def rblk_cur(b: Builder) -> Block:
 
 def _returns(block: Block) -> bool:
     return isinstance(block.terminator, ops.Return)
+
+
+def _reaches_return(fn: Function, preds: dict[Block, list[Block]]) -> set[Block]:
+    """The blocks of ``fn`` from which some ``ret`` is reachable (a backward search
+    from the returns). A block outside the set leaves the function by raising."""
+    live = {blk for blk in fn.blocks if _returns(blk)}
+    work = list(live)
+    while work:
+        for p in preds[work.pop()]:
+            if p not in live:
+                live.add(p)
+                work.append(p)
+    return live
 
 
 def _is_float(t: Type) -> bool:

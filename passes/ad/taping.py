@@ -186,7 +186,8 @@ class _Planner:
         if options.count_loops:
             for loop in self.forest.loops:
                 self._count(loop)
-        self._kinds: dict[tuple[Block, Value], tuple[str, frozenset[Value]]] = {}
+        # per block (so that forgetting one block's is not a scan of all blocks')
+        self._kinds: dict[Block, dict[Value, tuple[str, frozenset[Value]]]] = {}
         self._no_reload: set[Block] = set()
 
     def run(self, needs: dict[Block, list[Value]]) -> TapePlan:
@@ -228,7 +229,7 @@ class _Planner:
         return len(reloads) <= len(popped)
 
     def _forget(self, blk: Block) -> None:
-        self._kinds = {k: kind for k, kind in self._kinds.items() if k[0] is not blk}
+        self._kinds.pop(blk, None)
 
     # -- counted loops ------------------------------------------------------------------
 
@@ -358,9 +359,9 @@ class _Planner:
 
     def _kind(self, blk: Block, v: Value) -> tuple[str, frozenset[Value]]:
         """How ``R(blk)`` gets ``v``, and the instructions that rebuilds."""
-        key = (blk, v)
-        if key in self._kinds:
-            return self._kinds[key]
+        known = self._kinds.setdefault(blk, {})
+        if v in known:
+            return known[v]
         kind: tuple[str, frozenset[Value]]
         if isinstance(v, ops.Const):
             kind = ("const", frozenset())
@@ -383,7 +384,7 @@ class _Planner:
                 else:
                     if len(rebuilt) <= MAX_RECOMPUTE:
                         kind = ("recompute", frozenset(rebuilt))
-        self._kinds[key] = kind
+        self._kinds.setdefault(blk, {})[v] = kind
         return kind
 
     # -- decisions -----------------------------------------------------------------------

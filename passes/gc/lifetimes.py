@@ -142,6 +142,9 @@ def _insert_increfs(fn: Function) -> set[Instruction]:
 def _insert_decrefs(fn: Function) -> None:
     live = compute_liveness(fn, _owns, _uses)
     preds = fn.predecessors()
+    # positions of the values before any release is inserted (inserting does not
+    # reorder them): computed once, not once per edge
+    order = _order(fn)
     for block in fn.blocks:
         # live after the block, not counting values handed to successors' phis
         after: set[Value] = set()
@@ -149,7 +152,7 @@ def _insert_decrefs(fn: Function) -> None:
             after |= live.live_in[succ]
         # edges along which a value stops being live: release at the successor's start
         for succ in block.successors():
-            dying = sorted(after - live.live_in[succ], key=_order(fn))
+            dying = sorted(after - live.live_in[succ], key=order)
             if dying:
                 assert len(preds[succ]) == 1, "critical edges are split"
                 at = len(succ.phis())

@@ -140,17 +140,46 @@ def _replace_uses(fn: Function, old: Value, new: Value) -> None:
 
 
 def _blocks_on_cycles(fn: Function) -> set[Block]:
-    """Blocks from which the block itself is reachable again (members of CFG cycles)."""
-    on_cycle = set()
-    for start in fn.blocks:
-        seen: set[Block] = set()
-        work = list(start.successors())
-        while work:
-            b = work.pop()
-            if b is start:
-                on_cycle.add(start)
-                break
-            if b not in seen:
-                seen.add(b)
-                work.extend(b.successors())
+    """Blocks from which the block itself is reachable again (members of CFG cycles):
+    the blocks of strongly connected components with more than one block or a self
+    edge (Tarjan's algorithm, iterative; linear in the CFG, where a search from every
+    block was quadratic)."""
+    index: dict[Block, int] = {}
+    low: dict[Block, int] = {}
+    stack: list[Block] = []
+    on_stack: set[Block] = set()
+    on_cycle: set[Block] = set()
+    for root in fn.blocks:
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        frames = [(root, iter(root.successors()))]
+        while frames:
+            node, succs = frames[-1]
+            succ = next(succs, None)
+            if succ is not None:
+                if succ not in index:
+                    index[succ] = low[succ] = len(index)
+                    stack.append(succ)
+                    on_stack.add(succ)
+                    frames.append((succ, iter(succ.successors())))
+                elif succ in on_stack:
+                    low[node] = min(low[node], index[succ])
+                continue
+            frames.pop()
+            if frames:
+                parent = frames[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member is node:
+                        break
+                if len(component) > 1 or node in node.successors():
+                    on_cycle.update(component)
     return on_cycle
