@@ -842,6 +842,9 @@ def plot(rows: Sequence[Row], path: Path, title: str) -> None:
                 ax.barh(y, v, height=height * 0.9, color=color)
                 if j == 0 and r.ratio:
                     ax.text(v, y, "  " + _speed_text(r.ratio), va="center", fontsize=8)
+                elif j == 0 and r.per_primal is not None:
+                    text = f"  {r.per_primal:.3g}× the time of {r.derivative_of} (no CPython twin)"
+                    ax.text(v, y, text, va="center", fontsize=8)
     ax.set_xscale("log")
     ax.set_yticks(range(len(runs)), labels)
     ax.invert_yaxis()
@@ -959,6 +962,10 @@ def bench(
             source = None
         try:
             manifest = read_manifest(artifact)
+            module = import_plain(source) if source is not None else None
+            declared_shapes, declared_values = module_defaults(module)
+            shapes = {**declared_shapes, **shapes}
+            values = {**declared_values, **values}
             _check_names(manifest, shapes, values)
 
             def arguments(e: Entry) -> tuple[Any, ...]:
@@ -974,7 +981,6 @@ def bench(
             import gradc
 
             lib = gradc.load(artifact)
-            module = import_plain(source) if source is not None else None
             jits: dict[str, Callable[[Any], Any]] = {}
             if module is not None:
                 jits, peer_notes = load_peers()
@@ -1009,6 +1015,32 @@ def bench(
         print_report(
             rows, f"{title} ({'temporary build' if not target.is_dir() else artifact})", peer_notes
         )
+
+
+def module_defaults(
+    module: ModuleType | None,
+) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]]:
+    """The shapes and values a module declares for ``gradc bench`` in a module-level
+    ``__gradc_bench__ = {"shape": "alphas=25 means=25x10", "args": {"m": 0}}`` (both keys
+    optional; the same forms as ``--shape`` and ``--args``, which override them).
+
+    Raises:
+        click.ClickException: the declaration is not of that form.
+    """
+    spec = getattr(module, "__gradc_bench__", None)
+    if spec is None:
+        return {}, {}
+    where = f"{getattr(module, '__name__', 'module')}.__gradc_bench__"
+    if not isinstance(spec, dict) or set(spec) - {"shape", "args"}:
+        raise click.ClickException(f'{where}: expected {{"shape": "...", "args": {{...}}}}')
+    shape = spec.get("shape", "")
+    args = spec.get("args", {})
+    if not isinstance(shape, str) or not isinstance(args, dict):
+        raise click.ClickException(f"{where}: 'shape' is a string, 'args' a dict")
+    try:
+        return parse_shapes([shape]), dict(args)
+    except click.BadParameter as exc:
+        raise click.ClickException(f"{where}: {exc.message}") from None
 
 
 def _check_names(

@@ -22,6 +22,7 @@ from gradc.cli.bench import (
     format_seconds,
     import_plain,
     load_peers,
+    module_defaults,
     parse_args_option,
     parse_shapes,
     per_call,
@@ -68,6 +69,8 @@ SOURCE = textwrap.dedent(
 
 
     d_poly = gradc.grad(poly, wrt=("x",))
+
+    __gradc_bench__ = {"shape": "u=3 v=2"}
     """
 )
 
@@ -92,7 +95,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict:  # type: ignore[type-
     png = tmp_path_factory.mktemp("plot") / "bench.png"
     before = _tree(folder)
     env = {"HOME": str(home), "GRADC_CACHE_DIR": str(cache), "XDG_CACHE_HOME": str(xdg)}
-    args = ["bench", str(module), "-a", "poly=(0.5, 200)", "--shape", "u=3 v=2", "--dim", "8"]
+    args = ["bench", str(module), "-a", "poly=(0.5, 200)", "--dim", "8"]
     r = CliRunner(env=env).invoke(cli, [*args, *QUICK, "--plot", str(png)])
     assert r.exit_code == 0, r.output
     return {
@@ -318,3 +321,28 @@ def test_helpers() -> None:
     assert s.median == 2.0 and s.stdev == pytest.approx(1.0)
     err = short_error(ValueError("first line " + "x" * 500 + "\nsecond"))
     assert err.startswith("ValueError: first line") and len(err) < 140 and "second" not in err
+
+
+def test_module_defaults(tmp_path: Path) -> None:
+    """A module's ``__gradc_bench__`` gives shapes and values (options override them)."""
+    mod = types.ModuleType("m")
+    assert module_defaults(mod) == ({}, {})
+    mod.__gradc_bench__ = {"shape": "a=3 b=2x4", "args": {"n": 5}}  # type: ignore[attr-defined]
+    assert module_defaults(mod) == ({"a": (3,), "b": (2, 4)}, {"n": 5})
+    for bad in ({"shapes": "a=3"}, {"shape": 3}, {"shape": "a=3y4"}, "a=3"):
+        mod.__gradc_bench__ = bad  # type: ignore[attr-defined]
+        with pytest.raises(click.ClickException, match=r"m\.__gradc_bench__"):
+            module_defaults(mod)
+
+
+def test_gmm_declared_arguments_are_consistent() -> None:
+    """examples/gmm.py's bench arguments run its objective in plain Python (the default
+    one-size-per-axis arrays index out of bounds there)."""
+    gmm = import_plain(Path(__file__).parents[2] / "examples" / "gmm.py")
+    shapes, values = module_defaults(gmm)
+    names = ("alphas", "means", "icf", "x", "gamma", "m")
+    kinds = ("f64[:]", "f64[:, :]", "f64[:, :]", "f64[:, :]", "f64", "i64")
+    args = arguments_for(_entry(*kinds, names=names), shapes, values, 64)
+    assert np.isfinite(gmm.gmm_objective(*args))
+    with pytest.raises(IndexError):
+        gmm.gmm_objective(*arguments_for(_entry(*kinds, names=names), {}, {}, 8))
