@@ -935,6 +935,8 @@ def bench(
     """
     shapes = parse_shapes(shape_specs)
     values = parse_args_option(arg_specs)
+    if plot_path is not None and importlib.util.find_spec("matplotlib") is None:
+        raise click.ClickException("--plot needs matplotlib: pip install 'gradc[plot]'")
     rows: list[Row] = []
     peer_notes: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="gradc-bench-") as tmp_name:

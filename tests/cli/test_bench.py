@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -182,6 +183,13 @@ def test_import_plain_is_inert(run: dict, monkeypatch: pytest.MonkeyPatch) -> No
     assert isinstance(module.poly, types.FunctionType)
     assert "GRADC_PLAIN_PYTHON" not in os.environ  # restored
     assert module.poly(0.5, 3) == pytest.approx(1 + 0.5 / 2 + 0.25 / 3)
+    # the marker can fail: imported the ordinary way, the export is runtime mode's proxy
+    spec = importlib.util.spec_from_file_location("benchmod_rt", run["module"])
+    assert spec is not None and spec.loader is not None
+    runtime = importlib.util.module_from_spec(spec)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    spec.loader.exec_module(runtime)
+    assert not isinstance(runtime.poly, types.FunctionType)
 
 
 def test_peers_skipped_and_used(run: dict, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:  # type: ignore[type-arg]
@@ -306,6 +314,8 @@ def test_plot_without_matplotlib(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     with pytest.raises(click.ClickException, match=r"gradc\[plot\]"):
         plot([Row("run", "f", 1e-6, 2e-6, "b", export="f")], tmp_path / "p.png", "t")
     assert not (tmp_path / "p.png").exists()
+    r = CliRunner().invoke(cli, ["bench", str(tmp_path), "--plot", str(tmp_path / "p.png")])
+    assert r.exit_code != 0 and "gradc[plot]" in r.output  # refused before measuring
 
 
 def test_helpers() -> None:
