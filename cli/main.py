@@ -5,7 +5,8 @@
     gradc build MODULE.py [-o DIR] [-O 0..3] [--cpu NAME[,NAME...]] [--fastmath] [--no-boundscheck]
                           [--grad F[:X,Y]] [--timings] [--explain] [-v]
     gradc inspect ARTIFACT [--json] [--ir NAME] [--llvm NAME] [--asm NAME] [--key NAME]
-    gradc bench MODULE.py | ARTIFACT [--source MODULE.py] [-e NAME] [-a NAME=EXPR] [--json]
+    gradc bench MODULE.py | ARTIFACT [--source MODULE.py] [-e NAME] [--shape NAME=AxB ...]
+                          [-a NAME=LITERAL] [--json] [--plot FILE.png]
 
 Options are read here, once, into a frozen ``CompilerOptions`` that is passed down; so
 is the environment: ``GRADC_NO_COMPILE=1`` makes ``build`` refuse to compile.

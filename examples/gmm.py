@@ -115,3 +115,8 @@ def gmm_objective(
 d_gmm = gradc.grad(gmm_objective, wrt=("alphas", "means", "icf"))
 vg_gmm = gradc.value_and_grad(gmm_objective, wrt=("alphas", "means", "icf"))
 t_gmm = gradc.jvp(gmm_objective, wrt=("alphas",))
+
+#: Arguments for ``gradc bench examples/gmm.py``: sizes consistent with one another
+#: (k = 10 components in dimension d = 4, icf with d + d(d-1)/2 = 10 columns, n = 100
+#: points), small enough for the plain-Python baseline to take milliseconds.
+__gradc_bench__ = {"shape": "alphas=10 means=10x4 icf=10x10 x=100x4", "args": {"m": 0}}
