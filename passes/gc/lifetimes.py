@@ -93,6 +93,10 @@ def _consumed_operands(inst: Instruction) -> list[Value]:
 def run_function(fn: Function) -> Function:
     """Insert and prune reference-count operations in ``fn``."""
     if not any(_managed(v) for v in [*fn.params, *fn.instructions()]):
+        # no reference counts to insert, but a tape made here (the derivative wrapper of
+        # a function of scalars) must still be freed on the error exits (``unwind``)
+        if any(isinstance(inst, ops.TapeNew) for inst in fn.instructions()):
+            _record_unwind(fn)
         return fn
     for inst in fn.instructions():
         if isinstance(inst, ops.Select) and _managed(inst):

@@ -292,6 +292,40 @@ def test_operations_that_may_raise_record_the_arrays_to_release() -> None:
     ]
 
 
+def test_a_tape_made_in_a_function_without_arrays_is_freed_on_its_error_exits() -> None:
+    # the derivative wrapper of a function of scalars: no reference counts to insert, but
+    # a raising forward (or reverse) sweep must free the tape and the array references on
+    # it (before the fix the pass returned early and the unwind sets stayed empty)
+    module = parse_module(
+        """
+        func @fwd(%x: f64, %t: tape) -> f64 {
+        ^entry:
+          ret %x
+        }
+        func @rev(%t: tape, %s: f64) -> f64 {
+        ^entry:
+          ret %s
+        }
+        func @d(%x: f64) -> f64 {
+        ^entry:
+          %tape = tapenew : tape
+          %v = call @fwd(%x, %tape) : f64
+          %g = call @rev(%tape, %v) : f64
+          tapefree %tape
+          ret %g
+        }
+        """
+    )
+    before = print_module(module)
+    get("lifetimes").run(module)
+    assert print_module(module) == before  # no reference counting added
+    fn = module.functions["d"]
+    unwind = [
+        (inst.OPNAME, [v.name for v in inst.unwind]) for inst in fn.instructions() if inst.MAY_RAISE
+    ]
+    assert unwind == [("tapenew", []), ("call", ["tape"]), ("call", ["tape"])]
+
+
 def test_a_value_consumed_twice_keeps_a_reference_for_the_second_consumer() -> None:
     # %c takes a reference and is released before %a is consumed again by the tuple:
     # only the tuple's incref may cancel with %a's final release (a use-after-free if
