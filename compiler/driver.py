@@ -179,6 +179,7 @@ def build_module(
     *,
     cache: Mapping[str, CachedEntry] | None = None,
     allow_compile: bool = True,
+    source_text: bytes | None = None,
 ) -> BuildOutput:
     """Compile every export of the module at ``source_path``.
 
@@ -197,6 +198,10 @@ def build_module(
         cache: cache key -> verified blobs of a previous build (see :class:`CachedEntry`).
         allow_compile: False refuses at once with :class:`CompileForbiddenError` (the
             caller read ``GRADC_NO_COMPILE``; nothing below ``cli`` reads the environment).
+        source_text: the module's bytes when it is code without a file (a REPL,
+            ``python -c``, a notebook cell): ``source_path`` is then only its name in
+            diagnostics (``<stdin>``, ``Cell In[3]``), and its imports of user modules are
+            resolved in the working directory.
 
     Raises:
         CompileForbiddenError: ``allow_compile`` is False.
@@ -230,7 +235,7 @@ def build_module(
     cache = cache if cache is not None else {}  # an empty mapping may still look up remotely
     timer = _Timer()
     with timer.phase("parse"):
-        data = Path(source_path).read_bytes()
+        data = Path(source_path).read_bytes() if source_text is None else source_text
         source = SourceFile.parse(_universal_newlines(data), str(source_path))
         info = scan_module(source, Path(source_path).stem)
         for spec in grads:
