@@ -180,6 +180,7 @@ def build_module(
     cache: Mapping[str, CachedEntry] | None = None,
     allow_compile: bool = True,
     source_text: bytes | None = None,
+    prelude: str = "",
 ) -> BuildOutput:
     """Compile every export of the module at ``source_path``.
 
@@ -202,6 +203,9 @@ def build_module(
             ``python -c``, a notebook cell): ``source_path`` is then only its name in
             diagnostics (``<stdin>``, ``Cell In[3]``), and its imports of user modules are
             resolved in the working directory.
+        prelude: import statements the module relies on without making them itself (the
+            imports of earlier notebook cells); read before the module's first statement
+            but placed after its last line, so that its line numbers stay its own.
 
     Raises:
         CompileForbiddenError: ``allow_compile`` is False.
@@ -236,7 +240,12 @@ def build_module(
     timer = _Timer()
     with timer.phase("parse"):
         data = Path(source_path).read_bytes() if source_text is None else source_text
-        source = SourceFile.parse(_universal_newlines(data), str(source_path))
+        text = _universal_newlines(data)
+        source = SourceFile.parse(text + "\n" + prelude if prelude else text, str(source_path))
+        if prelude:  # the prelude's statements are the last ones: scan them first
+            count = len(source.tree.body) - len(SourceFile.parse(text, "").tree.body)
+            body = source.tree.body
+            body[:] = body[len(body) - count :] + body[: len(body) - count]
         info = scan_module(source, Path(source_path).stem)
         for spec in grads:
             info.derivatives.append(requested_derivative(info, spec))

@@ -162,10 +162,17 @@ def cache_artifact_dir(source: Path, root: Path) -> Path:
     return root / f"{Path(absolute).stem}-{digest[:16]}.gradc"
 
 
-def inline_artifact_dir(text: bytes, root: Path) -> Path:
+def inline_artifact_dir(text: bytes, root: Path, prelude: str = "") -> Path:
     """``<root>/inline-<sha256(text)[:16]>.gradc``: the cache entry of code without a file
-    whose source is ``text`` (keyed by content, never by a name or path)."""
-    return root / f"inline-{hashlib.sha256(text).hexdigest()[:16]}.gradc"
+    whose source is ``text`` (keyed by content, never by a name or path); with a
+    ``prelude`` (:func:`prelude_of`), the hash covers it too."""
+    digest = hashlib.sha256(_inline_bytes(text, prelude)).hexdigest()
+    return root / f"inline-{digest[:16]}.gradc"
+
+
+def _inline_bytes(text: bytes, prelude: str) -> bytes:
+    """What identifies code without a file: its text, then its prelude if any."""
+    return text if not prelude else text + b"\0prelude\0" + prelude.encode("utf-8")
 
 
 class SourceUnavailableError(OSError):
@@ -199,6 +206,46 @@ def memory_source(fn: Callable[..., Any]) -> tuple[str, str] | None:
         if text and _defines(text, fn):
             return _display_name(filename), text
     return None
+
+
+def prelude_of(fn: Callable[..., Any], text: str) -> str:
+    """Import statements for the names ``text`` uses but does not import, bound in
+    ``fn``'s globals to ``gradc``, ``numpy`` or ``math`` or to a name of theirs (the
+    imports of earlier notebook cells or REPL inputs), one per line, sorted; ``""`` when
+    there are none. Only what the front end reads from imports is reproduced."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return ""
+    imported: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            imported.update((a.asname or a.name).split(".")[0] for a in node.names)
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - imported
+    modules = {m: sys.modules.get(m) for m in ("gradc", "numpy", "math")}
+    lines = []
+    for name in sorted(used):
+        value = fn.__globals__.get(name)
+        if value is None:
+            continue
+        for module_name, module in modules.items():
+            if module is None:
+                continue
+            if value is module:
+                lines.append(f"import {module_name} as {name}")
+                break
+            attr = getattr(value, "__name__", None)
+            if isinstance(attr, str) and getattr(module, attr, None) is value:
+                lines.append(f"from {module_name} import {attr} as {name}")
+                break
+            if module_name == "gradc" and not isinstance(value, int | float | str | bytes):
+                match = [k for k, v in vars(module).items() if v is value and not k.startswith("_")]
+                if match:
+                    lines.append(f"from gradc import {match[0]} as {name}")
+                    break
+    return "\n".join(lines)
 
 
 def _dash_c_command() -> str | None:
@@ -330,12 +377,15 @@ class _ModuleState:
     """One module's artifact, resolved once per process (under ``lock``).
 
     ``text`` is the source of code without a file (``source`` is then its display name,
-    e.g. ``<stdin>``); ``problem`` says why such code's source could not be found.
+    e.g. ``<stdin>``), ``prelude`` the imports it relies on (:func:`prelude_of`); ``problem`` says why such code's source could not be found.
     """
 
-    def __init__(self, source: Path, text: bytes | None = None, problem: str = "") -> None:
+    def __init__(
+        self, source: Path, text: bytes | None = None, problem: str = "", prelude: str = ""
+    ) -> None:
         self.source = source
         self.text = text
+        self.prelude = prelude
         self.problem = problem
         self.lock = threading.Lock()
         self.library: Library | None = None
@@ -347,11 +397,13 @@ _modules: dict[str, _ModuleState] = {}
 _modules_lock = threading.Lock()
 
 
-def module_state(source: Path, text: bytes | None = None, problem: str = "") -> _ModuleState:
+def module_state(
+    source: Path, text: bytes | None = None, problem: str = "", prelude: str = ""
+) -> _ModuleState:
     """The process-wide state of the module at ``source`` (an absolute path), or of the
-    code without a file whose source is ``text`` (one state per text)."""
+    code without a file whose source is ``text`` (one state per text and prelude)."""
     if text is not None:
-        key = "inline:" + hashlib.sha256(text).hexdigest()
+        key = "inline:" + hashlib.sha256(_inline_bytes(text, prelude)).hexdigest()
     elif problem:
         key = "missing:" + str(source)
     else:
@@ -360,7 +412,7 @@ def module_state(source: Path, text: bytes | None = None, problem: str = "") -> 
         state = _modules.get(key)
         if state is None:
             state = _modules[key] = _ModuleState(
-                Path(key) if text is None and not problem else source, text, problem
+                Path(key) if text is None and not problem else source, text, problem, prelude
             )
         return state
 
@@ -425,7 +477,7 @@ def resolve(state: _ModuleState) -> Library:
         name = str(state.source) if state.text is not None else state.source.name
         root = cache_root()
         if state.text is not None:
-            cached, local = inline_artifact_dir(state.text, root), []
+            cached, local = inline_artifact_dir(state.text, root, state.prelude), []
         else:
             cached, local = (
                 cache_artifact_dir(state.source, root),
@@ -447,6 +499,7 @@ def resolve(state: _ModuleState) -> Library:
             "remote_url": os.environ.get(REMOTE_CACHE_ENV, ""),
             "remote_readonly": env_flag(REMOTE_READONLY_ENV),
             "text": state.text,
+            "prelude": state.prelude,
         }
         if not allow_compile:
             _compile(state.source, cached, **compile_args)  # raises CompileForbiddenError
@@ -476,6 +529,7 @@ def _compile(
     remote_url: str = "",
     remote_readonly: bool = False,
     text: bytes | None = None,
+    prelude: str = "",
 ) -> None:
     """Build ``source`` (or, with ``text``, the code without a file ``text`` named
     ``source``) into ``out`` with :data:`RUNTIME_OPTIONS`, reusing ``out``'s objects and,
@@ -495,7 +549,7 @@ def _compile(
     if remote is not None:
         cache = remote.layered(cache or {})
     result = build_module(
-        source, options, cache=cache, allow_compile=allow_compile, source_text=text
+        source, options, cache=cache, allow_compile=allow_compile, source_text=text, prelude=prelude
     )
     write_artifact(out, result)
     if remote is not None:
@@ -554,7 +608,8 @@ class ExportedFunction:
             found = memory_source(fn)
             if found is not None:
                 self.source = Path(found[0])
-                self._state = module_state(self.source, found[1].encode("utf-8"))
+                prelude = prelude_of(fn, found[1])
+                self._state = module_state(self.source, found[1].encode("utf-8"), prelude=prelude)
             else:
                 self.source = Path(filename)
                 self._state = module_state(
