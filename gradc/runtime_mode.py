@@ -184,7 +184,7 @@ def memory_source(fn: Callable[..., Any]) -> tuple[str, str] | None:
     """``(display name, source text)`` of a function defined outside any file, else None.
 
     The text is looked up, in order, in ``linecache`` (IPython registers each cell there,
-    Python 3.13's REPL each input), in ``sys.orig_argv`` (the ``-c`` command, for
+    Python 3.13's REPL each input; it also asks the module's ``__loader__``), in ``sys.orig_argv`` (the ``-c`` command, for
     ``<string>``) and in standard input when it is a regular file (``python - < m.py``,
     for ``<stdin>``). A text counts only if it defines ``fn``'s name at ``fn``'s first
     line (so ``exec`` of another string is never mistaken for the ``-c`` command). The
@@ -194,10 +194,8 @@ def memory_source(fn: Callable[..., Any]) -> tuple[str, str] | None:
     import linecache
 
     filename = fn.__code__.co_filename
-    texts = []
-    entry = linecache.cache.get(filename)
-    if entry is not None and len(entry) >= 3:
-        texts.append("".join(entry[2]))
+    # getlines also asks the module's loader (a module in a zip file, for one).
+    texts = ["".join(linecache.getlines(filename, fn.__globals__))]
     if filename == "<string>":
         texts.append(_dash_c_command() or "")
     if filename == "<stdin>":

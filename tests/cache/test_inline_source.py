@@ -137,3 +137,21 @@ def test_exec_of_another_string_is_not_taken_for_the_command(tmp_path: Path) -> 
     proc = run_python(code, cwd=tmp_path, env=_env(tmp_path / "cache"))
     assert proc.returncode == 1
     assert "cannot find the source of h" in proc.stderr
+
+
+def test_module_in_a_zip_file_compiles_from_its_loaders_source(tmp_path: Path) -> None:
+    import zipfile
+
+    module = SCRIPT.split("\nx, y, h")[0] + "\n"
+    with zipfile.ZipFile(tmp_path / "lib.zip", "w") as z:
+        z.writestr("zmod.py", module)
+    code = (
+        "import json, zmod\n"
+        "print(json.dumps({'value': zmod.cubic(1.5, 2.0), 'oracle': zmod.cubic.py_func(1.5, 2.0),"
+        " 'grad': zmod.d_cubic(1.5, 2.0), 'fd': (zmod.cubic.py_func(1.5 + 1e-6, 2.0)"
+        " - zmod.cubic.py_func(1.5 - 1e-6, 2.0)) / 2e-6}))\n"
+    )
+    proc = run_python(code, cwd=tmp_path, env={**_env(tmp_path / "cache"), "PYTHONPATH": "lib.zip"})
+    assert proc.returncode == 0, proc.stderr
+    _check(proc.stdout)
+    assert f"compiled {tmp_path / 'lib.zip' / 'zmod.py'}" in proc.stderr
