@@ -16,11 +16,13 @@ same now; the artifact's gradc and LLVM versions must be this process's; an arti
 the cache directory must also have been built with :data:`RUNTIME_OPTIONS` (one next to
 the module was built by its packager, with the options the packager chose).
 
-*Code without a file* (a function defined in ``python -c``, ``python - < script.py``, a
-REPL or a Jupyter cell) is compiled from its source text, found where Python or the shell
-keeps it (:func:`memory_source`: ``linecache``, where IPython registers every cell and
-Python 3.13's REPL every input; ``sys.orig_argv`` for ``-c``; standard input when it is a
-regular file). Its artifact lives in the cache directory only, at
+*Code without a file* (a function defined in ``python -c``, ``python - < script.py``,
+at the interactive prompt or in a Jupyter cell) is compiled from its source text, found
+where Python or the shell keeps it (:func:`memory_source`: ``linecache``, where IPython
+registers every cell and Python 3.13's REPL every input; ``sys.orig_argv`` for ``-c``;
+standard input when it is a regular file; the ``readline`` history of the interactive
+prompt). A cell's imports of ``gradc``, ``numpy`` and ``math`` may be in earlier cells
+(:func:`prelude_of`). Its artifact lives in the cache directory only, at
 ``<cache_root>/inline-<sha256(source text)[:16]>.gradc``: keyed by content, so re-running
 the same cell (in any kernel) loads it. Diagnostics name the cell (``Cell In[3]``, as
 IPython's tracebacks do), ``<string>`` or ``<stdin>``, with its line.
@@ -185,8 +187,9 @@ def memory_source(fn: Callable[..., Any]) -> tuple[str, str] | None:
 
     The text is looked up, in order, in ``linecache`` (IPython registers each cell there,
     Python 3.13's REPL each input; it also asks the module's ``__loader__``), in ``sys.orig_argv`` (the ``-c`` command, for
-    ``<string>``) and in standard input when it is a regular file (``python - < m.py``,
-    for ``<stdin>``). A text counts only if it defines ``fn``'s name at ``fn``'s first
+    ``<string>``), in standard input when it is a regular file (``python - < m.py``,
+    for ``<stdin>``) and in the ``readline`` history of Python's interactive prompt (for
+    ``<stdin>``: :func:`_history_text`). A text counts only if it defines ``fn``'s name at ``fn``'s first
     line (so ``exec`` of another string is never mistaken for the ``-c`` command). The
     display name is ``Cell In[N]`` for an IPython cell (as its tracebacks say), else the
     code's file name (``<string>``, ``<stdin>``).
@@ -200,6 +203,7 @@ def memory_source(fn: Callable[..., Any]) -> tuple[str, str] | None:
         texts.append(_dash_c_command() or "")
     if filename == "<stdin>":
         texts.append(_stdin_file_text() or "")
+        texts.append(_history_text(fn) or "")
     for text in texts:
         if text and _defines(text, fn):
             return _display_name(filename), text
@@ -265,6 +269,59 @@ def _dash_c_command() -> str | None:
                     i += 1
                 break
         i += 1
+    return None
+
+
+def _history_text(fn: Callable[..., Any]) -> str | None:
+    """``fn``'s definition as last typed at Python's interactive prompt (from the
+    ``readline`` history: the prompt compiles each input on its own, so the definition
+    starts at line 1, as ``fn``'s code says), followed by the one-line derivative
+    declarations of ``fn`` typed so far (``d_f = gradc.grad(f, ...)``); None without an
+    interactive prompt with ``readline``, or when no typed definition matches."""
+    import ast
+
+    readline = sys.modules.get("readline")
+    if readline is None or not hasattr(sys, "ps1"):
+        return None
+    try:
+        count = readline.get_current_history_length()
+        lines = [readline.get_history_item(i) or "" for i in range(1, count + 1)]
+    except (AttributeError, ValueError):
+        return None
+    name = fn.__name__
+    declarations: dict[str, str] = {}  # the last declaration of each name
+    for line in lines:
+        if line.startswith(" ") or name not in line:
+            continue
+        try:
+            node = ast.parse(line).body[0]
+        except (SyntaxError, ValueError, IndexError):
+            continue
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and node.value.args
+            and isinstance(node.value.args[0], ast.Name)
+            and node.value.args[0].id == name
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
+            declarations.pop(node.targets[0].id, None)
+            declarations[node.targets[0].id] = line
+    for start in range(len(lines) - 1, -1, -1):
+        if not lines[start].startswith(f"def {name}("):
+            continue
+        while start > 0 and lines[start - 1].startswith("@"):
+            start -= 1
+        end = start
+        while lines[end].startswith("@"):  # the decorators, then the def line
+            end += 1
+        end += 1
+        while end < len(lines) and lines[end][:1].isspace():  # the body
+            end += 1
+        text = "\n".join([*lines[start:end], *declarations.values()]) + "\n"
+        if _defines(text, fn):
+            return text
     return None
 
 
@@ -599,28 +656,42 @@ class ExportedFunction:
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.py_func = fn
         filename = fn.__code__.co_filename
+        self._state: _ModuleState | None = None
         if os.path.isfile(filename):
             self.source = Path(os.path.abspath(filename))
             self._state = module_state(self.source)
-        else:  # a REPL, python -c, stdin, a notebook cell: compile from the source text
-            found = memory_source(fn)
-            if found is not None:
-                self.source = Path(found[0])
-                prelude = prelude_of(fn, found[1])
-                self._state = module_state(self.source, found[1].encode("utf-8"), prelude=prelude)
-            else:
-                self.source = Path(filename)
-                self._state = module_state(
-                    self.source,
-                    problem=f"gradc cannot find the source of {fn.__qualname__}, defined in "
-                    f"{filename}: Python keeps no copy of code it read from a pipe or a "
-                    "terminal. Put it in a file and import it, or run it with `python -c`, "
-                    "`python - < file.py`, IPython or Jupyter",
-                )
+        elif filename == "<stdin>" and hasattr(sys, "ps1"):
+            # Typed at the interactive prompt: read the history at the first call, so that
+            # derivative declarations typed after the definition are compiled with it.
+            self.source = Path(filename)
+        else:  # python -c, stdin, a notebook cell: compile from the source text
+            self._state = self._find_state()
         self._compiled: Callable[..., Any] | None = None
         for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
             self.__dict__[attr] = getattr(fn, attr, None)
         self.__dict__["__wrapped__"] = fn
+
+    def _find_state(self) -> _ModuleState:
+        """The state of the module of code without a file (:func:`memory_source`)."""
+        fn = self.py_func
+        found = memory_source(fn)
+        if found is None:
+            return module_state(
+                Path(fn.__code__.co_filename),
+                problem=f"gradc cannot find the source of {fn.__qualname__}, defined in "
+                f"{fn.__code__.co_filename}: Python keeps no copy of code it read from a "
+                "pipe. Put it in a file and import it, or run it with `python -c`, "
+                "`python - < file.py`, IPython or Jupyter",
+            )
+        self.source = Path(found[0])
+        prelude = prelude_of(fn, found[1])
+        return module_state(self.source, found[1].encode("utf-8"), prelude=prelude)
+
+    def module(self) -> _ModuleState:
+        """The process-wide state of this export's module."""
+        if self._state is None:
+            self._state = self._find_state()
+        return self._state
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         compiled = self._compiled
@@ -631,13 +702,13 @@ class ExportedFunction:
     def compiled(self) -> Callable[..., Any]:
         """The compiled function (resolving the module's artifact on first use)."""
         if self._compiled is None:
-            self._compiled = getattr(resolve(self._state), self.py_func.__name__)
+            self._compiled = getattr(resolve(self.module()), self.py_func.__name__)
         return self._compiled
 
     @property
     def artifact(self) -> Path | None:
         """The artifact directory in use, None before the first call."""
-        return self._state.path
+        return self._state.path if self._state is not None else None
 
     def __repr__(self) -> str:
         return f"<gradc.export {self.py_func.__qualname__} of {self.source}>"
@@ -656,5 +727,5 @@ def resolve_derivative(declaration: Any, fn: ExportedFunction) -> Callable[..., 
             f"{declaration!r} is not assigned to a module-level name of {fn.source.name}; "
             "declare derivatives at module level (d_f = gradc.grad(f, ...))"
         )
-    compiled: Callable[..., Any] = getattr(resolve(fn._state), names[0])
+    compiled: Callable[..., Any] = getattr(resolve(fn.module()), names[0])
     return compiled

@@ -155,3 +155,62 @@ def test_module_in_a_zip_file_compiles_from_its_loaders_source(tmp_path: Path) -
     assert proc.returncode == 0, proc.stderr
     _check(proc.stdout)
     assert f"compiled {tmp_path / 'lib.zip' / 'zmod.py'}" in proc.stderr
+
+
+def _interactive(lines: list[str], cwd: Path, env: dict[str, str]) -> str:
+    """Type ``lines`` at ``python -i`` on a pseudo-terminal (readline on); its output."""
+    import pty
+    import select
+    import time
+
+    master, slave = pty.openpty()
+    full = {k: v for k, v in os.environ.items() if not k.startswith("GRADC_")}
+    full.update({"HOME": str(cwd), "TERM": "dumb", **env})  # HOME: its .python_history
+    proc = subprocess.Popen(
+        [sys.executable, "-q", "-i"], stdin=slave, stdout=slave, stderr=slave, env=full, cwd=cwd
+    )
+    os.close(slave)
+    for line in [*lines, "exit()"]:
+        os.write(master, (line + "\n").encode())
+        time.sleep(0.1)
+    out = b""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 1.0)
+        if ready:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not data:
+                break
+            out += data
+        elif proc.poll() is not None:
+            break
+    proc.wait(timeout=10)
+    os.close(master)
+    return out.decode(errors="replace").replace("\r\n", "\n")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_interactive_prompt_compiles_from_the_readline_history(tmp_path: Path) -> None:
+    lines = [
+        "import json, gradc",
+        "from gradc import f64",
+        "@gradc.export",
+        "def sq3(x: f64, y: f64) -> f64:",
+        "    return x * x * x + 3.0 * x * y",
+        "",
+        "d_sq3 = gradc.grad(sq3, wrt='x')",
+        "fd = (sq3.py_func(1.3 + 1e-6, 0.7) - sq3.py_func(1.3 - 1e-6, 0.7)) / 2e-6",
+        "print(json.dumps({'value': sq3(1.3, 0.7), 'oracle': sq3.py_func(1.3, 0.7),"
+        " 'grad': d_sq3(1.3, 0.7), 'fd': fd, 'source': str(sq3.source)}))",
+    ]
+    env = _env(tmp_path / "cache")
+    first = _interactive(lines, tmp_path, env)
+    out = _check("\n".join(x for x in first.splitlines() if x.startswith("{")))
+    assert out["source"] == "<stdin>"
+    assert "gradc: compiled <stdin>" in first, first
+    second = _interactive(lines, tmp_path, env)  # history of both sessions: same text
+    _check("\n".join(x for x in second.splitlines() if x.startswith("{")))
+    assert "gradc: hit <stdin>" in second and "compiled" not in second, second
