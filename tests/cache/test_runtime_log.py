@@ -100,3 +100,24 @@ def test_cold_processes_started_together_compile_once(tmp_path: Path) -> None:
     logs = "".join(err for _, err in outputs)
     assert logs.count("gradc: compiled rt.py") == 1, logs
     assert logs.count("gradc: hit") == 2, logs
+
+
+def test_gradc_logger_records_without_gradc_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The records go to ``logging.getLogger("gradc")`` whatever ``GRADC_LOG`` says: an
+    application's own logging configuration sees them."""
+    from gradc.runtime_mode import ExportedFunction, _modules
+
+    monkeypatch.setenv("GRADC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("GRADC_LOG", raising=False)
+    source = tmp_path / "logged.py"
+    source.write_text(MODULE)
+    namespace: dict[str, object] = {}
+    exec(compile(MODULE.replace("@gradc.export\n", ""), str(source), "exec"), namespace)
+    with caplog.at_level(logging.INFO, logger="gradc"):
+        assert ExportedFunction(namespace["poly"])(2.0) == 10.0  # type: ignore[arg-type]
+    messages = [r.getMessage() for r in caplog.records if r.name == "gradc"]
+    assert messages[0].startswith("miss logged.py: no artifact")
+    assert messages[1].startswith("compiled logged.py in ")
+    _modules.pop(str(source), None)  # the next test's process state starts clean
