@@ -179,6 +179,8 @@ def build_module(
     *,
     cache: Mapping[str, CachedEntry] | None = None,
     allow_compile: bool = True,
+    source_text: bytes | None = None,
+    prelude: str = "",
 ) -> BuildOutput:
     """Compile every export of the module at ``source_path``.
 
@@ -197,6 +199,13 @@ def build_module(
         cache: cache key -> verified blobs of a previous build (see :class:`CachedEntry`).
         allow_compile: False refuses at once with :class:`CompileForbiddenError` (the
             caller read ``GRADC_NO_COMPILE``; nothing below ``cli`` reads the environment).
+        source_text: the module's bytes when it is code without a file (a REPL,
+            ``python -c``, a notebook cell): ``source_path`` is then only its name in
+            diagnostics (``<stdin>``, ``Cell In[3]``), and its imports of user modules are
+            resolved in the working directory.
+        prelude: import statements the module relies on without making them itself (the
+            imports of earlier notebook cells); read before the module's first statement
+            but placed after its last line, so that its line numbers stay its own.
 
     Raises:
         CompileForbiddenError: ``allow_compile`` is False.
@@ -230,8 +239,13 @@ def build_module(
     cache = cache if cache is not None else {}  # an empty mapping may still look up remotely
     timer = _Timer()
     with timer.phase("parse"):
-        data = Path(source_path).read_bytes()
-        source = SourceFile.parse(_universal_newlines(data), str(source_path))
+        data = Path(source_path).read_bytes() if source_text is None else source_text
+        text = _universal_newlines(data)
+        source = SourceFile.parse(text + "\n" + prelude if prelude else text, str(source_path))
+        if prelude:  # the prelude's statements are the last ones: scan them first
+            count = len(source.tree.body) - len(SourceFile.parse(text, "").tree.body)
+            body = source.tree.body
+            body[:] = body[len(body) - count :] + body[: len(body) - count]
         info = scan_module(source, Path(source_path).stem)
         for spec in grads:
             info.derivatives.append(requested_derivative(info, spec))

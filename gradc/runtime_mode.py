@@ -16,6 +16,24 @@ same now; the artifact's gradc and LLVM versions must be this process's; an arti
 the cache directory must also have been built with :data:`RUNTIME_OPTIONS` (one next to
 the module was built by its packager, with the options the packager chose).
 
+*Code without a file* (a function defined in ``python -c``, ``python - < script.py``,
+at the interactive prompt or in a Jupyter cell) is compiled from its source text, found
+where Python or the shell keeps it (:func:`memory_source`: ``linecache``, where IPython
+registers every cell and Python 3.13's REPL every input; ``sys.orig_argv`` for ``-c``;
+standard input when it is a regular file; the ``readline`` history of the interactive
+prompt). A cell's imports of ``gradc``, ``numpy`` and ``math`` may be in earlier cells
+(:func:`prelude_of`). Its artifact lives in the cache directory only, at
+``<cache_root>/inline-<sha256(source text)[:16]>.gradc``: keyed by content, so re-running
+the same cell (in any kernel) loads it. Diagnostics name the cell (``Cell In[3]``, as
+IPython's tracebacks do), ``<string>`` or ``<stdin>``, with its line.
+
+Resolving logs to ``logging.getLogger("gradc")``: ``hit`` (INFO) with the artifact,
+``miss`` (INFO) with the reason the artifact found was not fresh (as ``--explain``
+says it), ``compiled`` (INFO) with the compile time, the per-export ``--explain`` lines
+(DEBUG). Cold processes that miss the same module together compile it once: the compile
+runs under a file lock on the cache entry (``<entry>.lock``), and a process that waited
+for it loads what the first one wrote (``hit ... compiled by another process``).
+
 Module-level ``d = gradc.grad(f, ...)`` declarations resolve the same way: calling ``d``
 calls the artifact's export named ``d`` (the name the declaration is bound to).
 
@@ -26,6 +44,8 @@ The environment is read here, at the API boundary, and nowhere below:
   ``gradc.compiler.driver.CompileForbiddenError`` at its first call;
 - ``GRADC_PLAIN_PYTHON=1``: ``@gradc.export`` returns the function unchanged (plain
   Python: oracles in tests, debugging);
+- ``GRADC_LOG=info|debug``: a stderr handler on the ``gradc`` logger at that level
+  (:func:`configure_logging`; unset, empty, ``0``, ``false``, ``no`` or ``off``: none);
 - ``GRADC_REMOTE_CACHE=s3://bucket/prefix`` (and ``GRADC_REMOTE_CACHE_READONLY=1``):
   a compile first downloads from this shared cache what another machine compiled, and
   publishes what it compiled itself (``gradc.artifacts.remote``, docs/remote.md).
@@ -38,7 +58,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -61,11 +83,68 @@ NO_COMPILE_ENV = "GRADC_NO_COMPILE"
 PLAIN_PYTHON_ENV = "GRADC_PLAIN_PYTHON"
 REMOTE_CACHE_ENV = "GRADC_REMOTE_CACHE"
 REMOTE_READONLY_ENV = "GRADC_REMOTE_CACHE_READONLY"
+LOG_ENV = "GRADC_LOG"
+
+#: Values of a variable that mean "off" (the house rule for environment flags).
+FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
+
+#: Name of the logger that runtime mode reports hits, misses and compiles to.
+LOGGER_NAME = "gradc"
 
 
 def env_flag(name: str, environ: Mapping[str, str] | None = None) -> bool:
     """Environment variable ``name`` is set to something other than ``""`` or ``"0"``."""
     return (os.environ if environ is None else environ).get(name, "") not in ("", "0")
+
+
+def log_level(environ: Mapping[str, str] | None = None) -> int | None:
+    """The ``logging`` level ``GRADC_LOG`` asks for, None when it is off.
+
+    ``debug``, ``info`` (also ``1``, ``true``, ``yes``, ``on``), ``warning``, ``error``,
+    case-insensitive; unset or one of :data:`FALSE_WORDS`: None. Another value is read as
+    ``info`` with a ``RuntimeWarning`` (a typo should not silence the log).
+    """
+    import logging
+
+    value = (os.environ if environ is None else environ).get(LOG_ENV, "").strip().lower()
+    if value in FALSE_WORDS:
+        return None
+    levels = {"debug": logging.DEBUG, "warning": logging.WARNING, "error": logging.ERROR}
+    if value in levels:
+        return levels[value]
+    if value not in ("info", "1", "true", "yes", "on"):
+        warnings.warn(
+            f"gradc: {LOG_ENV}={value!r} is not one of debug, info, warning, error, off; "
+            "logging at info",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return logging.INFO
+
+
+_logging_configured = False
+
+
+def configure_logging(environ: Mapping[str, str] | None = None) -> None:
+    """Once per process: with ``GRADC_LOG`` set (:func:`log_level`), add a stderr handler
+    at that level to the ``gradc`` logger (messages ``gradc: hit ...``). Without it the
+    logger is left alone: applications configure ``logging`` as they like."""
+    global _logging_configured
+    if _logging_configured:
+        return
+    _logging_configured = True
+    level = log_level(environ)
+    if level is None:
+        return
+    import logging
+
+    handler = logging.StreamHandler()  # sys.stderr at the time of each record
+    handler.setFormatter(logging.Formatter("gradc: %(message)s"))
+    handler.setLevel(level)
+    logger = logging.getLogger(LOGGER_NAME)
+    logger.addHandler(handler)
+    if logger.level == logging.NOTSET or logger.level > level:
+        logger.setLevel(level)
 
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path:
@@ -85,6 +164,206 @@ def cache_artifact_dir(source: Path, root: Path) -> Path:
     return root / f"{Path(absolute).stem}-{digest[:16]}.gradc"
 
 
+def inline_artifact_dir(text: bytes, root: Path, prelude: str = "") -> Path:
+    """``<root>/inline-<sha256(text)[:16]>.gradc``: the cache entry of code without a file
+    whose source is ``text`` (keyed by content, never by a name or path); with a
+    ``prelude`` (:func:`prelude_of`), the hash covers it too."""
+    digest = hashlib.sha256(_inline_bytes(text, prelude)).hexdigest()
+    return root / f"inline-{digest[:16]}.gradc"
+
+
+def _inline_bytes(text: bytes, prelude: str) -> bytes:
+    """What identifies code without a file: its text, then its prelude if any."""
+    return text if not prelude else text + b"\0prelude\0" + prelude.encode("utf-8")
+
+
+class SourceUnavailableError(OSError):
+    """The source of a function defined outside any file cannot be found (e.g. code
+    piped to ``python`` through standard input: Python keeps no copy of it)."""
+
+
+def memory_source(fn: Callable[..., Any]) -> tuple[str, str] | None:
+    """``(display name, source text)`` of a function defined outside any file, else None.
+
+    The text is looked up, in order, in ``linecache`` (IPython registers each cell there,
+    Python 3.13's REPL each input; it also asks the module's ``__loader__``), in ``sys.orig_argv`` (the ``-c`` command, for
+    ``<string>``), in standard input when it is a regular file (``python - < m.py``,
+    for ``<stdin>``) and in the ``readline`` history of Python's interactive prompt (for
+    ``<stdin>``: :func:`_history_text`). A text counts only if it defines ``fn``'s name at ``fn``'s first
+    line (so ``exec`` of another string is never mistaken for the ``-c`` command). The
+    display name is ``Cell In[N]`` for an IPython cell (as its tracebacks say), else the
+    code's file name (``<string>``, ``<stdin>``).
+    """
+    import linecache
+
+    filename = fn.__code__.co_filename
+    # getlines also asks the module's loader (a module in a zip file, for one).
+    texts = ["".join(linecache.getlines(filename, fn.__globals__))]
+    if filename == "<string>":
+        texts.append(_dash_c_command() or "")
+    if filename == "<stdin>":
+        texts.append(_stdin_file_text() or "")
+        texts.append(_history_text(fn) or "")
+    for text in texts:
+        if text and _defines(text, fn):
+            return _display_name(filename), text
+    return None
+
+
+def prelude_of(fn: Callable[..., Any], text: str) -> str:
+    """Import statements for the names ``text`` uses but does not import, bound in
+    ``fn``'s globals to ``gradc``, ``numpy`` or ``math`` or to a name of theirs (the
+    imports of earlier notebook cells or REPL inputs), one per line, sorted; ``""`` when
+    there are none. Only what the front end reads from imports is reproduced."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return ""
+    imported: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            imported.update((a.asname or a.name).split(".")[0] for a in node.names)
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - imported
+    modules = {m: sys.modules.get(m) for m in ("gradc", "numpy", "math")}
+    lines = []
+    for name in sorted(used):
+        value = fn.__globals__.get(name)
+        if value is None:
+            continue
+        for module_name, module in modules.items():
+            if module is None:
+                continue
+            if value is module:
+                lines.append(f"import {module_name} as {name}")
+                break
+            attr = getattr(value, "__name__", None)
+            if isinstance(attr, str) and getattr(module, attr, None) is value:
+                lines.append(f"from {module_name} import {attr} as {name}")
+                break
+            if module_name == "gradc" and not isinstance(value, int | float | str | bytes):
+                match = [k for k, v in vars(module).items() if v is value and not k.startswith("_")]
+                if match:
+                    lines.append(f"from gradc import {match[0]} as {name}")
+                    break
+    return "\n".join(lines)
+
+
+def _dash_c_command() -> str | None:
+    """The command of ``python -c CMD`` (``sys.orig_argv``), None for another launch."""
+    argv = list(getattr(sys, "orig_argv", ()))
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--" or not arg.startswith("-") or arg.startswith("--") or arg == "-":
+            return None  # a script, a long option (none takes -c after it), or stdin
+        for j, flag in enumerate(arg[1:], 1):
+            if flag == "c":
+                rest = arg[j + 1 :]
+                return rest or (argv[i + 1] if i + 1 < len(argv) else None)
+            if flag == "m":
+                return None
+            if flag in "WX":  # the option's value is the rest or the next argument
+                if j == len(arg) - 1:
+                    i += 1
+                break
+        i += 1
+    return None
+
+
+def _history_text(fn: Callable[..., Any]) -> str | None:
+    """``fn``'s definition as last typed at Python's interactive prompt (from the
+    ``readline`` history: the prompt compiles each input on its own, so the definition
+    starts at line 1, as ``fn``'s code says), followed by the one-line derivative
+    declarations of ``fn`` typed so far (``d_f = gradc.grad(f, ...)``); None without an
+    interactive prompt with ``readline``, or when no typed definition matches."""
+    import ast
+
+    readline = sys.modules.get("readline")
+    if readline is None or not hasattr(sys, "ps1"):
+        return None
+    try:
+        count = readline.get_current_history_length()
+        lines = [readline.get_history_item(i) or "" for i in range(1, count + 1)]
+    except (AttributeError, ValueError):
+        return None
+    name = fn.__name__
+    declarations: dict[str, str] = {}  # the last declaration of each name
+    for line in lines:
+        if line.startswith(" ") or name not in line:
+            continue
+        try:
+            node = ast.parse(line).body[0]
+        except (SyntaxError, ValueError, IndexError):
+            continue
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and node.value.args
+            and isinstance(node.value.args[0], ast.Name)
+            and node.value.args[0].id == name
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
+            declarations.pop(node.targets[0].id, None)
+            declarations[node.targets[0].id] = line
+    for start in range(len(lines) - 1, -1, -1):
+        if not lines[start].startswith(f"def {name}("):
+            continue
+        while start > 0 and lines[start - 1].startswith("@"):
+            start -= 1
+        end = start
+        while lines[end].startswith("@"):  # the decorators, then the def line
+            end += 1
+        end += 1
+        while end < len(lines) and lines[end][:1].isspace():  # the body
+            end += 1
+        text = "\n".join([*lines[start:end], *declarations.values()]) + "\n"
+        if _defines(text, fn):
+            return text
+    return None
+
+
+def _stdin_file_text() -> str | None:
+    """The whole of standard input when it is a regular file (read without moving it)."""
+    import stat
+
+    try:
+        info = os.fstat(0)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        return os.pread(0, info.st_size, 0).decode("utf-8")
+    except (OSError, UnicodeDecodeError, AttributeError):
+        return None
+
+
+def _defines(text: str, fn: Callable[..., Any]) -> bool:
+    """``text`` defines a top-level function named like ``fn`` starting at its first line."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    first = fn.__code__.co_firstlineno
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == fn.__name__:
+            if min([node.lineno, *(d.lineno for d in node.decorator_list)]) == first:
+                return True
+    return False
+
+
+def _display_name(filename: str) -> str:
+    """``Cell In[N]`` for the file name IPython gave cell N, else ``filename``."""
+    ipython = sys.modules.get("IPython")
+    get_shell = getattr(ipython, "get_ipython", None)
+    shell = get_shell() if get_shell is not None else None
+    numbers = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    number = numbers.get(filename) if isinstance(numbers, dict) else None
+    return f"Cell In[{number}]" if isinstance(number, int) else filename
+
+
 def local_artifact_dirs(source: Path) -> list[Path]:
     """The artifact directories next to module ``source``, in the order they are tried."""
     source = Path(os.path.abspath(source))
@@ -94,42 +373,75 @@ def local_artifact_dirs(source: Path) -> list[Path]:
     ]
 
 
-def is_fresh(manifest: Manifest, source: Path, *, check_options: bool) -> bool:
+def is_fresh(
+    manifest: Manifest, source: Path, *, check_options: bool, text: bytes | None = None
+) -> bool:
     """``manifest`` was built from the current bytes of every source file it lists, by
-    this gradc and LLVM (and, with ``check_options``, with :data:`RUNTIME_OPTIONS`)."""
+    this gradc and LLVM (and, with ``check_options``, with :data:`RUNTIME_OPTIONS`);
+    :func:`stale_reason` says why not."""
+    return stale_reason(manifest, source, check_options=check_options, text=text) is None
+
+
+def stale_reason(
+    manifest: Manifest, source: Path, *, check_options: bool, text: bytes | None = None
+) -> str | None:
+    """Why ``manifest`` is not fresh for module ``source`` (words, as ``--explain`` says
+    them), None when it is (see :func:`is_fresh`).
+
+    With ``text`` (code without a file), the module is that text: the manifest must list
+    a source with its hash; the other sources are files relative to ``source``'s folder.
+    """
     from gradc._version import __version__
     from gradc.artifacts.loader.cpu import llvm_version
     from gradc.artifacts.manifest import ABI_VERSION, RUNTIME_ABI
 
     base = Path(os.path.abspath(source)).parent
-    if Path(source).name not in manifest.sources:
-        return False  # an artifact written before format 1.2, or of another module
-    for rel, digest in manifest.sources.items():
+    sources = dict(manifest.sources)
+    if text is not None:
+        digest = hashlib.sha256(text).hexdigest()
+        main = [rel for rel, d in sources.items() if d == digest]
+        if not main:
+            return "built from another source text"
+        del sources[main[0]]
+    elif Path(source).name not in sources:
+        return f"built from another module, not {Path(source).name}"  # or before format 1.2
+    for rel, digest in sources.items():
         try:
             data = (base / rel).read_bytes()
         except OSError:
-            return False
+            return f"source {rel} is missing"
         if hashlib.sha256(data).hexdigest() != digest:
-            return False
-    if manifest.producer.gradc != __version__ or manifest.producer.llvm != llvm_version():
-        return False
+            return f"source {rel} changed"
+    if manifest.producer.gradc != __version__:
+        return f"built by gradc {manifest.producer.gradc}, this is {__version__}"
+    if manifest.producer.llvm != llvm_version():
+        return f"built with LLVM {manifest.producer.llvm}, this is {llvm_version()}"
     if manifest.runtime is not None and manifest.runtime.abi != RUNTIME_ABI:
-        return False  # the loader refuses it: rebuild
+        return f"runtime ABI {manifest.runtime.abi}, this is {RUNTIME_ABI}"  # loader refuses
     if any(e.abi_version != ABI_VERSION for e in manifest.entries):
-        return False  # another calling convention: the loader would refuse it
+        return f"calling convention is not ABI {ABI_VERSION}"  # the loader would refuse it
     if check_options:
-        wanted = {f"options.{k}": v for k, v in RUNTIME_OPTIONS.items()}
         for e in manifest.entries:
-            if any(e.key_components.get(k) != v for k, v in wanted.items()):
-                return False
-    return True
+            for k, v in RUNTIME_OPTIONS.items():
+                if e.key_components.get(f"options.{k}") != v:
+                    return f"{e.name}: options.{k} {e.key_components.get(f'options.{k}')} -> {v}"
+    return None
 
 
 class _ModuleState:
-    """One module's artifact, resolved once per process (under ``lock``)."""
+    """One module's artifact, resolved once per process (under ``lock``).
 
-    def __init__(self, source: Path) -> None:
+    ``text`` is the source of code without a file (``source`` is then its display name,
+    e.g. ``<stdin>``), ``prelude`` the imports it relies on (:func:`prelude_of`); ``problem`` says why such code's source could not be found.
+    """
+
+    def __init__(
+        self, source: Path, text: bytes | None = None, problem: str = "", prelude: str = ""
+    ) -> None:
         self.source = source
+        self.text = text
+        self.prelude = prelude
+        self.problem = problem
         self.lock = threading.Lock()
         self.library: Library | None = None
         self.path: Path | None = None
@@ -140,20 +452,66 @@ _modules: dict[str, _ModuleState] = {}
 _modules_lock = threading.Lock()
 
 
-def module_state(source: Path) -> _ModuleState:
-    """The process-wide state of the module at ``source`` (an absolute path)."""
-    key = os.path.abspath(source)
+def module_state(
+    source: Path, text: bytes | None = None, problem: str = "", prelude: str = ""
+) -> _ModuleState:
+    """The process-wide state of the module at ``source`` (an absolute path), or of the
+    code without a file whose source is ``text`` (one state per text and prelude)."""
+    if text is not None:
+        key = "inline:" + hashlib.sha256(_inline_bytes(text, prelude)).hexdigest()
+    elif problem:
+        key = "missing:" + str(source)
+    else:
+        key = os.path.abspath(source)
     with _modules_lock:
         state = _modules.get(key)
         if state is None:
-            state = _modules[key] = _ModuleState(Path(key))
+            state = _modules[key] = _ModuleState(
+                Path(key) if text is None and not problem else source, text, problem, prelude
+            )
         return state
+
+
+def _try_load(
+    candidate: Path, state: _ModuleState, check_options: bool
+) -> tuple[Library | None, str]:
+    """``(library, "")`` when ``candidate`` is fresh and loads, else ``(None, why not)``."""
+    from gradc.artifacts.errors import ArtifactError
+    from gradc.artifacts.loader.cpu import load
+    from gradc.artifacts.store import read_manifest
+
+    if not (candidate / "manifest.msgpack").is_file():
+        return None, "no artifact"
+    try:
+        why = stale_reason(
+            read_manifest(candidate),
+            _base_path(state),
+            check_options=check_options,
+            text=state.text,
+        )
+        if why is not None:
+            return None, why
+        return load(candidate), ""
+    except ArtifactError as exc:
+        warnings.warn(f"gradc: not using {candidate}: {exc}", RuntimeWarning, stacklevel=5)
+        return None, f"unusable: {exc}"
+
+
+def _base_path(state: _ModuleState) -> Path:
+    """The path whose folder the module's other sources are relative to (for code without
+    a file: the working directory, where the front end resolved its imports)."""
+    return state.source if state.text is None else Path(os.path.abspath(state.source))
 
 
 def resolve(state: _ModuleState) -> Library:
     """The loaded artifact of ``state``'s module: a fresh one, else compiled and stored.
 
+    Logs ``hit``, ``miss`` (with the reason) and ``compiled`` (with the time) to the
+    ``gradc`` logger. The compile runs under a file lock on the cache entry; a process
+    that waited for another's compile of the same module loads its artifact instead.
+
     Raises:
+        SourceUnavailableError: code without a file whose source cannot be found.
         CompileForbiddenError: no fresh artifact and ``GRADC_NO_COMPILE=1``.
         CompileError: the module does not compile (the diagnostic names file and line).
         ArtifactError: the artifact just written cannot be loaded.
@@ -163,37 +521,58 @@ def resolve(state: _ModuleState) -> Library:
     with state.lock:
         if state.library is not None:
             return state.library
-        from gradc.artifacts.errors import ArtifactError
-        from gradc.artifacts.loader.cpu import load
-        from gradc.artifacts.store import read_manifest
+        import logging
 
+        from gradc.artifacts.loader.cpu import load
+
+        configure_logging()
+        log = logging.getLogger(LOGGER_NAME)
+        if state.problem:
+            raise SourceUnavailableError(state.problem)
+        name = str(state.source) if state.text is not None else state.source.name
         root = cache_root()
-        cached = cache_artifact_dir(state.source, root)
-        for candidate, check_options in [
-            *((d, False) for d in local_artifact_dirs(state.source)),
-            (cached, True),
-        ]:
-            if not (candidate / "manifest.msgpack").is_file():
-                continue
-            try:
-                if not is_fresh(
-                    read_manifest(candidate), state.source, check_options=check_options
-                ):
-                    continue
-                library = load(candidate)
-            except ArtifactError as exc:
-                warnings.warn(f"gradc: not using {candidate}: {exc}", RuntimeWarning, stacklevel=4)
-                continue
-            state.library, state.path = library, candidate
-            return library
-        _compile(
-            state.source,
-            cached,
-            allow_compile=not env_flag(NO_COMPILE_ENV),
-            remote_url=os.environ.get(REMOTE_CACHE_ENV, ""),
-            remote_readonly=env_flag(REMOTE_READONLY_ENV),
-        )
-        state.library, state.path, state.compiled = load(cached), cached, True
+        if state.text is not None:
+            cached, local = inline_artifact_dir(state.text, root, state.prelude), []
+        else:
+            cached, local = (
+                cache_artifact_dir(state.source, root),
+                local_artifact_dirs(state.source),
+            )
+        reasons = []
+        for candidate, check_options in [*((d, False) for d in local), (cached, True)]:
+            library, why = _try_load(candidate, state, check_options)
+            if library is not None:
+                log.info("hit %s: %s", name, candidate)
+                state.library, state.path = library, candidate
+                return library
+            if why != "no artifact":
+                reasons.append(f"{candidate}: {why}")
+        log.info("miss %s: %s", name, "; ".join(reasons) or f"no artifact (cache entry {cached})")
+        allow_compile = not env_flag(NO_COMPILE_ENV)
+        compile_args: dict[str, Any] = {
+            "allow_compile": allow_compile,
+            "remote_url": os.environ.get(REMOTE_CACHE_ENV, ""),
+            "remote_readonly": env_flag(REMOTE_READONLY_ENV),
+            "text": state.text,
+            "prelude": state.prelude,
+        }
+        if not allow_compile:
+            _compile(state.source, cached, **compile_args)  # raises CompileForbiddenError
+        from filelock import FileLock  # ~60 ms to import: compiling processes only
+
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(cached.with_name(cached.name + ".lock"))):
+            library, _ = _try_load(cached, state, True)
+            if library is not None:  # another process compiled it while we waited
+                log.info(
+                    "hit %s (compiled by another process while this one waited): %s", name, cached
+                )
+                state.library, state.path = library, cached
+                return library
+            start = time.perf_counter()
+            _compile(state.source, cached, **compile_args)
+            log.info("compiled %s in %.3f s: %s", name, time.perf_counter() - start, cached)
+            state.library, state.path, state.compiled = load(cached), cached, True
         return state.library
 
 
@@ -204,9 +583,14 @@ def _compile(
     allow_compile: bool,
     remote_url: str = "",
     remote_readonly: bool = False,
+    text: bytes | None = None,
+    prelude: str = "",
 ) -> None:
-    """Build ``source`` into ``out`` with :data:`RUNTIME_OPTIONS`, reusing ``out``'s objects
-    and, with ``remote_url``, downloading from (and publishing to) that remote cache."""
+    """Build ``source`` (or, with ``text``, the code without a file ``text`` named
+    ``source``) into ``out`` with :data:`RUNTIME_OPTIONS`, reusing ``out``'s objects and,
+    with ``remote_url``, downloading from (and publishing to) that remote cache."""
+    import logging
+
     from gradc.artifacts.store import previous_build, write_artifact
     from gradc.compiler.driver import build_module
     from gradc.compiler.options import CompilerOptions
@@ -219,10 +603,20 @@ def _compile(
     remote = _remote_cache(remote_url, remote_readonly) if allow_compile else None
     if remote is not None:
         cache = remote.layered(cache or {})
-    result = build_module(source, options, cache=cache, allow_compile=allow_compile)
+    result = build_module(
+        source, options, cache=cache, allow_compile=allow_compile, source_text=text, prelude=prelude
+    )
     write_artifact(out, result)
     if remote is not None:
         remote.publish_build(result)
+    log = logging.getLogger(LOGGER_NAME)
+    if log.isEnabledFor(logging.DEBUG):
+        from gradc.cli.explain import explain
+
+        hits = remote.stats.hits if remote is not None else ()
+        manifest = previous.manifest if previous is not None else None
+        for line in explain(manifest, result.entries, result.callees, hits):
+            log.debug("%s", line)
 
 
 def _remote_cache(url: str, readonly: bool) -> Any:
@@ -253,19 +647,51 @@ class ExportedFunction:
 
     Attributes:
         py_func: the plain Python function (Numba's name), e.g. as an oracle.
-        source: absolute path of the module file that defines it.
+        source: absolute path of the module file that defines it; for code without a
+            file, its display name (``Cell In[3]``, ``<string>``, ``<stdin>``).
     """
 
     __slots__ = ("__dict__", "_compiled", "_state", "py_func", "source")
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.py_func = fn
-        self.source = Path(os.path.abspath(fn.__code__.co_filename))
-        self._state = module_state(self.source)
+        filename = fn.__code__.co_filename
+        self._state: _ModuleState | None = None
+        if os.path.isfile(filename):
+            self.source = Path(os.path.abspath(filename))
+            self._state = module_state(self.source)
+        elif filename == "<stdin>" and hasattr(sys, "ps1"):
+            # Typed at the interactive prompt: read the history at the first call, so that
+            # derivative declarations typed after the definition are compiled with it.
+            self.source = Path(filename)
+        else:  # python -c, stdin, a notebook cell: compile from the source text
+            self._state = self._find_state()
         self._compiled: Callable[..., Any] | None = None
         for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
             self.__dict__[attr] = getattr(fn, attr, None)
         self.__dict__["__wrapped__"] = fn
+
+    def _find_state(self) -> _ModuleState:
+        """The state of the module of code without a file (:func:`memory_source`)."""
+        fn = self.py_func
+        found = memory_source(fn)
+        if found is None:
+            return module_state(
+                Path(fn.__code__.co_filename),
+                problem=f"gradc cannot find the source of {fn.__qualname__}, defined in "
+                f"{fn.__code__.co_filename}: Python keeps no copy of code it read from a "
+                "pipe. Put it in a file and import it, or run it with `python -c`, "
+                "`python - < file.py`, IPython or Jupyter",
+            )
+        self.source = Path(found[0])
+        prelude = prelude_of(fn, found[1])
+        return module_state(self.source, found[1].encode("utf-8"), prelude=prelude)
+
+    def module(self) -> _ModuleState:
+        """The process-wide state of this export's module."""
+        if self._state is None:
+            self._state = self._find_state()
+        return self._state
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         compiled = self._compiled
@@ -276,13 +702,13 @@ class ExportedFunction:
     def compiled(self) -> Callable[..., Any]:
         """The compiled function (resolving the module's artifact on first use)."""
         if self._compiled is None:
-            self._compiled = getattr(resolve(self._state), self.py_func.__name__)
+            self._compiled = getattr(resolve(self.module()), self.py_func.__name__)
         return self._compiled
 
     @property
     def artifact(self) -> Path | None:
         """The artifact directory in use, None before the first call."""
-        return self._state.path
+        return self._state.path if self._state is not None else None
 
     def __repr__(self) -> str:
         return f"<gradc.export {self.py_func.__qualname__} of {self.source}>"
@@ -301,5 +727,5 @@ def resolve_derivative(declaration: Any, fn: ExportedFunction) -> Callable[..., 
             f"{declaration!r} is not assigned to a module-level name of {fn.source.name}; "
             "declare derivatives at module level (d_f = gradc.grad(f, ...))"
         )
-    compiled: Callable[..., Any] = getattr(resolve(fn._state), names[0])
+    compiled: Callable[..., Any] = getattr(resolve(fn.module()), names[0])
     return compiled
