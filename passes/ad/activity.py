@@ -100,8 +100,12 @@ def _becomes_active(inst: Instruction, active: set[Value]) -> bool:
         return any(r in active for r in array_sources(inst.pointer))
     if isinstance(inst, ops.ElementAddr):
         return inst.array in active
-    if isinstance(inst, ops.NewArray | ops.Const | ops.TapePop):
-        return False  # a new array becomes active only when active values are stored
+    if isinstance(inst, ops.NewArray):
+        # a new array is active when filled with an active value (np.full(n, y)), or
+        # later, when active values are stored into it
+        return inst.fill is not None and inst.fill in active
+    if isinstance(inst, ops.Const | ops.TapePop):
+        return False
     if isinstance(inst, ops.Cmp | ops.MathCall) and not can_be_active(inst.type):
         return False
     return any(v in active for v in inst.operands())

@@ -50,6 +50,7 @@ from gradc.compiler.ir.types import (
     python_name,
 )
 from gradc.passes.ad.activity import analyze, can_be_active
+from gradc.passes.ad.layout import fill_adjoint, shadow_type
 from gradc.passes.ad.memory import MemoryFacts, callee_writes
 from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials, primal_needs
 from gradc.passes.ad.taping import DEFAULT_OPTIONS, Counter, Recipe, TapeOptions, plan_tape
@@ -418,8 +419,11 @@ class _ReverseMode:
             match inst:
                 case ops.Load(pointer=pointer):
                     self._plan_address(pointer, plan)
-                case ops.ElementAddr() | ops.NewArray():
+                case ops.ElementAddr():
                     pass
+                case ops.NewArray(fill=fill):
+                    if fill is not None and self.active(fill):
+                        self._shadow_needed(inst, plan)  # np.full: Σ shadow flows to fill
                 case ops.CopyArray(array=source):
                     self._shadow_needed(source, plan)
                     self._shadow_needed(inst, plan)
@@ -502,6 +506,7 @@ class _ReverseMode:
             t = p.type
             if self.c_shadows and isinstance(t, ArrayType):
                 t = ArrayType(t.dtype, t.ndim, "C")
+            t = shadow_type(t)  # F-ordered: A, which scratch (C) shadows relabel to
             shadow = Argument(type=t, name=f"d_{p.name}", index=len(rev.params))
             rev.params.append(shadow)
             self.shadows[p] = shadow
@@ -859,7 +864,7 @@ class _ReverseMode:
         chosen = (
             self.primal(self.shadows[array])
             if array in self.shadows
-            else b.cast(self.shadows[params[-1]], array.type)
+            else b.cast(self.shadows[params[-1]], shadow_type(array.type))
         )
         if array not in self.shadows:
             params = params[:-1]
@@ -871,13 +876,13 @@ class _ReverseMode:
             self.ssa.add_edge(here, pick)
             self.ssa.seal(pick)
             b.position_at_end(pick)
-            param_shadow = b.cast(self.shadows[p], array.type)
+            param_shadow = b.cast(self.shadows[p], shadow_type(array.type))
             b.jump(join)
             self.ssa.add_edge(here, join)
             self.ssa.add_edge(pick, join)
             self.ssa.seal(join)
             b.position_at_end(join)
-            merged = ops.Phi(type=array.type, name="shadow")
+            merged = ops.Phi(type=shadow_type(array.type), name="shadow")
             merged.incoming = [(here, chosen), (pick, param_shadow)]
             chosen = b.insert(merged)
         return chosen
@@ -923,7 +928,12 @@ class _ReverseMode:
                 old = b.insert(ops.Load(address, type=inst.type))
                 b.insert(ops.Store(address, b.add(old, a), type=NONE))
                 return
-            case ops.ElementAddr() | ops.NewArray():
+            case ops.ElementAddr():
+                return
+            case ops.NewArray(fill=fill):
+                if fill is not None and self.active(fill):
+                    # np.full(shape, y): every element is y, so ȳ += Σ shadow
+                    self._accumulate((fill, 0), fill_adjoint(self.module, b, self._shadow(inst)))
                 return
             case ops.CopyArray(array=source):
                 # the copy's adjoints flow back into the source's, element by element
