@@ -555,7 +555,7 @@ class _ReverseMode:
 
         b.position_at_end(exit_)
         with b.at(self.fwd.loc):
-            adjs = [self._read(exit_, (fwd_params[i], 0)) for i in self.scalars]
+            adjs = [self._param_adjoint(exit_, fwd_params[i]) for i in self.scalars]
             b.ret(b.make_tuple(adjs) if adjs else None)
         for read in ssa.finish():
             raise AssertionError(f"adjoint {read.name} read before definition")
@@ -563,6 +563,20 @@ class _ReverseMode:
         _move_exit_last(rev, exit_)
         # blocks that cannot reach a return (a ``raise``) have no reverse: drop theirs
         rev.blocks = [blk for blk in rev.blocks if blk.instructions]
+
+    def _param_adjoint(self, block: Block, p: Value) -> Value:
+        """The adjoint of scalar parameter ``p`` at the exit; for a tuple parameter (a
+        helper called with a tuple), the tuple of its elements' adjoints (zeros for int
+        and bool elements)."""
+        t = p.type
+        if not isinstance(t, TupleType):
+            return self._read(block, (p, 0))
+        parts = []
+        for k, e in enumerate(t.elements):
+            if not isinstance(e, ScalarType):
+                raise _not_differentiable(f"a tuple holding {user_type_name(e)} passed to", p)
+            parts.append(self._read(block, (p, k)) if _is_float(e) else _zero(self.b, e))
+        return self.b.make_tuple(parts)
 
     def _adjoint_keys(self) -> list[AdjKey]:
         keys: list[AdjKey] = []
@@ -1039,7 +1053,12 @@ class _ReverseMode:
             self._reset(key)
         result = b.call(derived.rev.name, [*shadows, self.rev_tape, seed], derived.rev.return_type)
         for position, i in enumerate(derived.scalar_params):
-            self._accumulate((call.args[i], 0), b.tuple_get(result, position))
+            adjoint, arg = b.tuple_get(result, position), call.args[i]
+            if isinstance(arg.type, TupleType):  # a tuple argument: element by element
+                for _, k in self._keys_of(arg):
+                    self._accumulate((arg, k), b.tuple_get(adjoint, k))
+            else:
+                self._accumulate((arg, 0), adjoint)
 
 
 def _fold_zero_adjoints(rev: Function, accumulations: set[ops.Add]) -> None:

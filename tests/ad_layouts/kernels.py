@@ -126,3 +126,62 @@ def through_f32(x: f64, y: f64) -> f64:
 
 d_through_f32 = gradc.grad(through_f32, wrt=("x", "y"))
 t_through_f32 = gradc.jvp(through_f32, wrt=("x", "y"))
+
+
+# arrays reached through tuples and through a helper returning its argument: a store
+# through one name is read through the other (forward mode gave a zero tangent; reverse
+# mode refuses these with a compile-time error)
+def _ident(a):
+    return a
+
+
+@gradc.export
+def alias_ret(x: f64, n: i64) -> f64:
+    a = np.zeros(n + 1)
+    b = _ident(a)
+    b[0] = x * x
+    return a[0] * 3.0 + b[n] * x
+
+
+t_alias_ret = gradc.jvp(alias_ret, wrt="x")
+
+
+def _through_tuple(p, k):
+    c = p[0]
+    c[k] = p[1] * 2.0
+    return 1
+
+
+@gradc.export
+def tuple_to_helper(x: f64, n: i64) -> f64:
+    a = np.zeros(n + 1)
+    _through_tuple((a, x), 0)
+    return a[0] * x
+
+
+t_tuple_to_helper = gradc.jvp(tuple_to_helper, wrt="x")
+
+
+@gradc.export
+def tuple_phi(x: f64, c: bool) -> f64:
+    a = np.zeros(2)
+    b = np.zeros(2)
+    t = (a, 1) if c else (b, 2)
+    u = t[0]
+    u[1] = x * x
+    return a[1] + b[1] * 2.0
+
+
+t_tuple_phi = gradc.jvp(tuple_phi, wrt="x")
+
+
+@gradc.export
+def array_in_tuple(x: f64, n: i64) -> f64:
+    b = np.zeros(2)
+    t = (b, n)
+    c = t[0]
+    c[0] = x * x
+    return b[0] * 3.0
+
+
+t_array_in_tuple = gradc.jvp(array_in_tuple, wrt="x")

@@ -1,8 +1,9 @@
 """Every way a float operand reaches a float result (issue #18, class 5 audit): the fill
 value of ``np.full``/``np.full_like`` (also returned by a helper, in a loop, then
-overwritten), tuples packed and unpacked (with int elements), helpers taking and
-returning floats, tuples and new arrays, active values stored into local arrays, the
-``min``/``max``/``abs`` builtins with int operands, ``float()``/int-to-float casts, ``or``
+overwritten), tuples packed and unpacked (with int elements), carried around a loop and passed
+to helpers, helpers taking and returning floats, tuples and new arrays, active values stored into local arrays, the
+``min``/``max``/``abs`` builtins with int operands, ``math.floor``/``ceil``/``trunc``
+(zero derivative) and the ``math.is*`` tests, ``float()``/int-to-float casts, ``or``
 on floats, conditional expressions, ``**`` with int and float exponents, augmented element
 assignment, and a copy that is then written.
 
@@ -24,6 +25,7 @@ DOMAINS = {
     "or_on_floats": {"x": (-2.0, 2.0)},
     "powers": {"x": (0.3, 2.0)},
     "int_float_mix": {"n": (-3, 3)},
+    "tuple_loop": {"x": (-1.2, 1.2), "n": (0, 4)},
 }
 
 SHAPES = {
@@ -38,6 +40,11 @@ KINKS = {
     "min_max_mixed": lambda x, y: (x - 2.0, y - x, y - 0.5, x - 0.5, x - 1.0, x, y),
     "or_on_floats": lambda x, y: (x,),
     "conditional_expression": lambda x, y: (x - y,),
+    "rounding_and_tests": lambda x, y: (
+        x - round(x),
+        y - round(y),
+        x * y - round(x * y),
+    ),
 }
 
 
@@ -116,6 +123,24 @@ def _fill_local(out, v):
     out[1] = v * v
 
 
+def _tuple_param(p, k):
+    a, n, b = p
+    return a * b + k * n
+
+
+@gradc.export
+def tuple_argument(x: f64, y: f64) -> f64:
+    return _tuple_param((x, 2, y * 2.0), 3.0) + _tuple_param((y, 1, x), x)
+
+
+@gradc.export
+def tuple_loop(x: f64, n: i64) -> f64:
+    t = (x, 1)
+    for i in range(n):
+        t = (t[0] * x + 1.0, t[1] + i)
+    return t[0] * t[1]
+
+
 @gradc.export
 def store_into_local(x: f64, n: i64) -> f64:
     a = np.zeros(n + 2)
@@ -154,6 +179,14 @@ def powers(x: f64, y: f64) -> f64:
 
 
 @gradc.export
+def rounding_and_tests(x: f64, y: f64) -> f64:
+    r = math.floor(x) * y + math.ceil(y) * x + math.trunc(x * y) * x
+    if math.isfinite(y) and not math.isinf(x) and not math.isnan(x):
+        r += x * y
+    return r
+
+
+@gradc.export
 def elem_aug_assign(a: f64[:], x: f64) -> f64:
     for i in range(3):
         a[i] += x * a[i]
@@ -184,6 +217,10 @@ d_tuple_pack_unpack = gradc.grad(tuple_pack_unpack, wrt=("x", "y"))
 t_tuple_pack_unpack = gradc.jvp(tuple_pack_unpack, wrt=("x", "y"))
 d_helper_tuple = gradc.grad(helper_tuple, wrt=("x", "y"))
 t_helper_tuple = gradc.jvp(helper_tuple, wrt=("x", "y"))
+d_tuple_argument = gradc.grad(tuple_argument, wrt=("x", "y"))
+t_tuple_argument = gradc.jvp(tuple_argument, wrt=("x", "y"))
+d_tuple_loop = gradc.grad(tuple_loop, wrt=("x",))
+t_tuple_loop = gradc.jvp(tuple_loop, wrt=("x",))
 d_store_into_local = gradc.grad(store_into_local, wrt=("x",))
 t_store_into_local = gradc.jvp(store_into_local, wrt=("x",))
 d_min_max_mixed = gradc.grad(min_max_mixed, wrt=("x", "y"))
@@ -196,6 +233,8 @@ d_conditional_expression = gradc.grad(conditional_expression, wrt=("x", "y"))
 t_conditional_expression = gradc.jvp(conditional_expression, wrt=("x", "y"))
 d_powers = gradc.grad(powers, wrt=("x", "y"))
 t_powers = gradc.jvp(powers, wrt=("x", "y"))
+d_rounding_and_tests = gradc.grad(rounding_and_tests, wrt=("x", "y"))
+t_rounding_and_tests = gradc.jvp(rounding_and_tests, wrt=("x", "y"))
 d_elem_aug_assign = gradc.grad(elem_aug_assign, wrt=("a", "x"))
 t_elem_aug_assign = gradc.jvp(elem_aug_assign, wrt=("a", "x"))
 d_copy_then_write = gradc.grad(copy_then_write, wrt=("a", "x"))
