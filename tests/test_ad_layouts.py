@@ -283,3 +283,40 @@ def test_select_of_active_values(x: float, y: float) -> None:
         got_value, tangent = run_function(module, "t_sel", [x, y, *v])
         assert got_value == value
         assert H.dot_close(list(grad), v, tangent, value)
+
+
+DERIVATIVE_CODE_IR = """
+func @acc(%a: array[f64,1,A], %b: array[f64,1,A]) -> f64 export {
+^entry:
+  arrayacc %b, %a
+  %0 = const 0 : i64
+  %p = elemaddr %b, (%0) : ptr[f64]
+  %r = load %p : f64
+  ret %r
+}
+
+func @pop(%x: f64) -> f64 export {
+^entry:
+  %t = tapenew : tape
+  tapepush %t, %x
+  %y = tapepop %t : f64
+  tapefree %t
+  ret %y
+}
+"""
+
+
+@pytest.mark.parametrize("kind", ["jvp", "grad"])
+@pytest.mark.parametrize(("target", "op"), [("acc", "arrayacc"), ("pop", "tapepush")])
+def test_derivative_code_operations_are_refused(kind: str, target: str, op: str) -> None:
+    """Operations of derivative code (a tape, a shadow accumulation) reached by an active
+    value: a clear error, where they used to be skipped (a zero derivative: d acc/d a[0]
+    and d pop/d x are 1)."""
+    from gradc.compiler.ir.errors import PassError
+    from gradc.compiler.ir.loc import UNKNOWN_LOC
+    from gradc.compiler.ir.parser import parse_module
+    from gradc.passes.ad.api import add_derivative_export
+
+    module = parse_module(DERIVATIVE_CODE_IR)
+    with pytest.raises(PassError, match=f"cannot differentiate '{op}' \\(derivative code\\)"):
+        add_derivative_export(module, f"d_{target}", kind, target, [0], False, UNKNOWN_LOC)

@@ -40,7 +40,7 @@ from gradc.compiler.ir.types import (
     TupleType,
     python_name,
 )
-from gradc.passes.ad.activity import Activity, analyze
+from gradc.passes.ad.activity import Activity, analyze, check_rules_exist
 from gradc.passes.ad.layout import as_shadow, shadow_type
 from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials
 
@@ -151,6 +151,14 @@ class _ForwardMode:
         # operand's tangent exists before its uses (layout order can put a use first: a
         # return block laid out before the branch computing its value). Phis get their
         # incoming tangents at the end, when every block is done. Unreachable blocks last.
+        try:
+            check_rules_exist(fn, Activity(self._active_clones, {}))
+        except NotDifferentiable as exc:
+            where = getattr(exc, "inst", None)
+            loc = where.loc if isinstance(where, Instruction) else fn.loc
+            raise PassError(
+                f"cannot differentiate {exc} in '{fn.source_name}': no derivative rule", loc
+            ) from None
         order = DominatorTree(fn).reverse_postorder
         self.reachable = set(order)
         entry = fn.entry

@@ -74,7 +74,7 @@ def sum_function(module: Module, t: ArrayType, loc: Loc) -> Function:
     b.position_at_end(entry)
     with b.at(loc):
         zero = b.const(0.0, t.dtype)
-        dims = [b.insert(ops.ArrayDim(a, k, type=I64)) for k in range(t.ndim)]
+        dims: list[Value] = [b.insert(ops.ArrayDim(a, k, type=I64)) for k in range(t.ndim)]
         total = _sum_axes(b, a, dims, [], zero, t.dtype)
         b.ret(total)
     module.add(fn)

@@ -49,7 +49,7 @@ from gradc.compiler.ir.types import (
     Type,
     python_name,
 )
-from gradc.passes.ad.activity import analyze, can_be_active
+from gradc.passes.ad.activity import analyze, can_be_active, check_rules_exist
 from gradc.passes.ad.layout import fill_adjoint, shadow_type
 from gradc.passes.ad.memory import MemoryFacts, callee_writes
 from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials, primal_needs
@@ -206,6 +206,7 @@ class _ReverseMode:
         self.body = {b: list(b.instructions) for b in self.original_blocks}
         self.preds = self.fwd.predecessors()
         try:
+            check_rules_exist(self.fwd, self.activity)
             self._make_shadows()
             plans = {b: self._needs(b) for b in self.original_blocks}
             needs = {b: plan.values for b, plan in plans.items()}
