@@ -129,6 +129,8 @@ class _ForwardMode:
         self.b = Builder(self.fn)
         self.tangents: dict[Value, Value] = {}
         self.tangent_phis: list[tuple[ops.Phi, ops.Phi]] = []
+        self.reachable: set[Block] = set()
+        self.strict = True  # an active value without a tangent is a bug (reachable code)
 
     def active(self, clone_value: Value) -> bool:
         return clone_value in self._active_clones
@@ -147,10 +149,6 @@ class _ForwardMode:
         if not isinstance(result_type, NoneType):
             fn.return_type = TupleType((result_type, shadow_type(result_type)))
         self.module.add(fn)  # before the body, so recursive calls find it
-        # Visit the blocks in reverse post-order: a block's dominators come first, so every
-        # operand's tangent exists before its uses (layout order can put a use first: a
-        # return block laid out before the branch computing its value). Phis get their
-        # incoming tangents at the end, when every block is done. Unreachable blocks last.
         try:
             check_rules_exist(fn, Activity(self._active_clones, {}))
         except NotDifferentiable as exc:
@@ -159,6 +157,10 @@ class _ForwardMode:
             raise PassError(
                 f"cannot differentiate {exc} in '{fn.source_name}': no derivative rule", loc
             ) from None
+        # Visit the blocks in reverse post-order: a block's dominators come first, so every
+        # operand's tangent exists before its uses (layout order can put a use first: a
+        # return block laid out before the branch computing its value). Phis get their
+        # incoming tangents at the end, when every block is done. Unreachable blocks last.
         order = DominatorTree(fn).reverse_postorder
         self.reachable = set(order)
         entry = fn.entry
