@@ -78,7 +78,8 @@ class ArrayTypeMarker:
         dtype: the element type marker (``f64`` ...).
         ndim: number of dimensions (>= 1).
         layout: ``"C"`` when the last slice is ``::1`` (C-contiguous, Numba's spelling),
-            else ``"A"`` (any strides).
+            ``"F"`` when the first of two or more is (Fortran order), else ``"A"`` (any
+            strides).
     """
 
     __slots__ = ("dtype", "layout", "ndim")
@@ -86,8 +87,8 @@ class ArrayTypeMarker:
     def __init__(self, dtype: ScalarTypeMarker, ndim: int, layout: str = "A") -> None:
         if ndim < 1:
             raise ValueError(f"array annotations need at least one dimension, got {ndim}")
-        if layout not in ("A", "C"):
-            raise ValueError(f"layout must be 'A' or 'C', got {layout!r}")
+        if layout not in ("A", "C", "F"):
+            raise ValueError(f"layout must be 'A', 'C' or 'F', got {layout!r}")
         self.dtype = dtype
         self.ndim = ndim
         self.layout = layout
@@ -96,6 +97,8 @@ class ArrayTypeMarker:
         dims = [":"] * self.ndim
         if self.layout == "C":
             dims[-1] = "::1"
+        elif self.layout == "F":
+            dims[0] = "::1"
         return f"{self.dtype.name}[{', '.join(dims)}]"
 
     def __eq__(self, other: object) -> bool:
@@ -140,9 +143,16 @@ class ScalarTypeMarker:
         for d in items:
             if d.start is not None or d.stop is not None or d.step not in (None, 1):
                 raise TypeError(f"array annotations take only ':' or '::1', got {d!r}")
-        layout = "C" if items[-1].step == 1 else "A"
-        if any(d.step == 1 for d in items[:-1]):
-            raise TypeError("'::1' (contiguous) is allowed on the last dimension only")
+        # as the compiler reads them (compiler/frontend/annotations.py): '::1' on the last
+        # axis is C order, on the first axis of two or more is Fortran order
+        unit = [d.step == 1 for d in items]
+        layout = "A"
+        if unit[-1] and not any(unit[:-1]):
+            layout = "C"
+        elif unit[0] and len(unit) > 1 and not any(unit[1:]):
+            layout = "F"
+        elif any(unit):
+            raise TypeError("'::1' may mark only the first (F order) or last (C order) axis")
         return ArrayTypeMarker(self, len(items), layout)
 
 

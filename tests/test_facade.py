@@ -50,12 +50,18 @@ def test_array_markers() -> None:
     c = f64[:, ::1]
     assert c.layout == "C"
     assert repr(c) == "f64[:, ::1]"
+    fortran = f64[::1, :]  # as the compiler reads it (compiler/frontend/annotations.py)
+    assert fortran.layout == "F"
+    assert repr(fortran) == "f64[::1, :]"
+    assert f64[::1] == f64[::1] and f64[::1].layout == "C"  # one axis: C
     assert f64[:] == f64[:]
     assert hash(f64[:, :]) == hash(f64[:, :])
     assert f64[:] != f32[:]
 
 
-@pytest.mark.parametrize("bad", ["f64[0]", "f64[1:2]", "f64[::2]", "f64[::1, :]", "f64[()]"])
+@pytest.mark.parametrize(
+    "bad", ["f64[0]", "f64[1:2]", "f64[::2]", "f64[::1, ::1]", "f64[:, ::1, :]", "f64[()]"]
+)
 def test_array_marker_errors(bad: str) -> None:
     with pytest.raises(TypeError):
         eval(bad, {"f64": f64})

@@ -58,9 +58,9 @@ def analyze(fn: Function, active_params: frozenset[int]) -> Activity:
     while changed:
         changed = False
         for inst in fn.instructions():
-            if inst in active:
-                continue
-            if _becomes_active(inst, active):
+            # the sharing rules below run for active instructions too: one made active by
+            # a store through an alias (or a TupleGet of an array) propagates the same way
+            if inst not in active and _becomes_active(inst, active):
                 active.add(inst)
                 changed = True
             if isinstance(inst, ops.Store) and inst.value in active:
@@ -69,21 +69,36 @@ def analyze(fn: Function, active_params: frozenset[int]) -> Activity:
                     if isinstance(root.type, ArrayType) and root not in active:
                         active.add(root)
                         changed = True
-            if isinstance(inst, ops.Call) and any(a in active for a in inst.args):
-                # the callee may store active values into any array it is given
+            if isinstance(inst, ops.Call) and (
+                any(a in active for a in inst.args) or (inst in active and _holds_array(inst.type))
+            ):
+                # the callee may store active values into any array it is given, and may
+                # return one of them (the result is then that argument)
                 for a in inst.args:
-                    if can_be_active(a.type) and isinstance(a.type, ArrayType) and a not in active:
+                    if _holds_array(a.type) and a not in active:
                         for root in array_sources(a):
-                            if isinstance(root.type, ArrayType) and root not in active:
+                            if _holds_array(root.type) and root not in active:
                                 active.add(root)
                                 changed = True
-            if isinstance(inst, ops.Phi | ops.Cast) and isinstance(inst.type, ArrayType):
-                # an array phi and its incoming arrays share contents
+            if isinstance(inst, ops.Phi | ops.Cast) and _holds_array(inst.type):
+                # an array phi (or a phi of tuples holding arrays) and its incoming values
+                # share contents
                 if any(v in active for v in inst.operands()) or inst in active:
                     for v in [inst, *inst.operands()]:
-                        if v not in active and isinstance(v.type, ArrayType):
+                        if v not in active and _holds_array(v.type):
                             active.add(v)
                             changed = True
+            if isinstance(inst, ops.MakeTuple) and inst in active:
+                # an array packed into an active tuple is the array unpacked from it:
+                # active values stored through one are read through the other
+                for v in inst.elements:
+                    if v not in active and _holds_array(v.type):
+                        active.add(v)
+                        changed = True
+            if isinstance(inst, ops.TupleGet) and inst in active and _holds_array(inst.type):
+                if inst.tuple not in active:
+                    active.add(inst.tuple)
+                    changed = True
     patterns: dict[ops.Call, frozenset[int]] = {}
     for inst in fn.instructions():
         if isinstance(inst, ops.Call):
@@ -100,11 +115,63 @@ def _becomes_active(inst: Instruction, active: set[Value]) -> bool:
         return any(r in active for r in array_sources(inst.pointer))
     if isinstance(inst, ops.ElementAddr):
         return inst.array in active
-    if isinstance(inst, ops.NewArray | ops.Const | ops.TapePop):
-        return False  # a new array becomes active only when active values are stored
+    if isinstance(inst, ops.NewArray):
+        # a new array is active when filled with an active value (np.full(n, y)), or
+        # later, when active values are stored into it
+        return inst.fill is not None and inst.fill in active
+    if isinstance(inst, ops.Const | ops.TapePop):
+        return False
     if isinstance(inst, ops.Cmp | ops.MathCall) and not can_be_active(inst.type):
         return False
     return any(v in active for v in inst.operands())
+
+
+#: Operations only derivative code and the passes after AD make (the tape, shadow
+#: accumulation, reference counts, decayed pointers): a function holding one is derivative
+#: code, and a derivative of it has no rule (:func:`check_rules_exist`).
+_DERIVATIVE_CODE_ONLY = (
+    ops.TapeNew,
+    ops.TapePush,
+    ops.TapePop,
+    ops.TapeFree,
+    ops.AccumulateArray,
+    ops.IncRef,
+    ops.DecRef,
+    ops.ElementOffset,
+    ops.Addr,
+    ops.PointerAdd,
+)
+
+
+def check_rules_exist(fn: Function, activity: Activity) -> None:
+    """Refuse operations that an active value reaches but neither mode differentiates.
+
+    Those are the operations of derivative code and of the passes after AD
+    (:data:`_DERIVATIVE_CODE_ONLY`) with an active operand, or a float result that could
+    carry a derivative (a value popped off a tape): without this they would be skipped
+    and their derivative would be a silent zero.
+
+    Raises:
+        NotDifferentiable: naming the operation; its ``inst`` attribute is the instruction.
+    """
+    from gradc.passes.ad.rules import NotDifferentiable
+
+    for inst in fn.instructions():
+        if not isinstance(inst, _DERIVATIVE_CODE_ONLY):
+            continue
+        if any(v in activity.active for v in inst.operands()) or (
+            isinstance(inst, ops.TapePop) and can_be_active(inst.type)
+        ):
+            exc = NotDifferentiable(f"'{inst.OPNAME}' (derivative code)")
+            exc.inst = inst  # type: ignore[attr-defined]
+            raise exc
+
+
+def _holds_array(t: Type) -> bool:
+    """A float array, or a tuple holding one (at any depth)."""
+    if isinstance(t, ArrayType):
+        return t.dtype.is_float
+    return isinstance(t, TupleType) and any(_holds_array(e) for e in t.elements)
 
 
 def is_active_param(p: Argument) -> bool:

@@ -28,6 +28,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.clone import clone_function
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
+from gradc.compiler.ir.dominance import DominatorTree
 from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import (
@@ -39,7 +40,8 @@ from gradc.compiler.ir.types import (
     TupleType,
     python_name,
 )
-from gradc.passes.ad.activity import Activity, analyze
+from gradc.passes.ad.activity import Activity, analyze, check_rules_exist
+from gradc.passes.ad.layout import as_shadow, shadow_type
 from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials
 
 
@@ -53,8 +55,9 @@ def jvp_function(module: Module, fn: Function, pattern: frozenset[int]) -> Funct
 
     Signature: ``(params..., tangents of the active params in order) ->
     tuple[result, tangent of result]``; a function returning None returns None (its
-    derivative is what it writes into the tangents of its array arguments). Memoised by
-    name in ``module``.
+    derivative is what it writes into the tangents of its array arguments). Tangents are
+    typed :func:`.layout.shadow_type` of their primal (an F-ordered array's tangent is
+    ``A``). Memoised by name in ``module``.
 
     Raises:
         PassError: an active construct has no derivative rule.
@@ -80,7 +83,8 @@ def private_tangents(
 ) -> dict[int, Value]:
     """``tangents`` (parameter index -> the caller's tangent) with a copy in place of
     each tangent array of a parameter ``fn`` may write: the JVP writes the tangents of
-    what it stores beside the values, and the caller's tangents are only read."""
+    what it stores beside the values, and the caller's tangents are only read. Every
+    tangent is relabelled to the JVP's parameter type (:func:`.layout.shadow_type`)."""
     from gradc.passes.ad.memory import callee_writes
 
     written = callee_writes(module, fn.name)[fn.name]
@@ -90,13 +94,15 @@ def private_tangents(
             copy = b.insert(
                 ops.CopyArray(t, type=ArrayType(t.type.dtype, t.type.ndim, "C"), name=t.name)
             )
-            out[i] = b.cast(copy, t.type)
+            out[i] = as_shadow(b, copy, t.type)
+        else:
+            out[i] = as_shadow(b, t, t.type)
     return out
 
 
 def _zero(b: Builder, like: Value) -> Value:
     """The zero tangent of ``like`` (an inactive value): zero scalars, a zeroed array of
-    ``like``'s shape, a tuple of those."""
+    ``like``'s shape (typed ``shadow_type``), a tuple of those."""
     t = like.type
     if isinstance(t, ScalarType):
         return b.const(0.0 if t.is_float else (False if t.is_bool else 0), t)
@@ -107,7 +113,7 @@ def _zero(b: Builder, like: Value) -> Value:
         zeros = b.insert(
             ops.NewArray(shape, b.const(0.0, t.dtype), type=ArrayType(t.dtype, t.ndim, "C"))
         )
-        return b.cast(zeros, t)
+        return as_shadow(b, zeros, t)
     raise NotDifferentiable(f"a value of type {python_name(t)} without a tangent")
 
 
@@ -123,6 +129,8 @@ class _ForwardMode:
         self.b = Builder(self.fn)
         self.tangents: dict[Value, Value] = {}
         self.tangent_phis: list[tuple[ops.Phi, ops.Phi]] = []
+        self.reachable: set[Block] = set()
+        self.strict = True  # an active value without a tangent is a bug (reachable code)
 
     def active(self, clone_value: Value) -> bool:
         return clone_value in self._active_clones
@@ -131,16 +139,40 @@ class _ForwardMode:
         self._active_clones = {self.values[v] for v in self.activity.active}
         self._calls_with_active_operands = {self.values[c] for c in self.activity.call_patterns}
         fn = self.fn
+        params = list(fn.params)
         for p in self.original.params:
             if p.index in self.pattern:
-                t = Argument(type=p.type, name=f"d_{p.name}", index=len(fn.params))
+                t = Argument(type=shadow_type(p.type), name=f"d_{p.name}", index=len(fn.params))
                 fn.params.append(t)
                 self.tangents[self.values[p]] = t
         result_type = fn.return_type
         if not isinstance(result_type, NoneType):
-            fn.return_type = TupleType((result_type, result_type))
+            fn.return_type = TupleType((result_type, shadow_type(result_type)))
         self.module.add(fn)  # before the body, so recursive calls find it
-        for block in list(fn.blocks):
+        try:
+            check_rules_exist(fn, Activity(self._active_clones, {}))
+        except NotDifferentiable as exc:
+            where = getattr(exc, "inst", None)
+            loc = where.loc if isinstance(where, Instruction) else fn.loc
+            raise PassError(
+                f"cannot differentiate {exc} in '{fn.source_name}': no derivative rule", loc
+            ) from None
+        # Visit the blocks in reverse post-order: a block's dominators come first, so every
+        # operand's tangent exists before its uses (layout order can put a use first: a
+        # return block laid out before the branch computing its value). Phis get their
+        # incoming tangents at the end, when every block is done. Unreachable blocks last.
+        order = DominatorTree(fn).reverse_postorder
+        self.reachable = set(order)
+        entry = fn.entry
+        self.b.position_before(entry.instructions[len(entry.phis())])
+        with self.b.at(fn.loc):
+            for p in params:
+                if p in self._active_clones and p not in self.tangents:
+                    # an array parameter outside the pattern that active values are stored
+                    # into (here or by a callee): a zeroed scratch tangent carries them
+                    self.tangents[p] = _zero(self.b, p)
+        for block in [*order, *(blk for blk in fn.blocks if blk not in self.reachable)]:
+            self.strict = block in self.reachable
             for inst in list(block.instructions):
                 try:
                     self._visit(block, inst)
@@ -151,6 +183,7 @@ class _ForwardMode:
                     ) from None
         for primal, tangent in self.tangent_phis:
             for pred, v in primal.incoming:
+                self.strict = pred in self.reachable
                 term = pred.terminator
                 assert term is not None
                 self.b.position_before(term)
@@ -159,10 +192,17 @@ class _ForwardMode:
         return fn
 
     def tangent(self, v: Value) -> Value:
-        """The tangent of ``v`` (a zero constant at the insertion point if inactive)."""
+        """The tangent of ``v`` (a zero constant at the insertion point if inactive).
+
+        Raises:
+            AssertionError: ``v`` is active but has no tangent yet (in reachable code): a
+                zero would be a silently wrong derivative.
+        """
         t = self.tangents.get(v)
         if t is not None:
             return t
+        if self.strict and v in self._active_clones:
+            raise AssertionError(f"forward mode: the tangent of active {v!r} is not defined")
         return _zero(self.b, v)
 
     def _maybe(self, v: Value) -> Value | None:
@@ -182,7 +222,9 @@ class _ForwardMode:
         if not self.active(inst) and not side_effect:
             return
         if isinstance(inst, ops.Phi):
-            tangent = ops.Phi(type=inst.type, name=f"d_{inst.name}" if inst.name else None)
+            tangent = ops.Phi(
+                type=shadow_type(inst.type), name=f"d_{inst.name}" if inst.name else None
+            )
             tangent.loc = inst.loc
             block.insert(len(block.phis()), tangent)
             self.tangents[inst] = tangent
@@ -206,15 +248,19 @@ class _ForwardMode:
             case ops.Store(pointer=pointer, value=value):
                 if pointer in self.tangents:
                     b.insert(ops.Store(self.tangents[pointer], self.tangent(value), type=NONE))
+                elif self.strict and self.active(value):
+                    raise AssertionError(f"forward mode: no tangent memory for {inst!r}")
                 return None
-            case ops.NewArray(shape=shape):
+            case ops.NewArray(shape=shape, fill=fill):
+                # np.full(shape, y): every element's tangent is y's
                 t = inst.type
                 assert isinstance(t, ArrayType)
-                return b.insert(ops.NewArray(shape, b.const(0.0, t.dtype), type=t))
+                start = self.tangent(fill) if fill is not None else b.const(0.0, t.dtype)
+                return b.insert(ops.NewArray(shape, start, type=t))
             case ops.CopyArray(array=array):
                 return b.insert(ops.CopyArray(self.tangent(array), type=inst.type))
             case ops.Cast(value=value):
-                return b.cast(self.tangent(value), inst.type)
+                return b.cast(self.tangent(value), shadow_type(inst.type))
             case ops.MakeTuple(elements=elements):
                 return b.make_tuple([self.tangent(e) for e in elements])
             case ops.TupleGet(tuple=tup, index=i):

@@ -162,7 +162,8 @@ def _reverse_export(
         shadows: list[Value] = []
         for k, i in enumerate(derived.array_params):
             if i in supplied:
-                shadows.append(supplied[i])
+                # an F-ordered parameter's shadow is typed A in the reverse function
+                shadows.append(b.cast(supplied[i], derived.rev.params[k].type))
                 continue
             # a Const array that active values are written into still needs a shadow
             # for the reverse sweep: a zeroed scratch one, dropped afterwards

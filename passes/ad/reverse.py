@@ -49,7 +49,8 @@ from gradc.compiler.ir.types import (
     Type,
     python_name,
 )
-from gradc.passes.ad.activity import analyze, can_be_active
+from gradc.passes.ad.activity import analyze, can_be_active, check_rules_exist
+from gradc.passes.ad.layout import fill_adjoint, shadow_type
 from gradc.passes.ad.loops import LoopForest
 from gradc.passes.ad.memory import MemoryFacts, callee_writes
 from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials, primal_needs
@@ -214,6 +215,7 @@ class _ReverseMode:
         # so their reverse never runs and they need nothing on the tape
         self.returning = _reaches_return(self.fwd, self.preds)
         try:
+            check_rules_exist(self.fwd, self.activity)
             self._make_shadows()
             plans = {
                 b: self._needs(b) if b in self.returning else _Needs() for b in self.original_blocks
@@ -429,8 +431,11 @@ class _ReverseMode:
             match inst:
                 case ops.Load(pointer=pointer):
                     self._plan_address(pointer, plan)
-                case ops.ElementAddr() | ops.NewArray():
+                case ops.ElementAddr():
                     pass
+                case ops.NewArray(fill=fill):
+                    if fill is not None and self.active(fill):
+                        self._shadow_needed(inst, plan)  # np.full: Σ shadow flows to fill
                 case ops.CopyArray(array=source):
                     self._shadow_needed(source, plan)
                     self._shadow_needed(inst, plan)
@@ -515,6 +520,7 @@ class _ReverseMode:
             t = p.type
             if self.c_shadows and isinstance(t, ArrayType):
                 t = ArrayType(t.dtype, t.ndim, "C")
+            t = shadow_type(t)  # F-ordered: A, which scratch (C) shadows relabel to
             shadow = Argument(type=t, name=f"d_{p.name}", index=len(rev.params))
             rev.params.append(shadow)
             self.shadows[p] = shadow
@@ -567,7 +573,7 @@ class _ReverseMode:
 
         b.position_at_end(exit_)
         with b.at(self.fwd.loc):
-            adjs = [self._read(exit_, (fwd_params[i], 0)) for i in self.scalars]
+            adjs = [self._param_adjoint(exit_, fwd_params[i]) for i in self.scalars]
             b.ret(b.make_tuple(adjs) if adjs else None)
         for read in ssa.finish():
             raise AssertionError(f"adjoint {read.name} read before definition")
@@ -575,6 +581,20 @@ class _ReverseMode:
         _move_exit_last(rev, exit_)
         # blocks that cannot reach a return (a ``raise``) have no reverse: drop theirs
         rev.blocks = [blk for blk in rev.blocks if blk.instructions]
+
+    def _param_adjoint(self, block: Block, p: Value) -> Value:
+        """The adjoint of scalar parameter ``p`` at the exit; for a tuple parameter (a
+        helper called with a tuple), the tuple of its elements' adjoints (zeros for int
+        and bool elements)."""
+        t = p.type
+        if not isinstance(t, TupleType):
+            return self._read(block, (p, 0))
+        parts = []
+        for k, e in enumerate(t.elements):
+            if not isinstance(e, ScalarType):
+                raise _not_differentiable(f"a tuple holding {user_type_name(e)} passed to", p)
+            parts.append(self._read(block, (p, k)) if _is_float(e) else _zero(self.b, e))
+        return self.b.make_tuple(parts)
 
     def _adjoint_keys(self) -> list[AdjKey]:
         keys: list[AdjKey] = []
@@ -939,7 +959,7 @@ class _ReverseMode:
         chosen = (
             self.primal(self.shadows[array])
             if array in self.shadows
-            else b.cast(self.shadows[params[-1]], array.type)
+            else b.cast(self.shadows[params[-1]], shadow_type(array.type))
         )
         if array not in self.shadows:
             params = params[:-1]
@@ -951,13 +971,13 @@ class _ReverseMode:
             self.ssa.add_edge(here, pick)
             self.ssa.seal(pick)
             b.position_at_end(pick)
-            param_shadow = b.cast(self.shadows[p], array.type)
+            param_shadow = b.cast(self.shadows[p], shadow_type(array.type))
             b.jump(join)
             self.ssa.add_edge(here, join)
             self.ssa.add_edge(pick, join)
             self.ssa.seal(join)
             b.position_at_end(join)
-            merged = ops.Phi(type=array.type, name="shadow")
+            merged = ops.Phi(type=shadow_type(array.type), name="shadow")
             merged.incoming = [(here, chosen), (pick, param_shadow)]
             chosen = b.insert(merged)
         return chosen
@@ -1003,7 +1023,12 @@ class _ReverseMode:
                 old = b.insert(ops.Load(address, type=inst.type))
                 b.insert(ops.Store(address, b.add(old, a), type=NONE))
                 return
-            case ops.ElementAddr() | ops.NewArray():
+            case ops.ElementAddr():
+                return
+            case ops.NewArray(fill=fill):
+                if fill is not None and self.active(fill):
+                    # np.full(shape, y): every element is y, so ȳ += Σ shadow
+                    self._accumulate((fill, 0), fill_adjoint(self.module, b, self._shadow(inst)))
                 return
             case ops.CopyArray(array=source):
                 # the copy's adjoints flow back into the source's, element by element
@@ -1113,7 +1138,12 @@ class _ReverseMode:
             self._reset(key)
         result = b.call(derived.rev.name, [*shadows, self.rev_tape, seed], derived.rev.return_type)
         for position, i in enumerate(derived.scalar_params):
-            self._accumulate((call.args[i], 0), b.tuple_get(result, position))
+            adjoint, arg = b.tuple_get(result, position), call.args[i]
+            if isinstance(arg.type, TupleType):  # a tuple argument: element by element
+                for _, k in self._keys_of(arg):
+                    self._accumulate((arg, k), b.tuple_get(adjoint, k))
+            else:
+                self._accumulate((arg, 0), adjoint)
 
 
 def _fold_zero_adjoints(rev: Function, accumulations: set[ops.Add]) -> None:

@@ -75,6 +75,7 @@ class Param:
     name: str
     kind: str  # "float" | "int" | "bool" | "array"
     ndim: int = 0
+    layout: str = "A"  # arrays: "A" (any strides), "C" (f64[:, ::1]), "F" (f64[::1, :])
 
     @property
     def differentiable(self) -> bool:
@@ -136,8 +137,10 @@ def _param_of(arg: ast.arg) -> Param:
         base = node.value.attr if isinstance(node.value, ast.Attribute) else node.value
         name = base if isinstance(base, str) else getattr(base, "id", None)
         assert name in ("f64", "float64"), f"{arg.arg}: only f64 arrays in the AD corpus"
-        ndim = len(node.slice.elts) if isinstance(node.slice, ast.Tuple) else 1
-        return Param(arg.arg, "array", ndim)
+        axes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        unit = [isinstance(a, ast.Slice) and a.step is not None for a in axes]
+        layout = "C" if unit[-1] else ("F" if unit[0] else "A")
+        return Param(arg.arg, "array", len(axes), layout)
     raise AssertionError(f"parameter {arg.arg!r}: unsupported annotation {ast.dump(node)}")
 
 
@@ -267,7 +270,8 @@ def _int_range(case: Case, name: str) -> tuple[int, int]:
 
 @st.composite
 def inputs(draw: st.DrawFn, case: Case) -> tuple[Any, ...]:
-    """Arguments of ``case`` (arrays C-contiguous float64), away from its kinks."""
+    """Arguments of ``case`` (float64 arrays, C-contiguous or F for ``f64[::1, :]``),
+    away from its kinks."""
     ints: dict[str, int] = {}
     for p in case.params:
         if p.kind == "int":
@@ -294,7 +298,7 @@ def inputs(draw: st.DrawFn, case: Case) -> tuple[Any, ...]:
                     st.lists(elements, min_size=math.prod(shape), max_size=math.prod(shape)),
                     label=p.name,
                 )
-                args.append(np.array(flat, dtype=np.float64).reshape(shape))
+                args.append(_in_layout(np.array(flat, dtype=np.float64).reshape(shape), p))
     kinks = kinks_fn(case)
     if kinks is not None:
         qs = kinks(*copy_args(args))
@@ -311,14 +315,21 @@ def directions(draw: st.DrawFn, case: Case, args: tuple[Any, ...]) -> list[Any]:
         a = args[i]
         if isinstance(a, np.ndarray):
             flat = draw(st.lists(unit, min_size=a.size, max_size=a.size))
-            out.append(np.array(flat, dtype=np.float64).reshape(a.shape))
+            out.append(
+                _in_layout(np.array(flat, dtype=np.float64).reshape(a.shape), case.params[i])
+            )
         else:
             out.append(draw(unit))
     return out
 
 
+def _in_layout(a: np.ndarray, p: Param) -> np.ndarray:
+    return np.asfortranarray(a) if p.layout == "F" else a
+
+
 def copy_args(args: Sequence[Any]) -> list[Any]:
-    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    """Copies of the arrays in ``args``, each in its own memory order (C or F)."""
+    return [a.copy(order="K") if isinstance(a, np.ndarray) else a for a in args]
 
 
 def strided(a: np.ndarray) -> np.ndarray:
