@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.fuzzing.campaign import run, write_failures  # noqa: E402
+from tests.fuzzing.oracle import Report  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,22 +45,37 @@ def main(argv: list[str] | None = None) -> int:
         choices=("full", "avoid-known", "mixed"),
         help="avoid-known leaves out the constructs of #18's open bugs; mixed alternates",
     )
-    p.add_argument("--minimize", type=int, default=2, help="failures minimized per distinct key")
+    p.add_argument("--minimize", type=int, default=1, help="failures minimized per distinct key")
     p.add_argument("--minimize-checks", type=int, default=200, help="compilations per minimization")
     p.add_argument("-v", "--verbose", action="store_true", help="print every failing seed")
+    p.add_argument("--size", type=int, default=10, help="statements per function body (default 10)")
     args = p.parse_args(argv)
 
     deadline = time.monotonic() + args.minutes * 60
-    seeds = range(args.seed, args.seed + args.count) if args.count else itertools.count(args.seed)
+    seeds: Iterable[int] = (
+        range(args.seed, args.seed + args.count) if args.count else itertools.count(args.seed)
+    )
+    if args.seeds:
+        seeds = [int(s) for s in args.seeds.split(",")]
 
-    def progress(seed: int, report) -> None:  # type: ignore[no-untyped-def]
-        if args.verbose and report.outcome not in ("ok", "compile_error"):
+    args.out.mkdir(parents=True, exist_ok=True)
+    log = (args.out / "failures.jsonl").open("a")
+
+    def progress(seed: int, report: Report) -> None:
+        if report.outcome in ("ok", "compile_error"):
+            return
+        log.write(
+            json.dumps({"seed": seed, "key": report.key(), "report": report.to_json()}) + "\n"
+        )
+        log.flush()
+        if args.verbose:
             print(f"seed {seed}: {report.key()}", flush=True)
 
     camp = run(
         seeds,
         profile=args.profile,
         opt_level=args.opt,
+        size=args.size,
         deadline=deadline,
         minimize_per_key=args.minimize,
         minimize_checks=args.minimize_checks,

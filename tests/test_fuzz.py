@@ -59,7 +59,14 @@ def test_generated_programs_run_under_cpython(seed: int) -> None:
     for export, spec in fuzz.items():
         for _ in range(3):
             args = oracle.materialize(oracle.draw_inputs(spec, rng))
-            with contextlib.suppress(ValueError, ZeroDivisionError, OverflowError, AssertionError, IndexError, oracle.IntOverflow):
+            with contextlib.suppress(
+                ValueError,
+                ZeroDivisionError,
+                OverflowError,
+                AssertionError,
+                IndexError,
+                oracle.IntOverflow,
+            ):
                 ns[export](*args)
 
 
@@ -177,7 +184,7 @@ def _corpus_params() -> list[object]:
 def test_corpus_replay(path: Path, runner: Runner) -> None:
     text = path.read_text()
     header = read_header(text)
-    report = runner.check(text, input_seed=int(header["input_seed"]))
+    report = runner.check(text, input_seed=int(header["input_seed"]), opt_level=int(header["opt"]))
     assert report.outcome in ("ok",), f"{report.outcome}: {report.detail} {report.findings[:2]}"
     assert report.calls > 0
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 import ast
 import math
 import os
+import re
 import shutil
 import traceback
 from collections.abc import Callable
@@ -118,12 +119,23 @@ class Report:
         """The failure's identity for minimization and de-duplication: the class, plus
         the exception type for ICEs and the derivative flavour for derivative classes."""
         if self.outcome in ("ice", "compile_error"):
-            return f"{self.outcome}:{self.detail.split(':', 1)[0]}"
+            return f"{self.outcome}:{normalize_message(self.detail)}"
         if not self.findings:
             return self.outcome
         first = next(f for f in self.findings if f.cls == self.outcome)
         flavour = first.where.split(":")[0]
         return f"{self.outcome}:{flavour}"
+
+
+def normalize_message(text: str) -> str:
+    """An error message without the names and numbers that vary between programs (IR
+    values, blocks, functions, source positions), so equal causes compare equal."""
+    text = re.sub(r"`[^`]*`", "_", text)
+    text = re.sub(r"[@^%][\w.$-]+", "_", text)
+    text = re.sub(r"'[^']*'", "'_'", text)
+    text = re.sub(r"\d+", "N", text)
+    text = re.sub(r"\{[^}]*\}", "{}", text)
+    return text[:160]
 
 
 # ------------------------------------------------------------------ CPython side

@@ -65,8 +65,9 @@ class Runner:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def check(self, source: str, *, input_seed: int = 0) -> Report:
-        """Compile and check ``source`` in the worker (see ``oracle.check_source``)."""
+    def check(self, source: str, *, input_seed: int = 0, opt_level: int | None = None) -> Report:
+        """Compile and check ``source`` in the worker (see ``oracle.check_source``), at
+        ``opt_level`` (default: the runner's)."""
         if self.proc is None or self.proc.poll() is not None or self.served >= self.recycle:
             self.close()
             self.proc = self._start()
