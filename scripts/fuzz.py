@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--minimize", type=int, default=1, help="failures minimized per distinct key")
     p.add_argument("--minimize-checks", type=int, default=200, help="compilations per minimization")
+    p.add_argument("--seeds", default=None, help="comma-separated seeds to run instead")
     p.add_argument("-v", "--verbose", action="store_true", help="print every failing seed")
     p.add_argument("--size", type=int, default=10, help="statements per function body (default 10)")
     args = p.parse_args(argv)

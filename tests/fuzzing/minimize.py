@@ -184,7 +184,7 @@ def prune_fuzz_table(source: str) -> str:
     tree = ast.parse(source)
     names = {s.name for s in tree.body if isinstance(s, ast.FunctionDef)}
     for stmt in tree.body:
-        if _is_fixed(stmt) and isinstance(stmt, ast.Assign):
+        if _is_fixed(stmt) and isinstance(stmt, ast.Assign) and stmt.targets[0].id == "FUZZ":  # type: ignore[attr-defined]
             table = ast.literal_eval(stmt.value)
             stmt.value = ast.parse(
                 repr({k: v for k, v in table.items() if k in names}), mode="eval"

@@ -78,6 +78,8 @@ MATH_RTOL = 1e-9
 FD_STEPS = (1e-6, 1e-4)
 FD_RTOL = 1e-4
 FD_ATOL = 1e-6
+#: One-sided differences (error O(h)) at the small step must agree this well.
+ONE_SIDED_RTOL = 1e-3
 #: Dot-product test tolerance (relative to the magnitude of the summed terms).
 DOT_RTOL = 1e-7
 #: Primal values larger than this are not differentiated (FD is meaningless there).
@@ -269,6 +271,29 @@ def describe(source: str) -> tuple[dict[str, dict[str, Any]], list[Decl]]:
 # ------------------------------------------------------------------ inputs
 
 
+def fixed_inputs(source: str) -> dict[str, list[tuple[Any, ...]]]:
+    """The optional ``FUZZ_INPUTS = {export: [args, ...]}`` table of a module (arrays as
+    nested lists): inputs checked before the drawn ones (hand-reduced reproducers)."""
+    for stmt in ast.parse(source).body:
+        if isinstance(stmt, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "FUZZ_INPUTS" for t in stmt.targets
+        ):
+            return ast.literal_eval(stmt.value)
+    return {}
+
+
+def _fixed_args(spec: dict[str, Any], values: tuple[Any, ...]) -> list[Any]:
+    out: list[Any] = []
+    for t, value in zip(spec.values(), values):
+        if isinstance(t, tuple):
+            out.append(
+                ArrayArg(np.array(value, dtype=float).reshape(t[1]), "F" if t[2] == "F" else "C")
+            )
+        else:
+            out.append(value)
+    return out
+
+
 @dataclass
 class ArrayArg:
     values: np.ndarray  # C order
@@ -429,10 +454,11 @@ def check_source(
         return report
     fuzz, decls = describe(source)
     rtol = MATH_RTOL if ("math." in source or "**" in source) else 0.0
+    fixed = fixed_inputs(source)
     for export, spec in fuzz.items():
         rng = np.random.default_rng([input_seed, sum(map(ord, export))])
-        for _k in range(N_INPUTS):
-            args = draw_inputs(spec, rng)
+        drawn = [draw_inputs(spec, rng) for _ in range(N_INPUTS)]
+        for args in [_fixed_args(spec, a) for a in fixed.get(export, [])] + drawn:
             try:
                 _check_input(
                     report,
@@ -529,15 +555,29 @@ def _shift(args: list[Any], idx: list[int], v: list[Any], h: float) -> list[Any]
     return out
 
 
-def _fd(compiled: Any, args: list[Any], idx: list[int], v: list[Any]) -> list[float] | None:
-    """Central differences along v at the two FD_STEPS (None where the primal raises)."""
+def _fd(
+    compiled: Any, args: list[Any], idx: list[int], v: list[Any], value: float
+) -> list[float] | None:
+    """Central differences along v at the two FD_STEPS, or None where the primal raises
+    or is not smooth: the two central differences disagree, or the one-sided ones at the
+    small step do (a symmetric kink such as ``abs`` at 0 fools central differences)."""
     out = []
+    scale = max(1.0, abs(value))
     for h in FD_STEPS:
         fp, ep, _ = _call(compiled, _shift(args, idx, v, h))
         fm, em, _ = _call(compiled, _shift(args, idx, v, -h))
         if ep or em or not isinstance(fp, float) or not math.isfinite(fp) or not math.isfinite(fm):
             return None
         out.append((fp - fm) / (2 * h))
+        if h == FD_STEPS[0]:
+            forward, backward = (fp - value) / h, (value - fm) / h
+            if (
+                abs(forward - backward)
+                > ONE_SIDED_RTOL * max(abs(forward), abs(backward)) + FD_ATOL * 10 * scale
+            ):
+                return None
+    if not _close(out[0], out[1], scale):
+        return None
     return out
 
 
@@ -636,9 +676,7 @@ def _check_group(
             )
         if not fd_done:
             fd_done = True
-            fd = _fd(compiled, args, idx, v)
-            if fd is not None and not _close(fd[0], fd[1], max(1.0, abs(value))):
-                fd = None  # not smooth here (or FD too coarse): no FD verdict
+            fd = _fd(compiled, args, idx, v, value)  # None: no FD verdict here
         (fwd if decl.kind == "jvp" else rev).append((ad, mag, tagged))
     if fwd or rev:
         _verdict(report, fwd, rev, fd, max(1.0, abs(value)) if isinstance(value, float) else 1.0)
