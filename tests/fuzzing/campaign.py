@@ -106,6 +106,10 @@ def run(
                         lambda s, k=key, sd=seed: runner.check(s, input_seed=sd).key() == k,
                         max_checks=minimize_checks,
                     )
+                    # the header describes the reduced program's failure, not the original's
+                    reduced = runner.check(fail.minimized, input_seed=seed)
+                    if reduced.key() == key:
+                        fail.report = reduced
             if on_program is not None:
                 on_program(seed, report)
     camp.seconds = time.monotonic() - start
@@ -116,7 +120,7 @@ def corpus_header(fail: Failure, opt_level: int) -> str:
     """The comment block a corpus file starts with (read back by ``read_header``)."""
     first = next((f for f in fail.report.findings if f.cls == fail.report.outcome), None)
     lines = [
-        f"# fuzz: class={fail.report.outcome} key={fail.key} seed={fail.seed} input_seed={fail.seed} opt={opt_level}",
+        f"# fuzz: class={fail.report.outcome} key={fail.key.replace(' ', '_')} seed={fail.seed} input_seed={fail.seed} opt={opt_level}",
     ]
     if first is not None:
         lines.append(f"# where: {first.where[:300]}")

@@ -1,6 +1,6 @@
 # fuzz: class=fwd_rev key=fwd_rev:grad seed=12 input_seed=12 opt=2
 # where: grad:g0_g(1.7946, -0.9037, -1.8668, np.array([-1.3667602118076285, -0.9028395744788718, 1.989623143000554]) [C])
-# jvp -0.3209738891229503 vs <grad, v> -0.32129486301207316, FD [-0.3212948630204604, -0.3212948630121337] (FD agrees with grad)
+# jvp 0.0 vs <grad, v> -0.8518454191631601, FD [-0.8518454193140457, -0.8518454191630553] (FD agrees with grad)
 import gradc
 from gradc import f64
 
