@@ -9,10 +9,10 @@ FUZZ = {"f": {"c0": "bool", "x1": "f64", "a2": ("f64", (1,), "A"), "c3": "bool"}
 
 @gradc.export
 def f(c0: bool, x1: f64, a2: f64[:], c3: bool) -> f64:
-    for i27 in range(0):
+    for i27 in range(0):  # noqa: B007
         pass
     else:
-        for i29 in range(1, 5, 1):
+        for i29 in range(1, 5, 1):  # noqa: B007
             x1 *= a2[0]
     return x1
 
