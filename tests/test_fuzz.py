@@ -41,16 +41,7 @@ SHORT_RUN = range(1000, 1100)
 SHORT_SIZE = 5
 SHORT_PROFILE = "avoid-known"
 #: Seeds of the short run that hit findings still open (issue #18), with their class.
-OPEN_SEEDS: dict[int, str] = {
-    # jvp of active values stored into array parameters outside wrt (pending/fwd_rev_10.py)
-    1017: "fwd_rev",
-    1026: "fwd_rev",
-    1044: "fwd_rev",
-    1048: "fwd_rev",
-    1098: "fwd_rev",
-    # a non-finite partial times a zero tangent (pending/nan_grad_1042.py)
-    1042: "nan_grad",
-}
+OPEN_SEEDS: dict[int, str] = {}
 LONG_RUN = range(0, 1500)
 
 

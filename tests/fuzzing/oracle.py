@@ -632,7 +632,9 @@ def _check_group(
                 for i, d in zip(idx, v)
             ]
         tagged = f"{decl.kind}:{decl.name}{where[where.index('(') :]}"
-        live = materialize(args) + [e.copy() if isinstance(e, np.ndarray) else e for e in extra]
+        live = materialize(args) + [
+            e.copy(order="K") if isinstance(e, np.ndarray) else e for e in extra
+        ]
         report.deriv_checks += 1
         try:
             res = fn(*live)
