@@ -197,3 +197,52 @@ def test_inspect_reports_damage(fake_artifact: Path, as_json: bool, damage: str)
     assert r.exit_code == 1
     assert "damaged artifact" in r.stderr and blob.name in r.stderr
     assert "gradc_f_0123456789abcdef" in r.stdout  # the listing is still shown
+
+
+def test_inspect_asm_is_generated_from_the_stored_llvm_ir(tmp_path: Path) -> None:
+    # builds store no assembly (format 1.3): inspect --asm reruns code generation on the
+    # stored optimised LLVM IR for the entry's target and -O level
+    import llvmlite.binding as llvm
+
+    from gradc.compiler.codegen.emit import _target_machine
+
+    out = tmp_path / "s.gradc"
+    args = ["build", str(EXAMPLES / "scalars.py"), "-o", str(out), "-O3", "--cpu", "x86-64-v3"]
+    r = CliRunner().invoke(cli, args)
+    _skip_if_driver_missing(r)
+    assert r.exit_code == 0, r.output
+    assert not list((out / "texts").glob("*.s"))
+    m = read_manifest(out)
+    for e in m.entries:
+        assert set(e.texts) == {"ir", "llvm"}
+        c = e.key_components
+        assert (c["target.cpu"], c["options.opt_level"]) == ("x86-64-v3", 3)
+        # oracle: the stored IR, emitted with that target machine, is the stored object
+        tm = _target_machine(
+            str(c["target.triple"]), str(c["target.cpu"]), str(c["target.features"]), 3
+        )
+        llvm_text = (out / e.texts["llvm"]).read_text()
+        assert (
+            bytes(tm.emit_object(llvm.parse_assembly(llvm_text))) == (out / e.object).read_bytes()
+        )
+        r = CliRunner().invoke(cli, ["inspect", "--asm", e.name, str(out)])
+        assert r.exit_code == 0, r.stderr
+        assert f"\n{e.symbol}:" in r.output
+        assert r.output == tm.emit_assembly(llvm.parse_assembly(llvm_text))
+        # the CPU is honoured: x86-64-v3 has AVX, so scalar float code is VEX-encoded
+        assert "\tvmulsd\t" in r.output or "\tvaddsd\t" in r.output
+
+
+def test_inspect_asm_of_unusable_llvm_ir_is_an_error(tmp_path: Path) -> None:
+    # the fake entry stores no assembly and LLVM IR that does not parse
+    entry = CompiledEntry(**{**_fake_build().entries[0].__dict__, "asm_text": ""})
+    out = tmp_path / "noasm.gradc"
+    write_artifact(
+        out,
+        BuildOutput("noasm", (entry,), _fake_build().target),
+        producer=Producer("0.1.0", "0.50.0", "22.1.0"),
+    )
+    r = CliRunner().invoke(cli, ["inspect", "--asm", "f", str(out)])
+    assert r.exit_code == 1
+    assert "cannot generate the assembly of 'f'" in r.stderr
+    assert "Traceback" not in r.output
