@@ -220,9 +220,11 @@ def emit_object(llvm_module: ll.Module | str, options: CompilerOptions) -> Emitt
     text = llvm_module if isinstance(llvm_module, str) else str(llvm_module)
     mod = optimize(text, options)
     tm = target_machine(options)
-    # taken before code generation, which rewrites the module in place (CodeGenPrepare)
     llvm_text = str(mod)
-    object_code = bytes(tm.emit_object(mod))
+    # From a clone, as the stored LLVM IR text is when `gradc inspect --asm` parses it: the
+    # optimiser leaves use-lists in an order that a clone (or a parse) does not reproduce,
+    # and code generation depends on it (gmm: other bytes emitted from ``mod`` itself).
+    object_code = bytes(tm.emit_object(mod.clone()))
     return EmittedObject(object_code=object_code, llvm_text=llvm_text)
 
 
