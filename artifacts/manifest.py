@@ -26,6 +26,7 @@ identical bytes)::
         sites: [[file, line, col], ...],           # raise site k is sites[k-1] (1.2;
                                                    # docs/abi.md "Error record")
         texts: {"ir"|"llvm"|"asm": "texts/<sha256>.ir" | ".ll" | ".s"},
+                                                   # "asm": written up to 1.2 only
         wrapper: {symbol: str, object: "objects/<sha256>.o", sha256: str},
                                                    # optional (1.1): CPython fast-call wrapper
         variants: [{symbol, object, sha256, key, wrapper?}, ...] }, ...]
@@ -58,6 +59,10 @@ History: 1.0 had no ``runtime``, ``wrapper`` and ``signature.writes``; 1.1 reade
 manifests (no runtime; nothing written). 1.2 added ``sources``, ``runtime.key``,
 ``entries[].sites`` and the CPU ``variants``; their error records carry a site number where
 1.1's carried a line (a 1.1 artifact's errors name no line when loaded by a 1.2 reader).
+1.3 stops writing the ``asm`` text (the object's assembly): ``gradc inspect --asm``
+generates it from the ``llvm`` text (the optimised LLVM IR the object was emitted from) and
+the entry's ``target.*`` and ``options.opt_level`` key components, and still shows the
+``.s`` text of older artifacts.
 Readers accept any minor version of their major version (unknown fields are ignored) and
 refuse other major versions with :class:`FormatVersionError`.
 
@@ -79,7 +84,7 @@ import msgpack
 from gradc.artifacts.errors import ArtifactError, FormatVersionError
 
 #: (major, minor) of the format this module writes.
-FORMAT_VERSION: tuple[int, int] = (1, 2)
+FORMAT_VERSION: tuple[int, int] = (1, 3)
 
 #: Calling-convention version of docs/abi.md (2: every object carries its ABI description,
 #: ``gradc.artifacts.abi``; version-1 objects carry none and are refused).

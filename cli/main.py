@@ -297,7 +297,12 @@ def inspect(
         texts = [(k, n) for k, n in (("ir", ir_name), ("llvm", llvm_name), ("asm", asm_name)) if n]
         if texts:
             for kind, name in texts:
-                click.echo(read_text(artifact, manifest.entry(name), kind), nl=False)
+                entry = manifest.entry(name)
+                if kind == "asm" and "asm" not in entry.texts:
+                    text = _assembly(artifact, manifest, entry)
+                else:  # artifacts of format <= 1.2 store the assembly (texts/<sha>.s)
+                    text = read_text(artifact, entry, kind)
+                click.echo(text, nl=False)
             return
     except (ArtifactError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
@@ -313,6 +318,41 @@ def inspect(
         click.echo(f"gradc: error: damaged artifact: {problem}", err=True)
     if damage:
         sys.exit(1)
+
+
+def _assembly(artifact: Path, manifest: Manifest, entry: Entry) -> str:
+    """The assembly of ``entry``'s object, generated from its stored optimised LLVM IR.
+
+    Builds store no assembly (format 1.3): code generation is rerun here on the entry's
+    ``.ll`` text with the target the object was built for (``target.*`` and
+    ``options.opt_level`` of its key components, else the manifest's ``target`` and
+    ``-O2``), which gives the code of the stored object.
+
+    Raises:
+        KeyError: the artifact stores no LLVM IR for the entry either.
+        ArtifactError: the LLVM IR text is missing or corrupt, or LLVM rejects it.
+    """
+    from gradc.compiler.codegen.emit import assembly_from_llvm
+
+    if "llvm" not in entry.texts:
+        raise KeyError(f"the artifact stores no asm or llvm text for {entry.name!r}")
+    llvm_text = read_text(artifact, entry, "llvm")
+    c = entry.key_components
+    target = manifest.target
+    opt_level = c.get("options.opt_level", 2)
+    try:
+        return assembly_from_llvm(
+            llvm_text,
+            str(c.get("target.triple", target.triple)),
+            str(c.get("target.cpu", target.cpu)),
+            str(c.get("target.features", target.features)),
+            opt_level if isinstance(opt_level, int) else 2,
+        )
+    except RuntimeError as exc:
+        raise ArtifactError(
+            f"{artifact}: cannot generate the assembly of {entry.name!r} from its LLVM IR "
+            f"({entry.texts['llvm']}): {exc}"
+        ) from None
 
 
 def _print_key(entry: Entry, as_json: bool) -> None:

@@ -31,6 +31,7 @@ from gradc.compiler.options import CompilerOptions
 __all__ = [
     "EmittedObject",
     "add_abi_description",
+    "assembly_from_llvm",
     "check_cpu",
     "emit_object",
     "llvm_version",
@@ -47,12 +48,14 @@ class EmittedObject:
     Attributes:
         object_code: ELF relocatable object bytes.
         llvm_text: the optimised LLVM IR, as text.
-        asm_text: the target assembly of the same code.
+        asm_text: the target assembly of the same code, or ``""`` (the default: code
+            generation is not run a second time at build time; ``gradc inspect --asm``
+            regenerates it from ``llvm_text`` with :func:`assembly_from_llvm`).
     """
 
     object_code: bytes
     llvm_text: str
-    asm_text: str
+    asm_text: str = ""
 
 
 @functools.cache
@@ -218,8 +221,27 @@ def emit_object(llvm_module: ll.Module | str, options: CompilerOptions) -> Emitt
     mod = optimize(text, options)
     tm = target_machine(options)
     llvm_text = str(mod)
-    # Code generation rewrites the module in place (CodeGenPrepare): emit the object from
-    # a clone so that the object and the assembly both come from the optimised IR.
+    # From a clone, as the stored LLVM IR text is when `gradc inspect --asm` parses it: the
+    # optimiser leaves use-lists in an order that a clone (or a parse) does not reproduce,
+    # and code generation depends on it (gmm: other bytes emitted from ``mod`` itself).
     object_code = bytes(tm.emit_object(mod.clone()))
-    asm_text = tm.emit_assembly(mod)
-    return EmittedObject(object_code=object_code, llvm_text=llvm_text, asm_text=asm_text)
+    return EmittedObject(object_code=object_code, llvm_text=llvm_text)
+
+
+def assembly_from_llvm(llvm_text: str, triple: str, cpu: str, features: str, opt_level: int) -> str:
+    """The target assembly of optimised LLVM IR text (an ``EmittedObject.llvm_text``).
+
+    Runs only code generation, with the target machine :func:`emit_object` used for the
+    object (``triple``, ``cpu``, ``features`` as :func:`target_info` resolved them, codegen
+    level ``opt_level``): the assembly is that of the stored object, which is emitted from
+    the same optimised module. ``gradc inspect --asm`` calls this, so builds never
+    generate code twice just to keep assembly text.
+
+    Raises:
+        RuntimeError: the text does not parse or does not verify (LLVM's message).
+    """
+    _initialize()
+    tm = _target_machine(triple, cpu, features, opt_level)
+    mod = llvm.parse_assembly(llvm_text)
+    mod.verify()
+    return str(tm.emit_assembly(mod))

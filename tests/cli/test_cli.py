@@ -197,3 +197,116 @@ def test_inspect_reports_damage(fake_artifact: Path, as_json: bool, damage: str)
     assert r.exit_code == 1
     assert "damaged artifact" in r.stderr and blob.name in r.stderr
     assert "gradc_f_0123456789abcdef" in r.stdout  # the listing is still shown
+
+
+@pytest.mark.parametrize("example", ["scalars", pytest.param("gmm", marks=pytest.mark.slow)])
+def test_inspect_asm_is_generated_from_the_stored_llvm_ir(tmp_path: Path, example: str) -> None:
+    # builds store no assembly (format 1.3): inspect --asm reruns code generation on the
+    # stored optimised LLVM IR for the entry's target and -O level. gmm's objects differ
+    # when emitted from the optimised module itself rather than from a clone of it.
+    import llvmlite.binding as llvm
+
+    from gradc.compiler.codegen.emit import _target_machine
+
+    out = tmp_path / "s.gradc"
+    args = ["build", str(EXAMPLES / f"{example}.py"), "-o", str(out), "-O3", "--cpu", "x86-64-v3"]
+    r = CliRunner().invoke(cli, args)
+    _skip_if_driver_missing(r)
+    assert r.exit_code == 0, r.output
+    assert not list((out / "texts").glob("*.s"))
+    m = read_manifest(out)
+    for e in m.entries:
+        assert set(e.texts) == {"ir", "llvm"}
+        c = e.key_components
+        assert (c["target.cpu"], c["options.opt_level"]) == ("x86-64-v3", 3)
+        # oracle: the stored IR, emitted with that target machine, is the stored object
+        tm = _target_machine(
+            str(c["target.triple"]), str(c["target.cpu"]), str(c["target.features"]), 3
+        )
+        llvm_text = (out / e.texts["llvm"]).read_text()
+        assert (
+            bytes(tm.emit_object(llvm.parse_assembly(llvm_text))) == (out / e.object).read_bytes()
+        )
+        r = CliRunner().invoke(cli, ["inspect", "--asm", e.name, str(out)])
+        assert r.exit_code == 0, r.stderr
+        assert f"\n{e.symbol}:" in r.output
+        assert r.output == tm.emit_assembly(llvm.parse_assembly(llvm_text))
+        # the CPU is honoured: x86-64-v3 has AVX, so scalar float code is VEX-encoded
+        assert "\tvmulsd\t" in r.output or "\tvaddsd\t" in r.output
+
+
+def test_inspect_asm_of_unusable_llvm_ir_is_an_error(tmp_path: Path) -> None:
+    # the fake entry stores no assembly and LLVM IR that does not parse
+    entry = CompiledEntry(**{**_fake_build().entries[0].__dict__, "asm_text": ""})
+    out = tmp_path / "noasm.gradc"
+    write_artifact(
+        out,
+        BuildOutput("noasm", (entry,), _fake_build().target),
+        producer=Producer("0.1.0", "0.50.0", "22.1.0"),
+    )
+    r = CliRunner().invoke(cli, ["inspect", "--asm", "f", str(out)])
+    assert r.exit_code == 1
+    assert "cannot generate the assembly of 'f'" in r.stderr
+    assert "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_ir_broken_by_a_pass_is_caught_before_lowering(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, verbose: bool
+) -> None:
+    # the build verifies the IR after the whole pipeline, and after each pass only with -v
+    import dataclasses
+
+    import gradc.passes.registry as registry
+    from gradc.compiler.driver import build_module
+    from gradc.compiler.ir.verifier import VerificationError
+    from gradc.compiler.options import CompilerOptions
+
+    first, *rest = registry.DEFAULT_PIPELINE
+    ran: list[str] = []
+    real_get = registry.get
+
+    def get(name: str) -> registry.Pass:
+        p = real_get(name)
+
+        def run(module):  # type: ignore[no-untyped-def]
+            ran.append(name)
+            module = p.run(module)
+            if name == first:  # break an invariant: a function stored under another name
+                module.functions["not_its_name"] = next(iter(module.functions.values()))
+            return module
+
+        return dataclasses.replace(p, run=run)
+
+    monkeypatch.setattr(registry, "get", get)
+    src = tmp_path / "m.py"
+    src.write_text(
+        "import gradc\nfrom gradc import f64\n\n\n@gradc.export\n"
+        "def f(x: f64) -> f64:\n    return x * x\n"
+    )
+    with pytest.raises(VerificationError, match="stored under the name 'not_its_name'"):
+        build_module(src, CompilerOptions(verbose=verbose))
+    assert ran == ([first] if verbose else [first, *rest])
+
+
+def test_assembly_in_an_old_cache_is_not_carried_into_the_artifact(tmp_path: Path) -> None:
+    # caches of format <= 1.2 hold assembly; a warm build must write what a cold one does
+    from gradc.artifacts.store import ReusableEntry
+    from gradc.compiler.driver import build_module
+    from gradc.compiler.options import CompilerOptions
+
+    src = EXAMPLES / "scalars.py"
+    cold = build_module(src, CompilerOptions())
+    cache = {
+        e.key: ReusableEntry(e.object_code, e.wrapper_object, e.llvm_text, "old assembly\n")
+        for e in cold.entries
+    }
+    warm = build_module(src, CompilerOptions(), cache=cache)
+    assert [e.object_code for e in warm.entries] == [e.object_code for e in cold.entries]
+    assert [e.asm_text for e in warm.entries] == ["", ""]
+    a, b = tmp_path / "cold.gradc", tmp_path / "warm.gradc"
+    write_artifact(a, cold)
+    write_artifact(b, warm)
+    assert {p.name: p.read_bytes() for p in a.rglob("*") if p.is_file()} == {
+        p.name: p.read_bytes() for p in b.rglob("*") if p.is_file()
+    }
