@@ -1031,8 +1031,13 @@ class _ReverseMode:
                     self._accumulate((fill, 0), fill_adjoint(self.module, b, self._shadow(inst)))
                 return
             case ops.CopyArray(array=source):
-                # the copy's adjoints flow back into the source's, element by element
-                b.insert(ops.AccumulateArray(self._shadow(source), self._shadow(inst), type=NONE))
+                # the copy's adjoints flow back into the source's, element by element; a
+                # constant source (a Const parameter copied, the copy then made active by a
+                # store) has no shadow, and its adjoint is not wanted
+                if self.active(source) or source in self.shadows or source in self.selectors:
+                    b.insert(
+                        ops.AccumulateArray(self._shadow(source), self._shadow(inst), type=NONE)
+                    )
                 return
             case ops.Call():
                 self._call_adjoint(inst)

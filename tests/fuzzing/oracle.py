@@ -31,7 +31,8 @@ CPython is run on an instrumented copy of the source (``instrument``): array ele
 reads become Python floats (gradc's f64 has Python float semantics, NumPy scalars do
 not: ``np.float64(1) / 0.0`` is inf, not ZeroDivisionError), and every integer result
 outside int64 raises ``IntOverflow`` (gradc's ints wrap; such inputs are skipped, as are
-results CPython computes as complex numbers: documented ValueErrors in gradc).
+results CPython computes as complex numbers, or overflows computing them: documented
+ValueErrors in gradc).
 """
 
 from __future__ import annotations
@@ -382,6 +383,10 @@ def _call(fn: Callable[..., Any], args: list[Any]) -> tuple[Any, BaseException |
         return fn(*live), None, live
     except IntOverflow:
         raise
+    except OverflowError as exc:
+        if str(exc) == "complex exponentiation":  # a complex result that overflowed
+            raise IntOverflow("complex") from None
+        return None, exc, live
     except Exception as exc:
         return None, exc, live
 
