@@ -1,0 +1,18 @@
+# fuzz: class=fwd_rev key=fwd_rev:jvp seed=31521 input_seed=31521 opt=0
+# where: jvp:t1_g(np.array([-0.6433116801495506, -0.29665870066507916, -1.5628850835424934]) [C], 0.0, np.array([-0.8648622513557389, -0.46677475548277947, 0.23652578249476353]) [C])
+# nan vs 0.0 (FD None)
+import math
+
+import gradc
+
+FUZZ = {"g": {"a0": ("f64", (3,), "A"), "x1": "f64", "a2": ("f64", (3,), "C")}}
+
+
+@gradc.export("f64(f64[:], f64, f64[::1])")
+def g(a0, x1, a2):
+    x1 = math.sqrt(x1) * x1
+    return x1
+
+
+g1_g = gradc.grad(g, wrt=("x1",))
+t1_g = gradc.jvp(g, wrt=("x1",))
