@@ -23,6 +23,7 @@ from gradc.compiler.options import CompilerOptions
 
 if TYPE_CHECKING:
     from gradc.compiler.frontend.module_scan import ModuleInfo
+    from gradc.compiler.frontend.source import SourceFile
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,32 @@ class _Timer:
             self.phases[name] = self.phases.get(name, 0.0) + time.perf_counter() - start
 
 
+def add_derivative_exports(module: Module, info: ModuleInfo, source: SourceFile) -> None:
+    """Add the derivative exports ``info`` (a scanned module) declares to ``module``, its
+    inferred IR, in declaration order.
+
+    Raises:
+        CompileError: a declaration AD cannot carry out, at its (or its import's) line.
+    """
+    from gradc.compiler.ir.errors import PassError
+    from gradc.passes.ad.api import add_derivative_export
+
+    for d in info.derivatives:
+        try:
+            add_derivative_export(
+                module,
+                d.name,
+                d.kind,
+                d.target,
+                d.wrt,
+                d.wrt_sequence,
+                source.loc(d.node),
+                d.activity,
+            )
+        except PassError as exc:
+            raise info.error(exc.message, exc.loc) from None  # loc may be in an import
+
+
 def build_module(
     source_path: Path,
     options: CompilerOptions,
@@ -228,10 +255,8 @@ def build_module(
     from gradc.compiler.frontend.module_scan import requested_derivative, scan_module
     from gradc.compiler.frontend.source import SourceFile
     from gradc.compiler.infer import infer_module
-    from gradc.compiler.ir.errors import PassError
     from gradc.compiler.ir.printer import print_function
     from gradc.compiler.ir.verifier import verify_module
-    from gradc.passes.ad.api import add_derivative_export
     from gradc.passes.analysis.mutation import written_params
     from gradc.passes.registry import DEFAULT_PIPELINE
     from gradc.passes.registry import get as get_pass
@@ -252,20 +277,7 @@ def build_module(
     with timer.phase("infer"):
         module = infer_module(info)
     with timer.phase("ad"):
-        for d in info.derivatives:
-            try:
-                add_derivative_export(
-                    module,
-                    d.name,
-                    d.kind,
-                    d.target,
-                    d.wrt,
-                    d.wrt_sequence,
-                    source.loc(d.node),
-                    d.activity,
-                )
-            except PassError as exc:
-                raise info.error(exc.message, exc.loc) from None  # loc may be in an import
+        add_derivative_exports(module, info, source)
     with timer.phase("passes"):
         # The IR is verified as AD leaves it and as the pipeline leaves it; between passes
         # only with -v (options.verbose), which stops right after a pass that broke it: each

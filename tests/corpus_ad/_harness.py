@@ -787,32 +787,18 @@ def build_ir_module(path: Path) -> Any:
     Raises:
         CompileError: as ``build_module`` would.
     """
+    from gradc.compiler.driver import add_derivative_exports
     from gradc.compiler.frontend.module_scan import scan_module
     from gradc.compiler.frontend.source import SourceFile
     from gradc.compiler.infer import infer_module
-    from gradc.compiler.ir.errors import PassError
     from gradc.compiler.ir.verifier import verify_module
-    from gradc.passes.ad.api import add_derivative_export
     from gradc.passes.registry import DEFAULT_PIPELINE
     from gradc.passes.registry import get as get_pass
 
     source = SourceFile.read(path)
     info = scan_module(source, path.stem)
     module = infer_module(info)
-    for d in info.derivatives:
-        try:
-            add_derivative_export(
-                module,
-                d.name,
-                d.kind,
-                d.target,
-                d.wrt,
-                d.wrt_sequence,
-                source.loc(d.node),
-                d.activity,
-            )
-        except PassError as exc:
-            raise source.error(exc.message, exc.loc) from None
+    add_derivative_exports(module, info, source)
     verify_module(module)
     for name in DEFAULT_PIPELINE:
         module = get_pass(name).run(module)
