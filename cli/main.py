@@ -147,7 +147,7 @@ def build(
     from gradc.compiler.codegen.emit import check_cpu
     from gradc.compiler.diagnostics import CompileError
     from gradc.compiler.driver import CompileForbiddenError, build_module
-    from gradc.compiler.frontend.module_scan import GradRequestError
+    from gradc.compiler.frontend.derivatives import GradRequestError
 
     try:
         cpus = parse_cpu_list(cpu)

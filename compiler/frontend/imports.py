@@ -46,7 +46,8 @@ from gradc.compiler.frontend.source import SourceFile
 from gradc.compiler.ir.loc import Loc
 
 if TYPE_CHECKING:
-    from gradc.compiler.frontend.module_scan import ModuleInfo, Number
+    from gradc.compiler.frontend.constants import Number
+    from gradc.compiler.frontend.module_scan import ModuleInfo
 
 #: ``scan(source, qualified_name, loader) -> ModuleInfo``: reads one module's top level.
 ScanFunction = Callable[[SourceFile, str, "ModuleLoader"], "ModuleInfo"]

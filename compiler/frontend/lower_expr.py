@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import math
 
+from gradc.compiler.frontend.constants import MATH_CONSTANTS, fold_constant
 from gradc.compiler.frontend.imports import (
     ConstantRef,
     FunctionRef,
@@ -19,7 +20,6 @@ from gradc.compiler.frontend.imports import (
     resolve,
 )
 from gradc.compiler.frontend.lower_calls import SUPPORTED_BUILTINS, CallLowering
-from gradc.compiler.frontend.module_scan import MATH_CONSTANTS, fold_constant
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.types import F64, I1, I64

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import ast
 
+from gradc.compiler.frontend.constants import fold_constant
 from gradc.compiler.frontend.lower_expr import ExpressionLowering
 from gradc.compiler.frontend.lower_state import IntCheck, Loop, UnpackCheck
-from gradc.compiler.frontend.module_scan import fold_constant
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.types import I64
