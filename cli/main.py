@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -34,6 +35,10 @@ from gradc.artifacts.store import (
 )
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
 from gradc.runtime_mode import NO_COMPILE_ENV, env_flag
+
+if TYPE_CHECKING:
+    from gradc.artifacts.remote import RemoteCache
+    from gradc.compiler.driver import BuildOutput, CachedEntry
 
 #: Where ``gradc build m.py`` writes when no ``-o`` is given: ``build/m.gradc``.
 DEFAULT_BUILD_DIR = Path("build")
@@ -144,26 +149,7 @@ def build(
     changed, nothing is written. On a compile error the diagnostic is printed and nothing
     is written (exit status 1). GRADC_NO_COMPILE=1 refuses to compile (exit status 1).
     """
-    from gradc.compiler.codegen.emit import check_cpu
-    from gradc.compiler.diagnostics import CompileError
-    from gradc.compiler.driver import CompileForbiddenError, build_module
-    from gradc.compiler.frontend.derivatives import GradRequestError
-
-    try:
-        cpus = parse_cpu_list(cpu)
-        for name in cpus:
-            check_cpu(name)  # before any work: LLVM would abort on some bad names
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="'--cpu'") from None
-    options = CompilerOptions(
-        opt_level=opt_level,
-        cpu=cpus[0],
-        cpus=cpus if len(cpus) > 1 else (),
-        fastmath=fastmath,
-        boundscheck=not no_boundscheck,
-        timings=timings,
-        verbose=verbose,
-    )
+    options = _compiler_options(opt_level, cpu, fastmath, no_boundscheck, timings, verbose)
     out_dir = output if output is not None else default_output_dir(module)
     start = time.perf_counter()
     previous = previous_build(out_dir)
@@ -172,38 +158,10 @@ def build(
     remote = None
     if remote_cache:
         from gradc.cli.remote import open_remote
-        from gradc.cli.remote import summary as remote_summary
 
         remote = open_remote(remote_cache, remote_cache_readonly)
-    try:
-        result = build_module(
-            module,
-            options,
-            grads,
-            cache=remote.layered(previous.reusable) if remote else previous.reusable,
-            allow_compile=not env_flag(NO_COMPILE_ENV),
-        )
-    except CompileError as exc:
-        click.echo(exc.render(), err=True)
-        sys.exit(1)
-    except CompileForbiddenError as exc:
-        click.echo(f"gradc: error: {exc}", err=True)
-        sys.exit(1)
-    except GradRequestError as exc:
-        click.echo(f"gradc: error: --grad: {exc}", err=True)
-        sys.exit(1)
-    except Exception as exc:  # a bug in gradc: say so, keep the traceback for -v
-        if verbose:
-            import traceback
-
-            traceback.print_exc()
-        click.echo(
-            f"gradc: internal compiler error while building {module}: "
-            f"{type(exc).__name__}: {exc}\n"
-            "nothing was written; please report this with the module (-v shows the traceback)",
-            err=True,
-        )
-        sys.exit(70)
+    cache = remote.layered(previous.reusable) if remote else previous.reusable
+    result = _compile(module, options, grads, cache)
     write_start = time.perf_counter()
     try:
         manifest = write_artifact(
@@ -223,22 +181,111 @@ def build(
         hits = remote.stats.hits if remote is not None else {}
         for line in explain_lines(previous.manifest, result.entries, result.callees, hits):
             click.echo(line)
-    names = ", ".join(manifest.names()) or "no exports"
-    reused = sum(e.reused for e in result.entries)
-    click.echo(
-        f"wrote {out_dir}: {len(manifest.entries)} export"
-        f"{'s' * (len(manifest.entries) != 1)} ({names}), {reused} reused"
-        f"{'' if remote is None else remote_summary(remote)}, in {end - start:.2f} s"
-    )
-    if verbose:
-        for e in manifest.entries:
-            click.echo(f"  {e.name}{e.signature}  [{e.symbol}]")
+    _print_summary(out_dir, manifest, result, remote, end - start, verbose)
     if timings:
         phases = dict(result.timings)
         phases["write"] = write_end - write_start
         if remote is not None:  # downloads (during the build) and uploads (after it)
             phases["remote"] = remote.stats.seconds
         _print_timings(phases, end - start)
+
+
+def _compiler_options(
+    opt_level: int, cpu: str, fastmath: bool, no_boundscheck: bool, timings: bool, verbose: bool
+) -> CompilerOptions:
+    """``gradc build``'s options as the frozen object passed down to the compiler.
+
+    Raises:
+        click.BadParameter: a ``--cpu`` name LLVM does not know (checked before any work:
+            LLVM would abort on some bad names).
+    """
+    from gradc.compiler.codegen.emit import check_cpu
+
+    try:
+        cpus = parse_cpu_list(cpu)
+        for name in cpus:
+            check_cpu(name)  # before any work: LLVM would abort on some bad names
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--cpu'") from None
+    return CompilerOptions(
+        opt_level=opt_level,
+        cpu=cpus[0],
+        cpus=cpus if len(cpus) > 1 else (),
+        fastmath=fastmath,
+        boundscheck=not no_boundscheck,
+        timings=timings,
+        verbose=verbose,
+    )
+
+
+def _compile(
+    module: Path,
+    options: CompilerOptions,
+    grads: tuple[str, ...],
+    cache: Mapping[str, CachedEntry],
+) -> BuildOutput:
+    """``build_module`` of ``module``, reusing entries of ``cache``.
+
+    A compile error, a refused compile (``GRADC_NO_COMPILE=1``) or a bad ``--grad`` is
+    printed and exits with status 1; any other exception is an internal compiler error:
+    printed (with the traceback under ``-v``), exit status 70. Nothing is written then.
+    """
+    from gradc.compiler.diagnostics import CompileError
+    from gradc.compiler.driver import CompileForbiddenError, build_module
+    from gradc.compiler.frontend.derivatives import GradRequestError
+
+    try:
+        return build_module(
+            module, options, grads, cache=cache, allow_compile=not env_flag(NO_COMPILE_ENV)
+        )
+    except CompileError as exc:
+        click.echo(exc.render(), err=True)
+        sys.exit(1)
+    except CompileForbiddenError as exc:
+        click.echo(f"gradc: error: {exc}", err=True)
+        sys.exit(1)
+    except GradRequestError as exc:
+        click.echo(f"gradc: error: --grad: {exc}", err=True)
+        sys.exit(1)
+    except Exception as exc:  # a bug in gradc: say so, keep the traceback for -v
+        if options.verbose:
+            import traceback
+
+            traceback.print_exc()
+        click.echo(
+            f"gradc: internal compiler error while building {module}: "
+            f"{type(exc).__name__}: {exc}\n"
+            "nothing was written; please report this with the module (-v shows the traceback)",
+            err=True,
+        )
+        sys.exit(70)
+
+
+def _print_summary(
+    out_dir: Path,
+    manifest: Manifest,
+    result: BuildOutput,
+    remote: RemoteCache | None,
+    seconds: float,
+    verbose: bool,
+) -> None:
+    """``wrote DIR: N exports (names), K reused[, remote figures], in S s``; with
+    ``verbose`` each export's signature and symbol under it."""
+    names = ", ".join(manifest.names()) or "no exports"
+    reused = sum(e.reused for e in result.entries)
+    remote_text = ""
+    if remote is not None:
+        from gradc.cli.remote import summary as remote_summary
+
+        remote_text = remote_summary(remote)
+    click.echo(
+        f"wrote {out_dir}: {len(manifest.entries)} export"
+        f"{'s' * (len(manifest.entries) != 1)} ({names}), {reused} reused"
+        f"{remote_text}, in {seconds:.2f} s"
+    )
+    if verbose:
+        for e in manifest.entries:
+            click.echo(f"  {e.name}{e.signature}  [{e.symbol}]")
 
 
 def _print_timings(phases: dict[str, float], total: float) -> None:
