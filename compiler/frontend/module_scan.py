@@ -34,7 +34,8 @@ from gradc.compiler.frontend.derivatives import (
     requested_derivative,
 )
 from gradc.compiler.frontend.exports import Export, export_of, is_export_decorator
-from gradc.compiler.frontend.imports import ModuleLoader, UserBinding, scan_import
+from gradc.compiler.frontend.imports import UserBinding, scan_import
+from gradc.compiler.frontend.module_loader import ModuleLoader
 from gradc.compiler.frontend.source import SourceFile
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.ops import MATH_FUNCTIONS
