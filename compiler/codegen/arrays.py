@@ -444,15 +444,15 @@ class ArrayLowering:
         return desc
 
     def _stack_allocate(
-        self, inst: ops.StackArray, at: ArrayType
+        self, inst: ops.NewArray, at: ArrayType
     ) -> tuple[ll.Value, ll.Value, ll.Value, ll.Value]:
-        """Frame memory for a ``stackarray`` (constant shape; an ``alloca`` in the prologue,
+        """Frame memory for a ``newarray {on_stack}`` (constant shape; an ``alloca`` in the prologue,
         so LLVM sizes the frame statically); ``meminfo`` is NULL: no reference count."""
         b = self.b
         dims = []
         for d in inst.shape:
             if not isinstance(d, ops.Const) or type(d.value) is not int or d.value < 0:
-                raise self.fl.ice(f"stackarray dimension {d!r} is not a non-negative const")
+                raise self.fl.ice(f"on-stack newarray dimension {d!r} is not a non-negative const")
             dims.append(d.value)
         count = 1
         for n in dims:
@@ -476,7 +476,7 @@ class ArrayLowering:
             if not isinstance(s.type, ScalarType):
                 raise self.fl.ice(f"array size of type {s.type}")
             shape.append(self._i64(self.fl.value(s), s.type))
-        if isinstance(inst, ops.StackArray):
+        if inst.on_stack:
             desc, data, nbytes, count = self._stack_allocate(inst, at)
         else:
             desc, data, nbytes, count = self._allocate(at, shape, check_negative=True)

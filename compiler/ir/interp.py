@@ -640,7 +640,6 @@ _RULES: dict[type[Instruction], _Rule] = {
     ops.Load: _load,
     ops.Store: _store,
     ops.NewArray: _newarray,
-    ops.StackArray: _newarray,
     ops.CopyArray: _copyarray,
     ops.AccumulateArray: _arrayacc,
     ops.IncRef: _refcount,
