@@ -38,7 +38,7 @@ The ``gradc.compiler.codegen`` package is the only place in gradc that imports
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from llvmlite import ir as ll
 
@@ -48,6 +48,7 @@ from gradc.compiler.codegen.special import emit_digamma
 from gradc.compiler.diagnostics import CompileError, InternalCompilerError
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
+from gradc.compiler.ir.dominance import reverse_postorder
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import (
     F64,
@@ -416,26 +417,6 @@ class _ModuleLowering:
 # functions
 
 
-def _reverse_postorder(func: Function) -> list[Block]:
-    """Blocks reachable from the entry, in reverse postorder (defs before uses)."""
-    seen: set[int] = set()
-    post: list[Block] = []
-    stack: list[tuple[Block, Iterable[Block]]] = [(func.entry, iter(func.entry.successors()))]
-    seen.add(id(func.entry))
-    while stack:
-        block, succs = stack[-1]
-        for s in succs:
-            if id(s) not in seen:
-                seen.add(id(s))
-                stack.append((s, iter(s.successors())))
-                break
-        else:
-            stack.pop()
-            post.append(block)
-    post.reverse()
-    return post
-
-
 class _FunctionLowering:
     """Lowers the body of one IR function into its (already declared) LLVM function."""
 
@@ -474,7 +455,7 @@ class _FunctionLowering:
             else:
                 self.values[p] = self._from_abi(pro, arg, p.type)
         self.tape.start()
-        order = _reverse_postorder(func)
+        order = reverse_postorder(func.entry)
         reachable = {id(b) for b in order}
         for block in func.blocks:  # LLVM block order = IR order, for readable output
             if id(block) in reachable:
