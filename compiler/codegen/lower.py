@@ -90,44 +90,6 @@ _I32 = ll.IntType(32)
 _I64 = ll.IntType(64)
 _I8P = _I8.as_pointer()
 
-#: ``math`` functions with an LLVM intrinsic (``llvm.<name>.f64``); LLVM lowers the ones
-#: without a machine instruction to the libm call of the same name.
-_MATH_INTRINSICS = frozenset(
-    [
-        "sin",
-        "cos",
-        "tan",
-        "asin",
-        "acos",
-        "atan",
-        "sinh",
-        "cosh",
-        "tanh",
-        "exp",
-        "log",
-        "log2",
-        "log10",
-        "sqrt",
-        "fabs",
-        "floor",
-        "ceil",
-        "trunc",
-        "copysign",
-        "atan2",
-    ]
-)
-
-#: ``math`` functions without an intrinsic: IR name → libm name (``f`` suffix for f32).
-_MATH_LIBM = {
-    "expm1": "expm1",
-    "log1p": "log1p",
-    "erf": "erf",
-    "erfc": "erfc",
-    "gamma": "tgamma",
-    "lgamma": "lgamma",
-    "hypot": "hypot",
-}
-
 _DOMAIN_ERROR = "math domain error"
 _RANGE_ERROR = "math range error"
 _ZERO_NEGATIVE_POW = "0.0 cannot be raised to a negative power"  # also for ints: 0 ** -1
@@ -1069,12 +1031,10 @@ class _FunctionLowering:
             return self._call_intrinsic("sqrt", x)
         if fn.name == "pow":
             r = self._libm_pow(*args)
-        elif fn.name in _MATH_INTRINSICS:
-            r = self._call_intrinsic(fn.name, *args)
-        elif fn.name in _MATH_LIBM:
-            r = b.call(self.ml.libm(_MATH_LIBM[fn.name], ty, fn.arity), args)
+        elif fn.libm:  # no LLVM intrinsic: the libm function (``f`` suffix for f32)
+            r = b.call(self.ml.libm(fn.libm, ty, fn.arity), args)
         else:
-            raise self.ice(f"no lowering for math.{fn.name}")
+            r = self._call_intrinsic(fn.name, *args)
         if fn.check == "none":
             return r
         if fn.check == "pow":
