@@ -43,3 +43,41 @@ def test_interpreter_covers_every_typed_operation() -> None:
     assert _missing(tables, ALL - FRONT_END) == []
     assert _overlap(tables) == []
     assert not any(c in t for t in tables for c in FRONT_END)
+
+
+#: Operations only passes after inference make (materialisation, AD, ``phi-decay``,
+#: ``lifetimes``, ``stack-arrays``): the front end never emits them, so inference's
+#: transfer rules never see them.
+AFTER_INFERENCE = frozenset(
+    {
+        ops.FDiv,
+        ops.ArrayDim,
+        ops.ElementAddr,
+        ops.ElementOffset,
+        ops.Addr,
+        ops.PointerAdd,
+        ops.ArrayAddress,
+        ops.Load,
+        ops.NewArray,
+        ops.StackArray,
+        ops.AccumulateArray,
+        ops.Poison,
+        ops.TapeNew,
+        ops.TapePush,
+        ops.TapePop,
+        ops.TapeFree,
+    }
+)
+
+
+def test_inference_covers_every_operation_the_front_end_emits() -> None:
+    from gradc.compiler.infer.rules import TRANSFER
+
+    assert TRANSFER.missing(ALL - AFTER_INFERENCE) == []
+    assert not any(c in TRANSFER for c in AFTER_INFERENCE)
+
+
+def test_materialization_replaces_every_front_end_operation() -> None:
+    from gradc.compiler.infer.materialize import MATERIALIZE
+
+    assert MATERIALIZE.missing(FRONT_END) == []
