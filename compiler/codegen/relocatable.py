@@ -25,6 +25,14 @@ from typing import Any
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 
+from gradc.compiler.ir.ops import MATH_FUNCTIONS
+
+#: The libm functions lowered ``math`` calls use: ``MathFn.libm``, or the function of
+#: the LLVM intrinsic ``llvm.<name>`` (LLVM lowers it to a call of ``name``).
+_MATH_LIBRARY = frozenset(
+    f.libm or f.name for f in MATH_FUNCTIONS.values() if not (f.internal or f.returns_bool)
+)
+
 #: External functions compiled code may call (resolved by name in the loading process).
 LIBRARY_SYMBOLS: frozenset[str] = frozenset(
     {
@@ -33,34 +41,8 @@ LIBRARY_SYMBOLS: frozenset[str] = frozenset(
         "sincosf",
         "exp10",
         "exp10f",
-        "sin",
-        "cos",
-        "tan",
-        "asin",
-        "acos",
-        "atan",
-        "atan2",
-        "sinh",
-        "cosh",
-        "tanh",
-        "exp",
-        "expm1",
-        "log",
-        "log1p",
-        "log2",
-        "log10",
-        "sqrt",
-        "pow",
-        "hypot",
-        "fabs",
-        "floor",
-        "ceil",
-        "trunc",
-        "copysign",
-        "erf",
-        "erfc",
-        "tgamma",
-        "lgamma",
+        *_MATH_LIBRARY,
+        # other libm functions LLVM's simplifications of those calls may produce
         "fmod",
         "round",
         "exp2",

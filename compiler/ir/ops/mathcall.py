@@ -23,6 +23,10 @@ class MathFn:
         returns_bool: the result is ``i1`` (``isnan``), else ``f64``.
         internal: not a Python ``math`` function; made by passes only (``ieee_pow``,
             ``ieee_log`` and the other :data:`IEEE_MATH` twins, ``digamma``).
+        libm: the C math library function lowering calls (``"tgamma"`` for ``gamma``),
+            ``""`` where it uses the LLVM intrinsic ``llvm.<name>`` instead (which LLVM
+            lowers to an instruction or to the libm function ``name``) or inline code
+            (``isnan``, the internal functions).
     """
 
     name: str
@@ -30,6 +34,7 @@ class MathFn:
     check: str
     returns_bool: bool = False
     internal: bool = False
+    libm: str = ""
 
 
 #: The one-argument functions with a non-checking ``ieee_<name>`` twin (C's result, no
@@ -49,9 +54,9 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         MathFn("cosh", 1, "overflow"),
         MathFn("tanh", 1, "domain"),
         MathFn("exp", 1, "overflow"),
-        MathFn("expm1", 1, "overflow"),
+        MathFn("expm1", 1, "overflow", libm="expm1"),
         MathFn("log", 1, "domain"),
-        MathFn("log1p", 1, "domain"),
+        MathFn("log1p", 1, "domain", libm="log1p"),
         MathFn("log2", 1, "domain"),
         MathFn("log10", 1, "domain"),
         MathFn("sqrt", 1, "domain"),
@@ -59,14 +64,14 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         MathFn("floor", 1, "none"),
         MathFn("ceil", 1, "none"),
         MathFn("trunc", 1, "none"),
-        MathFn("erf", 1, "domain"),
-        MathFn("erfc", 1, "domain"),
-        MathFn("gamma", 1, "overflow"),
-        MathFn("lgamma", 1, "overflow"),
+        MathFn("erf", 1, "domain", libm="erf"),
+        MathFn("erfc", 1, "domain", libm="erfc"),
+        MathFn("gamma", 1, "overflow", libm="tgamma"),
+        MathFn("lgamma", 1, "overflow", libm="lgamma"),
         MathFn("atan2", 2, "none"),
-        MathFn("hypot", 2, "none"),
+        MathFn("hypot", 2, "none", libm="hypot"),
         MathFn("copysign", 2, "none"),
-        MathFn("pow", 2, "pow"),
+        MathFn("pow", 2, "pow", libm="pow"),
         MathFn("isnan", 1, "none", returns_bool=True),
         MathFn("isinf", 1, "none", returns_bool=True),
         MathFn("isfinite", 1, "none", returns_bool=True),
