@@ -14,8 +14,8 @@ doing (``state.step``), the user's function and the source line being compiled. 
 pass through unchanged.
 
 The function and line come from the crash itself: the innermost IR instruction with a
-source line and the innermost IR function found among the local variables (and the
-attributes of ``self``) of the frames the exception passed through, else
+source line and the innermost IR function found among the local variables (and their
+attributes) of the frames the exception passed through, else
 ``state.focus``, the function the stage said it was working on.
 """
 
@@ -26,7 +26,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
+from types import ModuleType, TracebackType
 from typing import Generic, TypeVar
 
 from gradc.compiler.diagnostics import CompileError, InternalCompilerError
@@ -148,11 +148,12 @@ def crash_site(
 
 def _frame_values(tb: TracebackType | None) -> Iterator[object]:
     """The local variables of the frames ``tb`` passed through, innermost frame first,
-    each frame's ``self`` followed by its attributes."""
+    each frame's variables followed by their attributes (``self.function``, ``spec.fn``)."""
     frames = [frame for frame, _ in traceback.walk_tb(tb)]
     for frame in reversed(frames):
-        yield from frame.f_locals.values()
-        owner = frame.f_locals.get("self")
-        attributes = getattr(owner, "__dict__", None)
-        if isinstance(attributes, dict):
-            yield from attributes.values()
+        values = list(frame.f_locals.values())
+        yield from values
+        for value in values:
+            attributes = getattr(value, "__dict__", None)
+            if isinstance(attributes, dict) and not isinstance(value, type | ModuleType):
+                yield from attributes.values()

@@ -163,3 +163,22 @@ def test_the_runner_skips_stages_with_nothing_to_do_and_passes_reported_errors()
         "FileNotFoundError: gone"
     )
     assert "FileNotFoundError" in "".join(traceback.format_exception(info.value))
+
+
+def test_the_crash_site_is_found_through_the_attributes_of_local_variables() -> None:
+    from gradc.compiler.ir.parser import parse_module
+    from gradc.compiler.pipeline import crash_site
+
+    fn = parse_module("func @g(%x: f64) -> f64 {\n^entry:\n  ret %x\n}\n").functions["g"]
+
+    class Spec:  # what inference holds per specialisation
+        def __init__(self, function: Function) -> None:
+            self.function = function
+
+    def infer(spec: Spec) -> None:
+        raise KeyError("x")
+
+    with pytest.raises(KeyError) as info:
+        infer(Spec(fn))
+    assert crash_site(info.tb) == (fn, fn.loc)
+    assert crash_site(None, focus=fn) == (fn, fn.loc)
