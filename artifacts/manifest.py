@@ -14,7 +14,8 @@ identical bytes)::
     entries: [                                     # exports, in source order
       { name: str,                                 # Python name of the export
         signature: {params: [[name, type], ...], result: type,     # gradc type strings
-                    writes: [name, ...]},          # array params the export writes (1.1)
+                    writes: [name, ...],           # array params the export writes (1.1)
+                    types: {params: [T, ...], result: T}},   # structured (1.4)
         abi_version: int,                          # docs/abi.md (ABI_VERSION)
         symbol: str,                               # C-ABI entry symbol in the object
         object: "objects/<sha256>.o",              # relative path of the ELF object
@@ -35,7 +36,11 @@ identical bytes)::
 
 Type strings are ``gradc.compiler.ir.types.python_name``'s: ``f64``, ``f32``, ``i64``,
 ``i32``, ``bool``, ``none``, ``tuple[f64,i64]`` and arrays spelt like annotations
-(``f64[:]``, ``f64[:, ::1]`` C order, ``f64[::1, :]`` Fortran order).
+(``f64[:]``, ``f64[:, ::1]`` C order, ``f64[::1, :]`` Fortran order), read by the one
+parser ``gradc.artifacts.abi.parse_type``. ``signature.types`` (1.4) is the same signature
+structured, each ``T`` a map ``{kind: "scalar", name}``, ``{kind: "array", dtype, ndim,
+layout}`` or ``{kind: "tuple", elements: [T, ...]}`` (``gradc.artifacts.abi.types``); a
+reader checks that it agrees with the strings (the strings are what objects describe).
 
 ``runtime`` is the object defining the ``gradc_rt1_*``/``gradc_rt2_*`` functions of
 docs/abi.md; the loader links the first one it sees once per process and every artifact
@@ -62,18 +67,19 @@ manifests (no runtime; nothing written). 1.2 added ``sources``, ``runtime.key``,
 1.3 stops writing the ``asm`` text (the object's assembly): ``gradc inspect --asm``
 generates it from the ``llvm`` text (the optimised LLVM IR the object was emitted from) and
 the entry's ``target.*`` and ``options.opt_level`` key components, and still shows the
-``.s`` text of older artifacts.
+``.s`` text of older artifacts. 1.4 adds ``signature.types``.
 Readers accept any minor version of their major version (unknown fields are ignored) and
 refuse other major versions with :class:`FormatVersionError`.
 
-``abi_version`` 2 (calling convention 2) means every entry and wrapper object carries its
-ABI description (``gradc.artifacts.abi``), which the loader checks against the entry before
+``abi_version`` 2 (calling convention 2, ``gradc.artifacts.abi.ABI_VERSION``) means every
+entry and wrapper object carries its ABI description (``gradc.artifacts.abi.description``), which the loader checks against the entry before
 linking; the manifest alone is never trusted to say how to call an object. Entries of
 ``abi_version`` 1 carry none and are refused.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -81,18 +87,11 @@ from typing import Any
 
 import msgpack
 
+from gradc.artifacts.abi.signature import Signature
 from gradc.artifacts.errors import ArtifactError, FormatVersionError
 
 #: (major, minor) of the format this module writes.
-FORMAT_VERSION: tuple[int, int] = (1, 3)
-
-#: Calling-convention version of docs/abi.md (2: every object carries its ABI description,
-#: ``gradc.artifacts.abi``; version-1 objects carry none and are refused).
-ABI_VERSION = 2
-
-#: Name of the runtime ABI whose object a manifest carries (docs/abi.md "Runtime functions"):
-#: ``rt2`` since array references on a tape are released by ``gradc_rt2_tape_free``.
-RUNTIME_ABI = "rt2"
+FORMAT_VERSION: tuple[int, int] = (1, 4)
 
 MANIFEST_NAME = "manifest.msgpack"
 
@@ -190,6 +189,15 @@ class EntrySignature:
     params: tuple[tuple[str, str], ...]
     result: str
     writes: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def abi(self) -> Signature:
+        """The structured signature (``gradc.artifacts.abi.Signature``) of the strings.
+
+        Raises:
+            TypeStringError: a string is not a gradc type (an ``ArtifactError``).
+        """
+        return Signature.parse(self.params, self.result, self.writes)
 
     def __str__(self) -> str:
         args = ", ".join(f"{n}: {t}" for n, t in self.params)
@@ -303,6 +311,7 @@ class Manifest:
                         "params": [[n, t] for n, t in e.signature.params],
                         "result": e.signature.result,
                         "writes": list(e.signature.writes),
+                        "types": e.signature.abi.types_data(),
                     },
                     "abi_version": e.abi_version,
                     "symbol": e.symbol,
@@ -518,6 +527,16 @@ class _Reader:
         names = [n for n, _ in params]
         if not all(isinstance(w, str) and w in names for w in writes):
             raise self.fail(f"{name}.signature.writes {writes!r} names no parameter")
+        signature = EntrySignature(
+            tuple(params),
+            self.req_str(sig, "result", f"{name}.signature"),
+            tuple(n for n in names if n in writes),
+        )
+        if "types" in sig:  # 1.4: must be the strings' structured form
+            try:
+                signature.abi.check_types_data(sig["types"])
+            except ArtifactError as exc:
+                raise self.fail(f"{name}.signature: {exc}") from None
         abi = self.get(m, "abi_version", name)
         if type(abi) is not int:
             raise self.fail(f"{name}.abi_version must be an int")
@@ -548,11 +567,7 @@ class _Reader:
                 raise self.fail(f"{name}.key_components[{k!r}] must be a scalar")
         return Entry(
             name=self.req_str(m, "name", name),
-            signature=EntrySignature(
-                tuple(params),
-                self.req_str(sig, "result", f"{name}.signature"),
-                tuple(n for n in names if n in writes),
-            ),
+            signature=signature,
             abi_version=abi,
             symbol=self.req_str(m, "symbol", name),
             object=obj,

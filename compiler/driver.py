@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from gradc.artifacts.abi import ABI_VERSION, RUNTIME_ABI
 from gradc.artifacts.keys import sha256_key
-from gradc.artifacts.manifest import ABI_VERSION, RUNTIME_ABI
 from gradc.compiler.ir.core import Module
 from gradc.compiler.ir.types import python_name
 from gradc.compiler.options import CompilerOptions
@@ -462,7 +462,7 @@ def abi_description(
     """The encoded ABI description (``gradc.artifacts.abi``) of export ``export_name``'s
     entry object, or of its fast-call wrapper object with ``wrapper``: what the loader
     checks the manifest against before linking (docs/abi.md "ABI description")."""
-    from gradc.artifacts.abi import describe, encode
+    from gradc.artifacts.abi.description import describe, encode
     from gradc.compiler.codegen.pywrapper import wrapper_symbol
 
     return encode(

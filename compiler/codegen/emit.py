@@ -199,7 +199,7 @@ def add_abi_description(module: ll.Module, symbol: str, description: bytes) -> N
     (docs/abi.md "ABI description"). The loader compares it with the manifest before
     linking.
     """
-    from gradc.artifacts.abi import description_symbol
+    from gradc.artifacts.abi.symbols import description_symbol
 
     array = ll.ArrayType(ll.IntType(8), len(description))
     gv = ll.GlobalVariable(module, array, name=description_symbol(symbol))
