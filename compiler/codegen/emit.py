@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
+from gradc.artifacts.toolchain import llvm_version  # the producer's, in every cache key
 from gradc.compiler.options import CompilerOptions
 
 __all__ = [
@@ -62,11 +63,6 @@ class EmittedObject:
 def _initialize() -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-
-
-def llvm_version() -> str:
-    """The version of the LLVM bundled with llvmlite (``"22.1.0"``), for the cache key."""
-    return ".".join(str(part) for part in llvm.llvm_version_info)
 
 
 @functools.cache
