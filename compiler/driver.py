@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from gradc.artifacts.abi import ABI_VERSION, RUNTIME_ABI
+from gradc.artifacts.abi import ABI_VERSION, RUNTIME_ABI, entry_symbol
 from gradc.artifacts.keys import sha256_key
 from gradc.compiler.ir.core import Module
 from gradc.compiler.ir.types import python_name
@@ -345,7 +345,7 @@ def build_module(
             # included, which the canonical IR text does not hold.
             components["signature"] = signature_text(signature)
             key = sha256_key(components)
-            symbol = f"gradc_{export_name}_{key[:16]}"
+            symbol = entry_symbol(export_name, key)
             cached = cache.get(key)
             if cached is not None:
                 object_code, wrapper = cached.object_code, cached.wrapper_object

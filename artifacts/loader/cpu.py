@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from gradc.artifacts.abi.description import check_object
-from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, RUNTIME_LIBRARY
+from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, RUNTIME_LIBRARY, RUNTIME_PREFIXES
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.loader.arrays import ArrayOwner
 from gradc.artifacts.loader.calls import make_export
@@ -287,6 +287,6 @@ def _link(
         return link_library(jit, manifest, objects, {}, runtime), {}
     except RuntimeError as exc:
         hint = ""
-        if "gradc_rt" in str(exc) and runtime is None:
+        if any(p in str(exc) for p in RUNTIME_PREFIXES) and runtime is None:
             hint = " (the artifact needs the gradc runtime but carries none: rebuild it)"
         raise ArtifactError(f"{path}: linking the objects failed: {exc}{hint}") from exc

@@ -63,6 +63,7 @@ from gradc.artifacts.abi.symbols import (
     RUNTIME_ALLOC,
     RUNTIME_DECREF,
     RUNTIME_INCREF,
+    RUNTIME_LIBRARY,
     RUNTIME_LIVE,
     RUNTIME_SYMBOLS,
     RUNTIME_TAPE_FREE,
@@ -110,7 +111,7 @@ def runtime_module() -> ll.Module:
     ``gradc_rt1_live``, all external; declares ``posix_memalign``, ``malloc``,
     ``realloc`` and ``free``.
     """
-    mod = ll.Module(name="gradc_rt2", context=ll.Context())
+    mod = ll.Module(name=RUNTIME_LIBRARY, context=ll.Context())
     live = ll.GlobalVariable(mod, _I64, name=RUNTIME_LIVE)
     live.initializer = ll.Constant(_I64, 0)
     live.align = 8
