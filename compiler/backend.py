@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from gradc.artifacts.abi import entry_symbol
 from gradc.artifacts.keys import sha256_key
 from gradc.compiler import keys
 from gradc.compiler.ir.core import Module
@@ -52,7 +53,7 @@ def plan_keys(state: BuildState) -> None:
                 state.hashes[plan.name], shared, plan.signature, derivatives.get(plan.name)
             )
             key = sha256_key(components)
-            symbol = keys.entry_symbol(plan.name, key)
+            symbol = entry_symbol(plan.name, key)
             plan.jobs.append(_job(state, plan.name, variant, target, components, key, symbol))
         state.exports.append(plan)
     # One runtime serves every variant (and every artifact of the process): with several
@@ -217,7 +218,7 @@ def abi_description(
     """The encoded ABI description (``gradc.artifacts.abi``) of export ``export_name``'s
     entry object, or of its fast-call wrapper object with ``wrapper``: what the loader
     checks the manifest against before linking (docs/abi.md "ABI description")."""
-    from gradc.artifacts.abi import describe, encode
+    from gradc.artifacts.abi.description import describe, encode
     from gradc.compiler.codegen.pywrapper import wrapper_symbol
 
     return encode(

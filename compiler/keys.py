@@ -21,8 +21,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from gradc.artifacts.abi import ABI_VERSION, RUNTIME_ABI
 from gradc.artifacts.keys import sha256_key
-from gradc.artifacts.manifest import ABI_VERSION, RUNTIME_ABI
 from gradc.compiler.ir.core import Module
 from gradc.compiler.options import CompilerOptions
 from gradc.passes.analysis.callgraph import strongly_connected_components
@@ -104,11 +104,6 @@ def entry_components(
 def runtime_key(shared: Mapping[str, Component]) -> str:
     """The key of the runtime object built with the ``shared`` components."""
     return sha256_key({"runtime": RUNTIME_ABI, **shared})
-
-
-def entry_symbol(export_name: str, key: str) -> str:
-    """The C-ABI entry symbol of an export (docs/abi.md): ``gradc_<name>_<key[:16]>``."""
-    return f"gradc_{export_name}_{key[:16]}"
 
 
 def signature_text(signature: Signature) -> str:

@@ -212,8 +212,8 @@ def stale_reason(
     a source with its hash; the other sources are files relative to ``source``'s folder.
     """
     from gradc._version import __version__
+    from gradc.artifacts.abi import ABI_VERSION, RUNTIME_ABI
     from gradc.artifacts.loader.cpu import llvm_version
-    from gradc.artifacts.manifest import ABI_VERSION, RUNTIME_ABI
 
     base = Path(os.path.abspath(source)).parent
     sources = dict(manifest.sources)

@@ -42,6 +42,7 @@ from collections.abc import Sequence
 
 from llvmlite import ir as ll
 
+from gradc.artifacts.abi.layout import ERROR_DATA_WORDS, ERROR_TYPE_NAME
 from gradc.compiler.codegen import arrays, tape
 from gradc.compiler.codegen.sites import site_numbers
 from gradc.compiler.codegen.special import emit_digamma
@@ -72,9 +73,6 @@ __all__ = [
     "param_type",
     "value_type",
 ]
-
-#: Name of the identified LLVM struct type of the error record (docs/abi.md).
-ERROR_TYPE_NAME = "gradc_error"
 
 #: Prefix of the LLVM names of non-exported IR functions (internal linkage).
 INTERNAL_PREFIX = "gradc."
@@ -211,7 +209,7 @@ class _ModuleLowering:
         self.context = ll.Context()  # a fresh context: no identified types leak across
         self.llmod = ll.Module(name=module.name or "gradc", context=self.context)
         self.error_type = self.context.get_identified_type(ERROR_TYPE_NAME)
-        self.error_type.set_body(_I32, _I32, _I8P, ll.ArrayType(_I64, 4))
+        self.error_type.set_body(_I32, _I32, _I8P, ll.ArrayType(_I64, ERROR_DATA_WORDS))
         self.functions: dict[str, ll.Function] = {}
         self._strings: dict[str, ll.Constant] = {}
         self._declarations: dict[str, ll.Function] = {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import types
 
+from gradc.artifacts.abi import entry_symbol
 from gradc.artifacts.keys import sha256_key
 from gradc.compiler import keys
 from gradc.compiler.options import CompilerOptions
@@ -53,7 +54,7 @@ def test_entry_and_runtime_keys_are_pinned() -> None:
     assert components["signature"] == "(a: f64[:], s: f64) -> none writes a"
     key = sha256_key(components)
     assert key == "9ec6a3b7b8d939768f05213890ec3b547f0a23a848f41e4d5e58d667cd226213"
-    assert keys.entry_symbol("d_f", key) == "gradc_d_f_9ec6a3b7b8d93976"
+    assert entry_symbol("d_f", key) == "gradc_d_f_9ec6a3b7b8d93976"
     assert keys.runtime_key(shared) == (
         "d3f80a92ddb5fc0e58acad0dcf5c3e896cc33e33f1cce39bfa81035c9be03c91"
     )

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, final
 
+# The one leaf of gradc outside the IR that the IR imports (standard library only;
+# pyproject.toml contract ``ir-standalone``): the exception codes are an ABI fact.
+from gradc.artifacts.abi.codes import EXCEPTION_CODES
 from gradc.compiler.ir.core import Block, Instruction, Value
 
 
@@ -99,17 +102,9 @@ class Return(Instruction):
     value: Value | None = None
 
 
-#: Exception kinds of :class:`Raise`, with their error-record codes (docs/abi.md).
-EXCEPTION_KINDS: dict[str, int] = {
-    "ValueError": 1,
-    "ZeroDivisionError": 2,
-    "AssertionError": 3,
-    "OverflowError": 4,
-    "IndexError": 5,
-    "TypeError": 6,
-    "MemoryError": 7,
-    "RuntimeError": 8,
-}
+#: Exception kinds of :class:`Raise`, with their error-record codes: the ABI's one table
+#: (docs/abi.md "Error record", ``gradc.artifacts.abi.codes``).
+EXCEPTION_KINDS: dict[str, int] = EXCEPTION_CODES
 
 
 @final
