@@ -68,7 +68,15 @@ def test_inspect_json(fake_artifact: Path) -> None:
     (e,) = data["entries"]
     assert e["name"] == "f"
     assert e["object_size"] == len(OBJECT)
-    assert e["signature"] == {"params": [["x", "f64"]], "result": "f64", "writes": []}
+    assert e["signature"] == {
+        "params": [["x", "f64"]],
+        "result": "f64",
+        "types": {
+            "params": [{"kind": "scalar", "name": "f64"}],
+            "result": {"kind": "scalar", "name": "f64"},
+        },
+        "writes": [],
+    }
 
 
 @pytest.mark.parametrize(
