@@ -798,7 +798,7 @@ class _FunctionLowering:
         if self.info.numpy_attr(e) is not None:
             raise self.src.error(f"numpy attribute 'np.{e.attr}' is not supported here", e)
         if e.attr in ("shape", "size", "ndim"):
-            return self.b.insert(ops.ArrayAttr(e.attr, self.expr(e.value)))
+            return self.b.insert(ops.ArrayAttr(ops.ArrayProperty(e.attr), self.expr(e.value)))
         raise self.src.error(f"unsupported attribute '.{e.attr}'", e)
 
     def subscript(self, e: ast.Subscript, value: ast.expr, index: ast.expr) -> Value:
@@ -989,7 +989,7 @@ class _FunctionLowering:
         shape, like = values.get("shape"), values.get("a")
         fill = values.get("fill_value")
         kind = name.removesuffix("_like")
-        return self.b.insert(ops.Allocate(kind, dtype, shape, like, fill))
+        return self.b.insert(ops.Allocate(ops.AllocKind(kind), dtype, shape, like, fill))
 
     def dtype(self, node: ast.expr) -> str:
         """The IR type name of a dtype expression (``np.float64``, ``float``, ``"f8"``)."""

@@ -20,6 +20,15 @@ class Type:
     def __str__(self) -> str:  # pragma: no cover - every subclass overrides
         raise NotImplementedError
 
+    def contains(self, kind: type[Type]) -> bool:
+        """True when this type is a ``kind`` or a tuple holding one at any depth.
+
+        ``t.contains(ArrayType)``: a value of type ``t`` holds an array reference (an
+        array, or a tuple with one), the values reference counting and array shadows
+        are about; ``t.contains(PointerType)``: it holds a derived pointer.
+        """
+        return isinstance(self, kind)
+
 
 @dataclass(frozen=True, slots=True)
 class ScalarType(Type):
@@ -73,6 +82,10 @@ class TupleType(Type):
 
     def __str__(self) -> str:
         return "tuple[" + ",".join(str(t) for t in self.elements) + "]"
+
+    def contains(self, kind: type[Type]) -> bool:
+        """True when the tuple is a ``kind`` or an element contains one."""
+        return isinstance(self, kind) or any(e.contains(kind) for e in self.elements)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Block, Instruction, Value
@@ -100,15 +101,28 @@ class Return(Instruction):
 
 
 #: Exception kinds of :class:`Raise`, with their error-record codes (docs/abi.md).
+class ExceptionKind(StrEnum):
+    """The Python exceptions compiled code raises (:class:`Raise`), by class name."""
+
+    VALUE_ERROR = "ValueError"
+    ZERO_DIVISION_ERROR = "ZeroDivisionError"
+    ASSERTION_ERROR = "AssertionError"
+    OVERFLOW_ERROR = "OverflowError"
+    INDEX_ERROR = "IndexError"
+    TYPE_ERROR = "TypeError"
+    MEMORY_ERROR = "MemoryError"
+    RUNTIME_ERROR = "RuntimeError"
+
+
 EXCEPTION_KINDS: dict[str, int] = {
-    "ValueError": 1,
-    "ZeroDivisionError": 2,
-    "AssertionError": 3,
-    "OverflowError": 4,
-    "IndexError": 5,
-    "TypeError": 6,
-    "MemoryError": 7,
-    "RuntimeError": 8,
+    ExceptionKind.VALUE_ERROR: 1,
+    ExceptionKind.ZERO_DIVISION_ERROR: 2,
+    ExceptionKind.ASSERTION_ERROR: 3,
+    ExceptionKind.OVERFLOW_ERROR: 4,
+    ExceptionKind.INDEX_ERROR: 5,
+    ExceptionKind.TYPE_ERROR: 6,
+    ExceptionKind.MEMORY_ERROR: 7,
+    ExceptionKind.RUNTIME_ERROR: 8,
 }
 
 
@@ -121,5 +135,5 @@ class Raise(Instruction):
     ATTRS: ClassVar[tuple[str, ...]] = ("exception", "message")
     IS_TERMINATOR: ClassVar[bool] = True
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
-    exception: str
+    exception: ExceptionKind
     message: str

@@ -4,9 +4,28 @@ emit them; inference replaces each by typed operations (they never occur in type
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value
+
+
+class ArrayProperty(StrEnum):
+    """The array attributes :class:`ArrayAttr` reads."""
+
+    SHAPE = "shape"
+    SIZE = "size"
+    NDIM = "ndim"
+
+
+class AllocKind(StrEnum):
+    """The NumPy allocation an :class:`Allocate` stands for (``np.zeros``, ``np.zeros_like``:
+    ``zeros``)."""
+
+    ZEROS = "zeros"
+    ONES = "ones"
+    EMPTY = "empty"
+    FULL = "full"
 
 
 @final
@@ -53,7 +72,7 @@ class ArrayAttr(Instruction):
     OPNAME: ClassVar[str] = "arrayattr"
     OPERANDS: ClassVar[tuple[str, ...]] = ("value",)
     ATTRS: ClassVar[tuple[str, ...]] = ("attr",)
-    attr: str
+    attr: ArrayProperty
     value: Value
 
 
@@ -73,7 +92,7 @@ class Allocate(Instruction):
     OPERANDS: ClassVar[tuple[str, ...]] = ("shape", "like", "fill")
     ATTRS: ClassVar[tuple[str, ...]] = ("kind", "dtype")
     MAY_RAISE: ClassVar[bool] = True
-    kind: str
+    kind: AllocKind
     dtype: str
     shape: Value | None
     like: Value | None

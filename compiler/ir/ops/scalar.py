@@ -9,6 +9,7 @@ are made equal by inference (it inserts :class:`Cast`), so ``add %a, %b : f64`` 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value
@@ -96,6 +97,14 @@ class Poison(Instruction):
 # arithmetic
 
 
+class DivKind(StrEnum):
+    """What a :class:`Div` divides in the source: floats, or ints (``int / int``, whose
+    operands inference converted to floats; only the error message differs)."""
+
+    FLOAT = "float"
+    INT = "int"
+
+
 @dataclass(eq=False, slots=True)
 class BinaryOp(Instruction):
     """Abstract base of two-operand arithmetic; both operands have the result type.
@@ -148,12 +157,12 @@ class Div(BinaryOp):
     OPNAME: ClassVar[str] = "div"
     ATTRS: ClassVar[tuple[str, ...]] = ("kind",)
     MAY_RAISE: ClassVar[bool] = True
-    kind: str = "float"
+    kind: DivKind = DivKind.FLOAT
 
     def of_ints(self) -> bool:
         """The source was ``int / int``, whose ZeroDivisionError says ``"division by
         zero"``."""
-        return self.kind == "int"
+        return self.kind == DivKind.INT
 
 
 @final
@@ -261,9 +270,20 @@ class Not(UnaryOp):
     OPNAME: ClassVar[str] = "not"
 
 
-#: Comparison predicates, Python's operators. Float comparisons are ordered: any
-#: comparison with NaN is False except ``ne``, which is True (as in Python).
-CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+class CmpPred(StrEnum):
+    """Comparison predicates, Python's operators. Float comparisons are ordered: any
+    comparison with NaN is False except ``ne``, which is True (as in Python)."""
+
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+    LE = "le"
+    GT = "gt"
+    GE = "ge"
+
+
+#: The predicates in their canonical order.
+CMP_PREDICATES: tuple[CmpPred, ...] = tuple(CmpPred)
 
 
 @final
@@ -274,6 +294,6 @@ class Cmp(Instruction):
     OPNAME: ClassVar[str] = "cmp"
     OPERANDS: ClassVar[tuple[str, ...]] = ("lhs", "rhs")
     ATTRS: ClassVar[tuple[str, ...]] = ("pred",)
-    pred: str
+    pred: CmpPred
     lhs: Value
     rhs: Value
