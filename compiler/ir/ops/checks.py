@@ -43,5 +43,7 @@ def holds_array_operand(ctx: VerifyContext, inst: Instruction, value: Value) -> 
     """None when operand ``value`` of ``inst`` holds an array (an array, or a tuple with
     one at any depth), else the reason."""
     if not value.type.contains(ArrayType):
-        return f"{inst.OPNAME} operand {ctx.show(value)} has type {value.type}, which holds no array"
+        return (
+            f"{inst.OPNAME} operand {ctx.show(value)} has type {value.type}, which holds no array"
+        )
     return None

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, final
 
-from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.ops.checks import front_end_only
 
 
 class ArrayProperty(StrEnum):
@@ -39,6 +40,10 @@ class GetItem(Instruction):
     value: Value
     indices: tuple[Value, ...]
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Never in typed IR."""
+        return front_end_only(self)
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -53,6 +58,10 @@ class SetItem(Instruction):
     indices: tuple[Value, ...]
     item: Value
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Never in typed IR."""
+        return front_end_only(self)
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -62,6 +71,10 @@ class Len(Instruction):
     OPNAME: ClassVar[str] = "len"
     OPERANDS: ClassVar[tuple[str, ...]] = ("value",)
     value: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Never in typed IR."""
+        return front_end_only(self)
 
 
 @final
@@ -74,6 +87,10 @@ class ArrayAttr(Instruction):
     ATTRS: ClassVar[tuple[str, ...]] = ("attr",)
     attr: ArrayProperty
     value: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Never in typed IR."""
+        return front_end_only(self)
 
 
 @final
@@ -97,3 +114,7 @@ class Allocate(Instruction):
     shape: Value | None
     like: Value | None
     fill: Value | None
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Never in typed IR."""
+        return front_end_only(self)

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, final
 
-from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.types import F64, I1
 
 
 class MathName(StrEnum):
@@ -161,3 +162,24 @@ class MathCall(Instruction):
     MAY_RAISE: ClassVar[bool] = True
     fn: MathName
     args: tuple[Value, ...]
+
+    def verify_attrs(self, ctx: VerifyContext) -> str | None:
+        """The function is in :data:`MATH_FUNCTIONS`, called with its arity."""
+        fn = MATH_FUNCTIONS.get(self.fn)
+        if fn is None:
+            return f"unknown math function {self.fn!r}"
+        if len(self.args) != fn.arity:
+            return f"math.{fn.name} takes {fn.arity} argument(s), got {len(self.args)}"
+        return None
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """``f64`` arguments, result ``f64`` (``i1`` for ``isnan``, ``isinf``,
+        ``isfinite``)."""
+        fn = MATH_FUNCTIONS[self.fn]
+        for arg in self.args:
+            if arg.type != F64:
+                return f"math.{fn.name} argument {ctx.show(arg)} has type {arg.type}, expected f64"
+        expected = I1 if fn.returns_bool else F64
+        if self.type != expected:
+            return f"math.{fn.name} result type is {self.type}, expected {expected}"
+        return None
