@@ -682,14 +682,8 @@ class ArrayLowering:
             self.b.call(fn, [self._field(v, _MEMINFO)])
         elif isinstance(t, TupleType):
             for i, et in enumerate(t.elements):
-                if _holds_arrays(et):
+                if et.contains(ArrayType):
                     self._refcount_value(self.b.extract_value(v, i), et, fn)
-
-
-def _holds_arrays(t: Type) -> bool:
-    if isinstance(t, ArrayType):
-        return True
-    return isinstance(t, TupleType) and any(_holds_arrays(e) for e in t.elements)
 
 
 def _is_zero_bits(v: object) -> bool:

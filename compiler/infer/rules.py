@@ -81,7 +81,7 @@ def _arith_type(inf: Inference, inst: Instruction, symbol: str) -> Type | None:
     if isinstance(inst, ops.Div):
         # Python's ``int / int`` has its own ZeroDivisionError message; the operands are
         # converted to floats afterwards, so the division says what its source was
-        inst.kind = "int" if j.is_int else "float"
+        inst.kind = ops.DivKind.INT if j.is_int else ops.DivKind.FLOAT
         return F64 if j.is_int else j
     if isinstance(inst, ops.Min | ops.Max):
         return j

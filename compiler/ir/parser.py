@@ -27,6 +27,7 @@ import json
 import re
 import typing
 from dataclasses import MISSING, dataclass, field
+from enum import StrEnum
 from typing import Any, NamedTuple
 
 from gradc.compiler.ir import ops
@@ -474,6 +475,13 @@ class _Parser:
                 return tok.text == "true"
             tok = line.expect("number", what=what)
             return int(tok.text) if _INT.fullmatch(tok.text) else float(tok.text)
+        if isinstance(ann, type) and issubclass(ann, StrEnum):
+            text = self._attr(line, str, what)
+            assert isinstance(text, str)
+            try:
+                return ann(text)
+            except ValueError:
+                return text  # not a member: the verifier names it (``unknown cmp predicate``)
         if ann is str:
             tok = line.peek()
             if tok is not None and tok.kind == "string":
@@ -593,7 +601,7 @@ def _what(spec: OpField, cls: type[Instruction]) -> str:
     }[spec.kind]
     if spec.kind == "attr":
         ann = spec.annotation
-        if ann is str:
+        if ann is str or (isinstance(ann, type) and issubclass(ann, StrEnum)):
             kind = "a word or quoted string"
         elif ann is int:
             kind = "an integer"

@@ -27,18 +27,15 @@ from __future__ import annotations
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
-from gradc.compiler.ir.types import ArrayType, PointerType, TupleType
+from gradc.compiler.ir.types import ArrayType, PointerType, Type
 from gradc.passes.analysis.pointers import array_roots
 
 __all__ = ["MemoryFacts", "callee_writes"]
 
 
-def _has_array(t: object) -> bool:
-    if isinstance(t, ArrayType | PointerType):
-        return True
-    if isinstance(t, TupleType):
-        return any(_has_array(e) for e in t.elements)
-    return False
+def _has_array(t: Type) -> bool:
+    """An array or a derived pointer into one, or a tuple holding one (at any depth)."""
+    return t.contains(ArrayType) or t.contains(PointerType)
 
 
 def callee_writes(module: Module, root: str) -> dict[str, set[int]]:

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
-from gradc.compiler.ir.types import NONE, ArrayType, PointerType, TupleType, Type
+from gradc.compiler.ir.types import NONE, ArrayType, PointerType, Type
 from gradc.passes.analysis.cfg import split_critical_edges
 from gradc.passes.analysis.liveness import compute_liveness
 from gradc.passes.analysis.pointers import pointer_bases
@@ -53,11 +53,7 @@ from gradc.passes.analysis.pointers import pointer_bases
 
 def is_managed(t: Type) -> bool:
     """True for arrays and tuples that contain arrays (at any depth)."""
-    if isinstance(t, ArrayType):
-        return True
-    if isinstance(t, TupleType):
-        return any(is_managed(e) for e in t.elements)
-    return False
+    return t.contains(ArrayType)
 
 
 def _managed(v: Value) -> bool:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
-from gradc.compiler.ir.types import ArrayType, TupleType, Type
+from gradc.compiler.ir.types import ArrayType
 
 #: Largest array (in bytes) put on the stack.
 STACK_LIMIT_BYTES = 4096
@@ -80,12 +80,6 @@ def _small(inst: ops.NewArray) -> bool:
     return nbytes <= STACK_LIMIT_BYTES
 
 
-def _managed(t: Type) -> bool:
-    if isinstance(t, ArrayType):
-        return True
-    return isinstance(t, TupleType) and any(_managed(e) for e in t.elements)
-
-
 def _escapes(root: Value, uses: dict[Value, list[Instruction]]) -> bool:
     """May the array ``root`` (or an alias of it) outlive the frame?"""
     seen = {root}
@@ -97,7 +91,7 @@ def _escapes(root: Value, uses: dict[Value, list[Instruction]]) -> bool:
                 case ops.Return() | ops.TapePush() | ops.MakeTuple():
                     return True
                 case ops.Call():
-                    if _managed(user.type):
+                    if user.type.contains(ArrayType):
                         return True  # the result may be a view of the argument
                 case ops.Cast() | ops.Phi() | ops.Select():
                     if user not in seen:

@@ -6,7 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, final
 
-from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.ops.checks import array_operand, holds_array_operand
+from gradc.compiler.ir.ops.scalar import Const
+from gradc.compiler.ir.types import I64, ArrayType, PointerType
 
 
 @final
@@ -19,6 +22,17 @@ class ArrayDim(Instruction):
     ATTRS: ClassVar[tuple[str, ...]] = ("axis",)
     array: Value
     axis: int
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """An array operand, ``0 <= axis < ndim``, result ``i64``."""
+        t = array_operand(ctx, self, self.array)
+        if isinstance(t, str):
+            return t
+        if not 0 <= self.axis < t.ndim:
+            return f"dim axis {self.axis} out of range for {t}"
+        if self.type != I64:
+            return f"dim result type is {self.type}, expected i64"
+        return None
 
 
 @final
@@ -38,6 +52,20 @@ class ElementAddr(Instruction):
     array: Value
     indices: tuple[Value, ...]
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """An array, one ``i64`` index per axis, result ``ptr[dtype]``."""
+        t = array_operand(ctx, self, self.array)
+        if isinstance(t, str):
+            return t
+        if len(self.indices) != t.ndim:
+            return f"elemaddr has {len(self.indices)} index(es) for {t}"
+        for index in self.indices:
+            if index.type != I64:
+                return f"elemaddr index {ctx.show(index)} has type {index.type}, expected i64"
+        if self.type != PointerType(t.dtype):
+            return f"elemaddr result type is {self.type}, expected {PointerType(t.dtype)}"
+        return None
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -47,6 +75,15 @@ class Load(Instruction):
     OPNAME: ClassVar[str] = "load"
     OPERANDS: ClassVar[tuple[str, ...]] = ("pointer",)
     pointer: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """A pointer operand, result the pointee type."""
+        t = self.pointer.type
+        if not isinstance(t, PointerType):
+            return f"load from {ctx.show(self.pointer)} of non-pointer type {t}"
+        if self.type != t.pointee:
+            return f"load result type is {self.type}, expected {t.pointee}"
+        return None
 
 
 @final
@@ -59,6 +96,15 @@ class Store(Instruction):
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
     pointer: Value
     value: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """The value has the pointee type."""
+        t = self.pointer.type
+        if not isinstance(t, PointerType):
+            return f"store to {ctx.show(self.pointer)} of non-pointer type {t}"
+        if self.value.type != t.pointee:
+            return f"store of {ctx.show(self.value)}: {self.value.type} through {t}"
+        return None
 
 
 @final
@@ -91,6 +137,27 @@ class NewArray(Instruction):
         """A heap allocation may raise; a stack one (constant, checked shape) never does."""
         return not self.on_stack
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """One ``i64`` per axis of a C-contiguous array result, ``fill`` of the dtype; on
+        the stack, every dimension a non-negative ``const``."""
+        t = self.type
+        if not isinstance(t, ArrayType) or t.layout != "C":
+            return f"newarray result type {t} is not a C-contiguous array"
+        if len(self.shape) != t.ndim:
+            return f"newarray has {len(self.shape)} dimension(s) for {t}"
+        for d in self.shape:
+            if d.type != I64:
+                return f"newarray dimension {ctx.show(d)} has type {d.type}, expected i64"
+        if self.fill is not None and self.fill.type != t.dtype:
+            return (
+                f"newarray fill {ctx.show(self.fill)} has type {self.fill.type}, expected {t.dtype}"
+            )
+        if self.on_stack:
+            for d in self.shape:
+                if not isinstance(d, Const) or not isinstance(d.value, int) or d.value < 0:
+                    return f"on-stack newarray dimension {ctx.show(d)} is not a non-negative const"
+        return None
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -101,6 +168,16 @@ class CopyArray(Instruction):
     OPERANDS: ClassVar[tuple[str, ...]] = ("array",)
     MAY_RAISE: ClassVar[bool] = True
     array: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """The result is the C-contiguous array of the operand's dtype and rank."""
+        t = array_operand(ctx, self, self.array)
+        if isinstance(t, str):
+            return t
+        expected = ArrayType(t.dtype, t.ndim, "C")
+        if self.type != expected:
+            return f"copyarray result type is {self.type}, expected {expected}"
+        return None
 
 
 @final
@@ -115,6 +192,20 @@ class AccumulateArray(Instruction):
     target: Value
     source: Value
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Two arrays of one dtype (a float) and rank."""
+        target = array_operand(ctx, self, self.target)
+        if isinstance(target, str):
+            return target
+        source = array_operand(ctx, self, self.source)
+        if isinstance(source, str):
+            return source
+        if (target.dtype, target.ndim) != (source.dtype, source.ndim):
+            return f"arrayacc of {source} into {target}: dtype and rank must match"
+        if not target.dtype.is_float:
+            return f"arrayacc target {target} must hold floats"
+        return None
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -126,6 +217,10 @@ class IncRef(Instruction):
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
     array: Value
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """The operand holds an array (an array, or a tuple with one)."""
+        return holds_array_operand(ctx, self, self.array)
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -136,6 +231,10 @@ class DecRef(Instruction):
     OPERANDS: ClassVar[tuple[str, ...]] = ("array",)
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
     array: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """The operand holds an array (an array, or a tuple with one)."""
+        return holds_array_operand(ctx, self, self.array)
 
 
 @final
@@ -154,6 +253,20 @@ class ElementOffset(Instruction):
     array: Value
     indices: tuple[Value, ...]
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """An array, one ``i64`` index per axis, result ``i64``."""
+        t = array_operand(ctx, self, self.array)
+        if isinstance(t, str):
+            return t
+        if len(self.indices) != t.ndim:
+            return f"elemoffset has {len(self.indices)} index(es) for {t}"
+        for index in self.indices:
+            if index.type != I64:
+                return f"elemoffset index {ctx.show(index)} has type {index.type}, expected i64"
+        if self.type != I64:
+            return f"elemoffset result type is {self.type}, expected i64"
+        return None
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -165,6 +278,17 @@ class Addr(Instruction):
     array: Value
     offset: Value
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """An array and an ``i64`` offset, result ``ptr[dtype]``."""
+        t = array_operand(ctx, self, self.array)
+        if isinstance(t, str):
+            return t
+        if self.offset.type != I64:
+            return f"addr offset {ctx.show(self.offset)} has type {self.offset.type}, expected i64"
+        if self.type != PointerType(t.dtype):
+            return f"addr result type is {self.type}, expected {PointerType(t.dtype)}"
+        return None
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -175,6 +299,19 @@ class PointerAdd(Instruction):
     OPERANDS: ClassVar[tuple[str, ...]] = ("pointer", "offset")
     pointer: Value
     offset: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """A pointer and an ``i64`` offset, result the pointer's type."""
+        t = self.pointer.type
+        if not isinstance(t, PointerType):
+            return f"ptradd of {ctx.show(self.pointer)} of non-pointer type {t}"
+        if self.offset.type != I64:
+            return (
+                f"ptradd offset {ctx.show(self.offset)} has type {self.offset.type}, expected i64"
+            )
+        if self.type != t:
+            return f"ptradd result type is {self.type}, expected {t}"
+        return None
 
 
 @final
@@ -189,3 +326,12 @@ class ArrayAddress(Instruction):
     OPNAME: ClassVar[str] = "dataaddr"
     OPERANDS: ClassVar[tuple[str, ...]] = ("array",)
     array: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """An array operand, result ``i64``."""
+        t = array_operand(ctx, self, self.array)
+        if isinstance(t, str):
+            return t
+        if self.type != I64:
+            return f"dataaddr result type is {self.type}, expected i64"
+        return None

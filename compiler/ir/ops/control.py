@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import ClassVar, final
 
 # The one leaf of gradc outside the IR that the IR imports (standard library only;
 # pyproject.toml contract ``ir-standalone``): the exception codes are an ABI fact.
 from gradc.artifacts.abi.codes import EXCEPTION_CODES
-from gradc.compiler.ir.core import Block, Instruction, Value
+from gradc.compiler.ir.core import Block, Instruction, Value, VerifyContext
+from gradc.compiler.ir.types import I1, NONE
 
 
 @final
@@ -43,6 +45,16 @@ class Phi(Instruction):
                 return v
         raise KeyError(pred.label)
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Incoming values have the phi's type."""
+        for blk, val in self.incoming:
+            if val.type != self.type:
+                return (
+                    f"phi value {ctx.show(val)} from {ctx.show_block(blk)} has type {val.type}, "
+                    f"expected {self.type}"
+                )
+        return None
+
 
 # ---------------------------------------------------------------------------------
 # calls
@@ -61,6 +73,35 @@ class Call(Instruction):
     callee: str
     args: tuple[Value, ...]
 
+    def verify_attrs(self, ctx: VerifyContext) -> str | None:
+        """The callee is in the module (when verifying one), called with its arity."""
+        if ctx.module is None:
+            return None
+        callee = ctx.module.functions.get(self.callee)
+        if callee is None:
+            return f"call of @{self.callee}, which is not in module {ctx.module.name!r}"
+        if len(self.args) != len(callee.params):
+            return f"@{callee.name} takes {len(callee.params)} argument(s), got {len(self.args)}"
+        return None
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Argument types equal the callee's parameter types, the result type its return
+        type (checked when verifying a module)."""
+        if ctx.module is None:
+            return None
+        callee = ctx.module.functions[self.callee]
+        for i, (arg, p) in enumerate(zip(self.args, callee.params, strict=False)):
+            if arg.type != p.type:
+                return (
+                    f"argument {i} ({ctx.show(arg)}: {arg.type}) of @{callee.name} must be {p.type}"
+                )
+        if self.type != callee.return_type:
+            return (
+                f"call result type {self.type} differs from @{callee.name}'s return type "
+                f"{callee.return_type}"
+            )
+        return None
+
 
 # ---------------------------------------------------------------------------------
 # terminators
@@ -76,6 +117,10 @@ class Jump(Instruction):
     IS_TERMINATOR: ClassVar[bool] = True
     target: Block
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """No types to check."""
+        return None
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -90,6 +135,12 @@ class Branch(Instruction):
     if_true: Block
     if_false: Block
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """The condition is ``i1``."""
+        if self.cond.type != I1:
+            return f"branch condition {ctx.show(self.cond)} has type {self.cond.type}, expected i1"
+        return None
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -101,9 +152,36 @@ class Return(Instruction):
     IS_TERMINATOR: ClassVar[bool] = True
     value: Value | None = None
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """The value's type is the function's return type; no value exactly when that is
+        ``none``."""
+        rt = ctx.function.return_type
+        if self.value is None:
+            if rt != NONE:
+                return f"ret without a value in a function returning {rt}"
+            return None
+        if rt == NONE:
+            return "ret with a value in a function returning none"
+        if self.value.type != rt:
+            return f"ret value {ctx.show(self.value)} has type {self.value.type}, expected {rt}"
+        return None
+
+
+class ExceptionKind(StrEnum):
+    """The Python exceptions compiled code raises (:class:`Raise`), by class name."""
+
+    VALUE_ERROR = "ValueError"
+    ZERO_DIVISION_ERROR = "ZeroDivisionError"
+    ASSERTION_ERROR = "AssertionError"
+    OVERFLOW_ERROR = "OverflowError"
+    INDEX_ERROR = "IndexError"
+    TYPE_ERROR = "TypeError"
+    MEMORY_ERROR = "MemoryError"
+    RUNTIME_ERROR = "RuntimeError"
+
 
 #: Exception kinds of :class:`Raise`, with their error-record codes: the ABI's one table
-#: (docs/abi.md "Error record", ``gradc.artifacts.abi.codes``).
+#: (docs/abi.md "Error record", ``gradc.artifacts.abi.codes``), keyed by name.
 EXCEPTION_KINDS: dict[str, int] = EXCEPTION_CODES
 
 
@@ -116,5 +194,17 @@ class Raise(Instruction):
     ATTRS: ClassVar[tuple[str, ...]] = ("exception", "message")
     IS_TERMINATOR: ClassVar[bool] = True
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
-    exception: str
+    exception: ExceptionKind
     message: str
+
+    def verify_attrs(self, ctx: VerifyContext) -> str | None:
+        """The kind is an :class:`ExceptionKind`; the message a string."""
+        if self.exception not in EXCEPTION_KINDS:
+            return f"unknown exception kind {self.exception!r}"
+        if not isinstance(self.message, str):
+            return "raise message is not a string"
+        return None
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """No types to check."""
+        return None

@@ -4,9 +4,29 @@ emit them; inference replaces each by typed operations (they never occur in type
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import ClassVar, final
 
-from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.ops.checks import front_end_only
+
+
+class ArrayProperty(StrEnum):
+    """The array attributes :class:`ArrayAttr` reads."""
+
+    SHAPE = "shape"
+    SIZE = "size"
+    NDIM = "ndim"
+
+
+class AllocKind(StrEnum):
+    """The NumPy allocation an :class:`Allocate` stands for (``np.zeros``, ``np.zeros_like``:
+    ``zeros``)."""
+
+    ZEROS = "zeros"
+    ONES = "ones"
+    EMPTY = "empty"
+    FULL = "full"
 
 
 @final
@@ -19,6 +39,10 @@ class GetItem(Instruction):
     MAY_RAISE: ClassVar[bool] = True
     value: Value
     indices: tuple[Value, ...]
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Never in typed IR."""
+        return front_end_only(self)
 
 
 @final
@@ -34,6 +58,10 @@ class SetItem(Instruction):
     indices: tuple[Value, ...]
     item: Value
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Never in typed IR."""
+        return front_end_only(self)
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -44,6 +72,10 @@ class Len(Instruction):
     OPERANDS: ClassVar[tuple[str, ...]] = ("value",)
     value: Value
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Never in typed IR."""
+        return front_end_only(self)
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -53,8 +85,12 @@ class ArrayAttr(Instruction):
     OPNAME: ClassVar[str] = "arrayattr"
     OPERANDS: ClassVar[tuple[str, ...]] = ("value",)
     ATTRS: ClassVar[tuple[str, ...]] = ("attr",)
-    attr: str
+    attr: ArrayProperty
     value: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Never in typed IR."""
+        return front_end_only(self)
 
 
 @final
@@ -73,8 +109,12 @@ class Allocate(Instruction):
     OPERANDS: ClassVar[tuple[str, ...]] = ("shape", "like", "fill")
     ATTRS: ClassVar[tuple[str, ...]] = ("kind", "dtype")
     MAY_RAISE: ClassVar[bool] = True
-    kind: str
+    kind: AllocKind
     dtype: str
     shape: Value | None
     like: Value | None
     fill: Value | None
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Never in typed IR."""
+        return front_end_only(self)

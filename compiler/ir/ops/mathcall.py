@@ -3,9 +3,69 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import ClassVar, final
 
-from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.types import F64, I1
+
+
+class MathName(StrEnum):
+    """The ``math`` functions the IR knows (:data:`MATH_FUNCTIONS` holds their facts)."""
+
+    SIN = "sin"
+    COS = "cos"
+    TAN = "tan"
+    ASIN = "asin"
+    ACOS = "acos"
+    ATAN = "atan"
+    SINH = "sinh"
+    COSH = "cosh"
+    TANH = "tanh"
+    EXP = "exp"
+    EXPM1 = "expm1"
+    LOG = "log"
+    LOG1P = "log1p"
+    LOG2 = "log2"
+    LOG10 = "log10"
+    SQRT = "sqrt"
+    FABS = "fabs"
+    FLOOR = "floor"
+    CEIL = "ceil"
+    TRUNC = "trunc"
+    ERF = "erf"
+    ERFC = "erfc"
+    GAMMA = "gamma"
+    LGAMMA = "lgamma"
+    ATAN2 = "atan2"
+    HYPOT = "hypot"
+    COPYSIGN = "copysign"
+    POW = "pow"
+    ISNAN = "isnan"
+    ISINF = "isinf"
+    ISFINITE = "isfinite"
+    IEEE_POW = "ieee_pow"
+    IEEE_SIN = "ieee_sin"
+    IEEE_COS = "ieee_cos"
+    IEEE_SINH = "ieee_sinh"
+    IEEE_COSH = "ieee_cosh"
+    IEEE_EXP = "ieee_exp"
+    IEEE_LOG = "ieee_log"
+    IEEE_SQRT = "ieee_sqrt"
+    DIGAMMA = "digamma"
+
+
+class MathCheck(StrEnum):
+    """How lowering reports a ``math`` function's errors, after CPython's
+    ``mathmodule.c``: ``none`` (never raises); ``domain`` (NaN from non-NaN input →
+    ValueError "math domain error"; ±inf from finite input → ValueError too);
+    ``overflow`` (as domain, but ±inf from finite input → OverflowError "math range
+    error"); ``pow`` (``math.pow``'s own rules)."""
+
+    NONE = "none"
+    DOMAIN = "domain"
+    OVERFLOW = "overflow"
+    POW = "pow"
 
 
 @dataclass(frozen=True)
@@ -15,11 +75,7 @@ class MathFn:
     Attributes:
         name: the Python name (``"sin"``), also the IR attribute.
         arity: number of float arguments.
-        check: how lowering reports errors, after CPython's ``mathmodule.c``:
-            ``"none"`` (never raises); ``"domain"`` (NaN from non-NaN input → ValueError
-            "math domain error"; ±inf from finite input → ValueError too); ``"overflow"``
-            (as domain, but ±inf from finite input → OverflowError "math range error");
-            ``"pow"`` (``math.pow``'s own rules).
+        check: how lowering reports errors (:class:`MathCheck`).
         returns_bool: the result is ``i1`` (``isnan``), else ``f64``.
         internal: not a Python ``math`` function; made by passes only (``ieee_pow``,
             ``ieee_log`` and the other :data:`IEEE_MATH` twins, ``digamma``).
@@ -29,9 +85,9 @@ class MathFn:
             (``isnan``, the internal functions).
     """
 
-    name: str
+    name: MathName
     arity: int
-    check: str
+    check: MathCheck
     returns_bool: bool = False
     internal: bool = False
     libm: str = ""
@@ -39,50 +95,59 @@ class MathFn:
 
 #: The one-argument functions with a non-checking ``ieee_<name>`` twin (C's result, no
 #: Python exception), for derivative code.
-IEEE_MATH = ("sin", "cos", "sinh", "cosh", "exp", "log", "sqrt")
+IEEE_MATH: tuple[MathName, ...] = (
+    MathName.SIN,
+    MathName.COS,
+    MathName.SINH,
+    MathName.COSH,
+    MathName.EXP,
+    MathName.LOG,
+    MathName.SQRT,
+)
 
+#: Every function's facts by its name.
 MATH_FUNCTIONS: dict[str, MathFn] = {
     f.name: f
     for f in (
-        MathFn("sin", 1, "domain"),
-        MathFn("cos", 1, "domain"),
-        MathFn("tan", 1, "domain"),
-        MathFn("asin", 1, "domain"),
-        MathFn("acos", 1, "domain"),
-        MathFn("atan", 1, "domain"),
-        MathFn("sinh", 1, "overflow"),
-        MathFn("cosh", 1, "overflow"),
-        MathFn("tanh", 1, "domain"),
-        MathFn("exp", 1, "overflow"),
-        MathFn("expm1", 1, "overflow", libm="expm1"),
-        MathFn("log", 1, "domain"),
-        MathFn("log1p", 1, "domain", libm="log1p"),
-        MathFn("log2", 1, "domain"),
-        MathFn("log10", 1, "domain"),
-        MathFn("sqrt", 1, "domain"),
-        MathFn("fabs", 1, "none"),
-        MathFn("floor", 1, "none"),
-        MathFn("ceil", 1, "none"),
-        MathFn("trunc", 1, "none"),
-        MathFn("erf", 1, "domain", libm="erf"),
-        MathFn("erfc", 1, "domain", libm="erfc"),
-        MathFn("gamma", 1, "overflow", libm="tgamma"),
-        MathFn("lgamma", 1, "overflow", libm="lgamma"),
-        MathFn("atan2", 2, "none"),
-        MathFn("hypot", 2, "none", libm="hypot"),
-        MathFn("copysign", 2, "none"),
-        MathFn("pow", 2, "pow", libm="pow"),
-        MathFn("isnan", 1, "none", returns_bool=True),
-        MathFn("isinf", 1, "none", returns_bool=True),
-        MathFn("isfinite", 1, "none", returns_bool=True),
+        MathFn(MathName.SIN, 1, MathCheck.DOMAIN),
+        MathFn(MathName.COS, 1, MathCheck.DOMAIN),
+        MathFn(MathName.TAN, 1, MathCheck.DOMAIN),
+        MathFn(MathName.ASIN, 1, MathCheck.DOMAIN),
+        MathFn(MathName.ACOS, 1, MathCheck.DOMAIN),
+        MathFn(MathName.ATAN, 1, MathCheck.DOMAIN),
+        MathFn(MathName.SINH, 1, MathCheck.OVERFLOW),
+        MathFn(MathName.COSH, 1, MathCheck.OVERFLOW),
+        MathFn(MathName.TANH, 1, MathCheck.DOMAIN),
+        MathFn(MathName.EXP, 1, MathCheck.OVERFLOW),
+        MathFn(MathName.EXPM1, 1, MathCheck.OVERFLOW, libm="expm1"),
+        MathFn(MathName.LOG, 1, MathCheck.DOMAIN),
+        MathFn(MathName.LOG1P, 1, MathCheck.DOMAIN, libm="log1p"),
+        MathFn(MathName.LOG2, 1, MathCheck.DOMAIN),
+        MathFn(MathName.LOG10, 1, MathCheck.DOMAIN),
+        MathFn(MathName.SQRT, 1, MathCheck.DOMAIN),
+        MathFn(MathName.FABS, 1, MathCheck.NONE),
+        MathFn(MathName.FLOOR, 1, MathCheck.NONE),
+        MathFn(MathName.CEIL, 1, MathCheck.NONE),
+        MathFn(MathName.TRUNC, 1, MathCheck.NONE),
+        MathFn(MathName.ERF, 1, MathCheck.DOMAIN, libm="erf"),
+        MathFn(MathName.ERFC, 1, MathCheck.DOMAIN, libm="erfc"),
+        MathFn(MathName.GAMMA, 1, MathCheck.OVERFLOW, libm="tgamma"),
+        MathFn(MathName.LGAMMA, 1, MathCheck.OVERFLOW, libm="lgamma"),
+        MathFn(MathName.ATAN2, 2, MathCheck.NONE),
+        MathFn(MathName.HYPOT, 2, MathCheck.NONE, libm="hypot"),
+        MathFn(MathName.COPYSIGN, 2, MathCheck.NONE),
+        MathFn(MathName.POW, 2, MathCheck.POW, libm="pow"),
+        MathFn(MathName.ISNAN, 1, MathCheck.NONE, returns_bool=True),
+        MathFn(MathName.ISINF, 1, MathCheck.NONE, returns_bool=True),
+        MathFn(MathName.ISFINITE, 1, MathCheck.NONE, returns_bool=True),
         # C pow without Python's checks, for derivative code (IEEE inf/NaN results)
-        MathFn("ieee_pow", 2, "none", internal=True),
+        MathFn(MathName.IEEE_POW, 2, MathCheck.NONE, internal=True),
         # the same for the functions derivative rules evaluate (``ieee_log(0.0)`` is
         # -inf, ``ieee_sqrt(-1.0)`` NaN): a derivative never raises where its primal
         # did not (passes/ad/rules.py)
-        *(MathFn(f"ieee_{name}", 1, "none", internal=True) for name in IEEE_MATH),
+        *(MathFn(MathName(f"ieee_{name}"), 1, MathCheck.NONE, internal=True) for name in IEEE_MATH),
         # the digamma function psi = lgamma', for the rules of gamma/lgamma (special.py)
-        MathFn("digamma", 1, "none", internal=True),
+        MathFn(MathName.DIGAMMA, 1, MathCheck.NONE, internal=True),
     )
 }
 
@@ -100,5 +165,26 @@ class MathCall(Instruction):
     OPERANDS: ClassVar[tuple[str, ...]] = ("args",)
     ATTRS: ClassVar[tuple[str, ...]] = ("fn",)
     MAY_RAISE: ClassVar[bool] = True
-    fn: str
+    fn: MathName
     args: tuple[Value, ...]
+
+    def verify_attrs(self, ctx: VerifyContext) -> str | None:
+        """The function is in :data:`MATH_FUNCTIONS`, called with its arity."""
+        fn = MATH_FUNCTIONS.get(self.fn)
+        if fn is None:
+            return f"unknown math function {self.fn!r}"
+        if len(self.args) != fn.arity:
+            return f"math.{fn.name} takes {fn.arity} argument(s), got {len(self.args)}"
+        return None
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """``f64`` arguments, result ``f64`` (``i1`` for ``isnan``, ``isinf``,
+        ``isfinite``)."""
+        fn = MATH_FUNCTIONS[self.fn]
+        for arg in self.args:
+            if arg.type != F64:
+                return f"math.{fn.name} argument {ctx.show(arg)} has type {arg.type}, expected f64"
+        expected = I1 if fn.returns_bool else F64
+        if self.type != expected:
+            return f"math.{fn.name} result type is {self.type}, expected {expected}"
+        return None

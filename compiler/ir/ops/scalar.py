@@ -9,9 +9,12 @@ are made equal by inference (it inserts :class:`Cast`), so ``add %a, %b : f64`` 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import ClassVar, final
 
-from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.ops.checks import is_scalar, show_types
+from gradc.compiler.ir.types import I1, ArrayType, ScalarType, TupleType
 
 # ---------------------------------------------------------------------------------
 # constants and data movement
@@ -25,6 +28,32 @@ class Const(Instruction):
     OPNAME: ClassVar[str] = "const"
     ATTRS: ClassVar[tuple[str, ...]] = ("value",)
     value: int | float | bool
+
+    def verify_attrs(self, ctx: VerifyContext) -> str | None:
+        """The value is an int, float or bool."""
+        if not isinstance(self.value, int | float):
+            return f"const value {self.value!r} is not an int, float or bool"
+        return None
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """The result is a scalar and the value a ``bool`` for ``i1``, an ``int`` (not
+        bool) in the type's signed range for other ints, a ``float`` for floats."""
+        t, value = self.type, self.value
+        if not isinstance(t, ScalarType):
+            return f"const of non-scalar type {t}"
+        kind = type(value).__name__
+        if t.is_bool:
+            if not isinstance(value, bool):
+                return f"const value {value!r} ({kind}) does not match type i1 (expected a bool)"
+        elif t.is_int:
+            if not isinstance(value, int) or isinstance(value, bool):
+                return f"const value {value!r} ({kind}) does not match type {t} (expected an int)"
+            lo, hi = -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
+            if not lo <= value <= hi:
+                return f"const value {value} out of range for {t}"
+        elif not isinstance(value, float):
+            return f"const value {value!r} ({kind}) does not match type {t} (expected a float)"
+        return None
 
 
 @final
@@ -43,6 +72,21 @@ class Cast(Instruction):
     MAY_RAISE: ClassVar[bool] = True
     value: Value
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Operand and result are scalars, or arrays of one dtype and rank where the
+        result relabels a C/F layout as A (no code)."""
+        src, dst = self.value.type, self.type
+        if isinstance(src, ArrayType) and isinstance(dst, ArrayType):
+            if (src.dtype, src.ndim) != (dst.dtype, dst.ndim) or dst.layout not in (
+                "A",
+                src.layout,
+            ):
+                return f"cast from {src} to {dst}: an array cast may only relabel C/F as A"
+            return None
+        if not is_scalar(src) or not is_scalar(dst):
+            return f"cast from {src} to {dst}: both must be scalars (or arrays relabelled)"
+        return None
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -55,6 +99,17 @@ class Select(Instruction):
     if_true: Value
     if_false: Value
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """The condition is ``i1``; both arms and the result have one type."""
+        if self.cond.type != I1:
+            return f"select condition {ctx.show(self.cond)} has type {self.cond.type}, expected i1"
+        if self.if_true.type != self.type or self.if_false.type != self.type:
+            return (
+                f"select arms ({show_types(ctx, [self.if_true, self.if_false])}) differ from the "
+                f"result type {self.type}"
+            )
+        return None
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -64,6 +119,13 @@ class MakeTuple(Instruction):
     OPNAME: ClassVar[str] = "tuple"
     OPERANDS: ClassVar[tuple[str, ...]] = ("elements",)
     elements: tuple[Value, ...]
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """The result is ``tuple[...]`` of the element types."""
+        expected = TupleType(tuple(e.type for e in self.elements))
+        if self.type != expected:
+            return f"tuple result type {self.type} differs from the element types {expected}"
+        return None
 
 
 @final
@@ -79,6 +141,23 @@ class TupleGet(Instruction):
     tuple: Value
     index: int
 
+    def verify_attrs(self, ctx: VerifyContext) -> str | None:
+        """The index is an int >= 0."""
+        if not isinstance(self.index, int) or isinstance(self.index, bool) or self.index < 0:
+            return f"extract index {self.index!r} is not an int >= 0"
+        return None
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """A tuple operand, the index in range, the result the element type."""
+        t = self.tuple.type
+        if not isinstance(t, TupleType):
+            return f"extract from {ctx.show(self.tuple)} of non-tuple type {t}"
+        if self.index >= len(t.elements):
+            return f"extract index {self.index} out of range for {t}"
+        if self.type != t.elements[self.index]:
+            return f"extract result type {self.type} differs from element type {t.elements[self.index]}"
+        return None
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -91,9 +170,21 @@ class Poison(Instruction):
 
     OPNAME: ClassVar[str] = "poison"
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Any result type."""
+        return None
+
 
 # ---------------------------------------------------------------------------------
 # arithmetic
+
+
+class DivKind(StrEnum):
+    """What a :class:`Div` divides in the source: floats, or ints (``int / int``, whose
+    operands inference converted to floats; only the error message differs)."""
+
+    FLOAT = "float"
+    INT = "int"
 
 
 @dataclass(eq=False, slots=True)
@@ -105,8 +196,29 @@ class BinaryOp(Instruction):
     """
 
     OPERANDS: ClassVar[tuple[str, ...]] = ("lhs", "rhs")
+    #: Defined on ``i1`` too (``min``/``max``); the others need an int or a float.
+    ON_BOOL: ClassVar[bool] = False
+    #: Defined on floats only (true division).
+    FLOATS_ONLY: ClassVar[bool] = False
     lhs: Value
     rhs: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Both operands have the result type, a scalar; not ``i1`` unless ``ON_BOOL``;
+        a float unless not ``FLOATS_ONLY``."""
+        t = self.type
+        if not isinstance(t, ScalarType):
+            return f"result type {t} is not a scalar"
+        if self.lhs.type != t or self.rhs.type != t:
+            return (
+                f"operand types ({show_types(ctx, [self.lhs, self.rhs])}) differ from the "
+                f"result type {t}"
+            )
+        if t.is_bool and not self.ON_BOOL:
+            return f"{self.OPNAME} on i1 (cast to an int first)"
+        if self.FLOATS_ONLY and not t.is_float:
+            return f"{self.OPNAME} on {t}: true division is defined on floats only"
+        return None
 
 
 @final
@@ -148,12 +260,13 @@ class Div(BinaryOp):
     OPNAME: ClassVar[str] = "div"
     ATTRS: ClassVar[tuple[str, ...]] = ("kind",)
     MAY_RAISE: ClassVar[bool] = True
-    kind: str = "float"
+    FLOATS_ONLY: ClassVar[bool] = True
+    kind: DivKind = DivKind.FLOAT
 
     def of_ints(self) -> bool:
         """The source was ``int / int``, whose ZeroDivisionError says ``"division by
         zero"``."""
-        return self.kind == "int"
+        return self.kind == DivKind.INT
 
 
 @final
@@ -166,6 +279,7 @@ class FDiv(BinaryOp):
     """
 
     OPNAME: ClassVar[str] = "fdiv"
+    FLOATS_ONLY: ClassVar[bool] = True
 
 
 @final
@@ -216,6 +330,7 @@ class Min(BinaryOp):
     """Python ``min(lhs, rhs)``: ``rhs if rhs < lhs else lhs`` (NaN handling as CPython)."""
 
     OPNAME: ClassVar[str] = "min"
+    ON_BOOL: ClassVar[bool] = True
 
 
 @final
@@ -224,6 +339,7 @@ class Max(BinaryOp):
     """Python ``max(lhs, rhs)``: ``rhs if rhs > lhs else lhs``."""
 
     OPNAME: ClassVar[str] = "max"
+    ON_BOOL: ClassVar[bool] = True
 
 
 @dataclass(eq=False, slots=True)
@@ -235,6 +351,17 @@ class UnaryOp(Instruction):
 
     OPERANDS: ClassVar[tuple[str, ...]] = ("operand",)
     operand: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """The operand has the result type, a non-``i1`` scalar."""
+        t = self.type
+        if not isinstance(t, ScalarType) or t.is_bool:
+            return f"result type {t} is not a non-i1 scalar"
+        if self.operand.type != t:
+            return (
+                f"operand type ({show_types(ctx, [self.operand])}) differs from the result type {t}"
+            )
+        return None
 
 
 @final
@@ -260,10 +387,30 @@ class Not(UnaryOp):
 
     OPNAME: ClassVar[str] = "not"
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Operand and result ``i1``."""
+        if self.type != I1 or self.operand.type != I1:
+            return (
+                f"not needs an i1 operand and result, got {show_types(ctx, [self.operand])} "
+                f"-> {self.type}"
+            )
+        return None
 
-#: Comparison predicates, Python's operators. Float comparisons are ordered: any
-#: comparison with NaN is False except ``ne``, which is True (as in Python).
-CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+
+class CmpPred(StrEnum):
+    """Comparison predicates, Python's operators. Float comparisons are ordered: any
+    comparison with NaN is False except ``ne``, which is True (as in Python)."""
+
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+    LE = "le"
+    GT = "gt"
+    GE = "ge"
+
+
+#: The predicates in their canonical order.
+CMP_PREDICATES: tuple[CmpPred, ...] = tuple(CmpPred)
 
 
 @final
@@ -274,6 +421,22 @@ class Cmp(Instruction):
     OPNAME: ClassVar[str] = "cmp"
     OPERANDS: ClassVar[tuple[str, ...]] = ("lhs", "rhs")
     ATTRS: ClassVar[tuple[str, ...]] = ("pred",)
-    pred: str
+    pred: CmpPred
     lhs: Value
     rhs: Value
+
+    def verify_attrs(self, ctx: VerifyContext) -> str | None:
+        """The predicate is a :class:`CmpPred`."""
+        if self.pred not in CMP_PREDICATES:
+            return (
+                f"unknown cmp predicate {self.pred!r} (expected one of {', '.join(CMP_PREDICATES)})"
+            )
+        return None
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Operands of one scalar type, result ``i1``."""
+        if self.type != I1:
+            return f"cmp result type is {self.type}, expected i1"
+        if not is_scalar(self.lhs.type) or self.lhs.type != self.rhs.type:
+            return f"cmp operands ({show_types(ctx, [self.lhs, self.rhs])}) are not one scalar type"
+        return None

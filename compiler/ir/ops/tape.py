@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, final
 
-from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.ops.checks import tape_operand
+from gradc.compiler.ir.types import NONE, TAPE
 
 
 @final
@@ -16,6 +18,10 @@ class TapeNew(Instruction):
     OPNAME: ClassVar[str] = "tapenew"
     MAY_RAISE: ClassVar[bool] = True
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """The result is a ``tape``."""
+        return None if self.type == TAPE else f"tapenew result type is {self.type}, expected tape"
 
 
 @final
@@ -33,6 +39,12 @@ class TapePush(Instruction):
     tape: Value
     value: Value
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """A ``tape`` operand; the value is neither ``tape`` nor ``none``."""
+        if self.value.type in (TAPE, NONE):
+            return f"tapepush of {ctx.show(self.value)}: {self.value.type}"
+        return tape_operand(ctx, self, self.tape)
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -44,6 +56,12 @@ class TapePop(Instruction):
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
     tape: Value
 
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """A ``tape`` operand; the result is neither ``tape`` nor ``none``."""
+        if self.type in (TAPE, NONE):
+            return f"tapepop result type is {self.type}"
+        return tape_operand(ctx, self, self.tape)
+
 
 @final
 @dataclass(eq=False, slots=True)
@@ -54,3 +72,7 @@ class TapeFree(Instruction):
     OPERANDS: ClassVar[tuple[str, ...]] = ("tape",)
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
     tape: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """A ``tape`` operand."""
+        return tape_operand(ctx, self, self.tape)
