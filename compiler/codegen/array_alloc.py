@@ -1,7 +1,7 @@
 """Lowering of array allocation, copies and accumulation (docs/abi.md "Arrays").
 
 ``newarray``/``copyarray`` call the runtime for an owned C-contiguous block
-(:mod:`.arrays`, "Owned memory"); ``stackarray`` takes frame memory; ``copyarray`` and
+(:mod:`.arrays`, "Owned memory"); ``newarray {on_stack}`` takes frame memory; ``copyarray`` and
 ``arrayacc`` on strided arrays run loop nests over the descriptors' shape and strides.
 """
 
@@ -111,15 +111,16 @@ def _c_descriptor(
 
 
 def _stack_allocate(
-    fl: FunctionLowering, inst: ops.StackArray, at: ArrayType
+    fl: FunctionLowering, inst: ops.NewArray, at: ArrayType
 ) -> tuple[ll.Value, ll.Value, ll.Value, ll.Value]:
-    """Frame memory for a ``stackarray`` (constant shape; an ``alloca`` in the prologue,
-    so LLVM sizes the frame statically); ``meminfo`` is NULL: no reference count."""
+    """Frame memory for a ``newarray {on_stack}`` (constant shape; an ``alloca`` in the
+    prologue, so LLVM sizes the frame statically); ``meminfo`` is NULL: no reference
+    count."""
     b = fl.b
     dims = []
     for d in inst.shape:
         if not isinstance(d, ops.Const) or type(d.value) is not int or d.value < 0:
-            raise fl.ice(f"stackarray dimension {d!r} is not a non-negative const")
+            raise fl.ice(f"on-stack newarray dimension {d!r} is not a non-negative const")
         dims.append(d.value)
     count = 1
     for n in dims:
@@ -134,8 +135,10 @@ def _stack_allocate(
     return desc, data, ll.Constant(_I64, nbytes), count_v
 
 
-def _new(fl: FunctionLowering, inst: ops.NewArray, *, on_stack: bool) -> ll.Value:
-    """A new array (in frame memory ``on_stack``), filled if ``inst.fill``."""
+@LOWERING.register(ops.NewArray)
+def _newarray(fl: FunctionLowering, inst: Instruction) -> ll.Value | None:
+    """A new array (in frame memory with ``on_stack``), filled if ``inst.fill``."""
+    assert isinstance(inst, ops.NewArray)
     b = fl.b
     at = fl.arrays.array_type(inst.type)
     if len(inst.shape) != at.ndim:
@@ -145,8 +148,7 @@ def _new(fl: FunctionLowering, inst: ops.NewArray, *, on_stack: bool) -> ll.Valu
         if not isinstance(s.type, ScalarType):
             raise fl.ice(f"array size of type {s.type}")
         shape.append(fl.arrays.i64(fl.value(s), s.type))
-    if on_stack:
-        assert isinstance(inst, ops.StackArray)
+    if inst.on_stack:
         desc, data, nbytes, count = _stack_allocate(fl, inst, at)
     else:
         desc, data, nbytes, count = _allocate(fl, at, shape, check_negative=True)
@@ -175,18 +177,6 @@ def _new(fl: FunctionLowering, inst: ops.NewArray, *, on_stack: bool) -> ll.Valu
     b.cbranch(b.icmp_unsigned("<", nxt, count), loop, done)
     b.position_at_end(done)
     return desc
-
-
-@LOWERING.register(ops.NewArray)
-def _newarray(fl: FunctionLowering, inst: Instruction) -> ll.Value | None:
-    assert isinstance(inst, ops.NewArray)
-    return _new(fl, inst, on_stack=False)
-
-
-@LOWERING.register(ops.StackArray)
-def _stackarray(fl: FunctionLowering, inst: Instruction) -> ll.Value | None:
-    assert isinstance(inst, ops.StackArray)
-    return _new(fl, inst, on_stack=True)
 
 
 @LOWERING.register(ops.CopyArray)

@@ -124,7 +124,7 @@ def _store(m: Machine, inst: Instruction, vals: list[object]) -> object:
     return None
 
 
-@RULES.register(ops.NewArray, ops.StackArray)
+@RULES.register(ops.NewArray)
 def _newarray(m: Machine, inst: Instruction, vals: list[object]) -> object:
     import numpy as np  # lazily: only array programs need NumPy
 

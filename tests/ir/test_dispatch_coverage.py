@@ -59,7 +59,6 @@ AFTER_INFERENCE = frozenset(
         ops.ArrayAddress,
         ops.Load,
         ops.NewArray,
-        ops.StackArray,
         ops.AccumulateArray,
         ops.Poison,
         ops.TapeNew,
