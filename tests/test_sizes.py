@@ -17,6 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 CHECKED = (
     "gradc/__init__.py",
     "gradc/setuptools.py",
+    "compiler/codegen",
+    "compiler/infer",
+    "compiler/ir/interp.py",
+    "compiler/ir/interp_memory.py",
+    "compiler/ir/interp_scalar.py",
+    "compiler/ir/interp_values.py",
 )
 
 

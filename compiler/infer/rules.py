@@ -58,34 +58,39 @@ def _scalar_operands(inf: Inference, inst: Instruction, symbol: str) -> list[Sca
     return types  # type: ignore[return-value]
 
 
-def _widen_int(t: Type) -> Type:
-    return I64 if isinstance(t, ScalarType) and t.is_int else t
+def _widened(inst: Instruction, j: ScalarType) -> Type:
+    """Python's arithmetic result: the join, any integer widened to ``i64``."""
+    return I64 if j.is_int else j
 
 
-def _arith(symbol: str) -> TransferRule:
-    """The rule of arithmetic written ``symbol`` in Python (``"+"``, ``"abs()"``)."""
+def _joined(inst: Instruction, j: ScalarType) -> Type:
+    """``min``/``max``: the join itself (``min(True, False)`` is a bool)."""
+    return j
+
+
+def _true_division(inst: Instruction, j: ScalarType) -> Type:
+    """``/``: ``f64`` for ints. Python's ``int / int`` has its own ZeroDivisionError
+    message; the operands are converted to floats afterwards, so the division records
+    what its source was (``kind``)."""
+    assert isinstance(inst, ops.Div)
+    inst.kind = ops.DivKind.INT if j.is_int else ops.DivKind.FLOAT
+    return F64 if j.is_int else j
+
+
+def _arith(symbol: str, result: Callable[[Instruction, ScalarType], Type]) -> TransferRule:
+    """The rule of arithmetic written ``symbol`` in Python (``"+"``, ``"abs()"``): the
+    join of the scalar operands, made the result type by ``result``."""
 
     def rule(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
-        return _arith_type(inf, inst, symbol)
+        types = _scalar_operands(inf, inst, symbol)
+        if types is None:
+            return None
+        j = types[0]
+        for t in types[1:]:
+            j = join(j, t)  # type: ignore[assignment]
+        return result(inst, j)
 
     return rule
-
-
-def _arith_type(inf: Inference, inst: Instruction, symbol: str) -> Type | None:
-    types = _scalar_operands(inf, inst, symbol)
-    if types is None:
-        return None
-    j = types[0]
-    for t in types[1:]:
-        j = join(j, t)  # type: ignore[assignment]
-    if isinstance(inst, ops.Div):
-        # Python's ``int / int`` has its own ZeroDivisionError message; the operands are
-        # converted to floats afterwards, so the division says what its source was
-        inst.kind = ops.DivKind.INT if j.is_int else ops.DivKind.FLOAT
-        return F64 if j.is_int else j
-    if isinstance(inst, ops.Min | ops.Max):
-        return j
-    return _widen_int(j)
 
 
 @TRANSFER.register(ops.Cmp)
@@ -348,17 +353,17 @@ def _call(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     return callee.return_type if callee is not None else None
 
 
-for _cls, _symbol in (
-    (ops.Add, "+"),
-    (ops.Sub, "-"),
-    (ops.Mul, "*"),
-    (ops.Div, "/"),
-    (ops.FloorDiv, "//"),
-    (ops.Mod, "%"),
-    (ops.Pow, "**"),
-    (ops.Min, "min()"),
-    (ops.Max, "max()"),
-    (ops.Neg, "unary -"),
-    (ops.Abs, "abs()"),
+for _cls, _symbol, _result in (
+    (ops.Add, "+", _widened),
+    (ops.Sub, "-", _widened),
+    (ops.Mul, "*", _widened),
+    (ops.Div, "/", _true_division),
+    (ops.FloorDiv, "//", _widened),
+    (ops.Mod, "%", _widened),
+    (ops.Pow, "**", _widened),
+    (ops.Min, "min()", _joined),
+    (ops.Max, "max()", _joined),
+    (ops.Neg, "unary -", _widened),
+    (ops.Abs, "abs()", _widened),
 ):
-    TRANSFER.set([_cls], _arith(_symbol))
+    TRANSFER.set([_cls], _arith(_symbol, _result))

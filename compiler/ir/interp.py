@@ -61,6 +61,7 @@ __all__ = [
     "MESSAGES",
     "NUMPY_DTYPES",
     "RULES",
+    "Frame",
     "InterpreterError",
     "Machine",
     "StepLimitExceeded",
@@ -125,7 +126,9 @@ _EXCEPTIONS: dict[str, type[BaseException]] = {
 
 
 @dataclass
-class _Frame:
+class Frame:
+    """One call being run: its function, values, current block and position."""
+
     fn: Function
     env: dict[Value, object]
     block: Block
@@ -137,7 +140,7 @@ class _Frame:
 
 #: A rule that runs on the frame stack: ``(machine, frames, instruction) -> done``, True
 #: when the program has finished (its result is ``machine.result``).
-FrameRule = Callable[["Machine", list[_Frame], Instruction], bool]
+FrameRule = Callable[["Machine", list[Frame], Instruction], bool]
 
 #: The rules of control flow, calls and selects (which may carry poison): they move
 #: between blocks and frames, or read operands their own way.
@@ -183,30 +186,30 @@ class Machine:
             frame.env[inst] = rule(self, inst, vals)
             frame.index += 1
 
-    def frame(self, fn: Function, args: list[object], call: ops.Call | None) -> _Frame:
+    def frame(self, fn: Function, args: list[object], call: ops.Call | None) -> Frame:
         """A new frame running ``fn`` on ``args``, called by ``call`` (None: the entry)."""
         if not fn.blocks:
             raise InterpreterError(f"@{fn.name} has no blocks")
         if len(args) != len(fn.params):
             raise InterpreterError(f"@{fn.name} takes {len(fn.params)} arguments, got {len(args)}")
         env: dict[Value, object] = dict(zip(fn.params, args))
-        return _Frame(fn, env, fn.entry, call=call)
+        return Frame(fn, env, fn.entry, call=call)
 
-    def _step(self, frame: _Frame) -> None:
+    def _step(self, frame: Frame) -> None:
         self.steps += 1
         if self.steps > self.step_limit:
             raise StepLimitExceeded(
                 f"step limit of {self.step_limit} instructions exceeded in @{frame.fn.name}"
             )
 
-    def goto(self, frame: _Frame, target: Block) -> None:
+    def goto(self, frame: Frame, target: Block) -> None:
         """Continue ``frame`` at the start of ``target``."""
         frame.pred = frame.block
         frame.block = target
         frame.index = 0
         frame.entered = False
 
-    def _enter_block(self, frame: _Frame) -> None:
+    def _enter_block(self, frame: Frame) -> None:
         """Evaluate the block's phis all at once, on the edge from ``frame.pred``."""
         frame.entered = True
         phis = frame.block.phis()
@@ -230,14 +233,14 @@ class Machine:
             frame.env[phi] = value
         frame.index = len(phis)
 
-    def use(self, frame: _Frame, v: Value, inst: Instruction) -> object:
+    def use(self, frame: Frame, v: Value, inst: Instruction) -> object:
         """The value of operand ``v`` of ``inst``, which must not be poison."""
         value = self.get(frame, v)
         if value is POISON:
             raise InterpreterError(f"@{frame.fn.name}: {inst.OPNAME} observes a poison value")
         return value
 
-    def get(self, frame: _Frame, v: Value) -> object:
+    def get(self, frame: Frame, v: Value) -> object:
         try:
             return frame.env[v]
         except KeyError:
@@ -247,14 +250,14 @@ class Machine:
 
 
 @FRAME_RULES.register(ops.Jump)
-def _jump(m: Machine, frames: list[_Frame], inst: Instruction) -> bool:
+def _jump(m: Machine, frames: list[Frame], inst: Instruction) -> bool:
     assert isinstance(inst, ops.Jump)
     m.goto(frames[-1], inst.target)
     return False
 
 
 @FRAME_RULES.register(ops.Branch)
-def _branch(m: Machine, frames: list[_Frame], inst: Instruction) -> bool:
+def _branch(m: Machine, frames: list[Frame], inst: Instruction) -> bool:
     assert isinstance(inst, ops.Branch)
     frame = frames[-1]
     cond = m.use(frame, inst.cond, inst)
@@ -263,7 +266,7 @@ def _branch(m: Machine, frames: list[_Frame], inst: Instruction) -> bool:
 
 
 @FRAME_RULES.register(ops.Return)
-def _return(m: Machine, frames: list[_Frame], inst: Instruction) -> bool:
+def _return(m: Machine, frames: list[Frame], inst: Instruction) -> bool:
     assert isinstance(inst, ops.Return)
     frame = frames[-1]
     result = None if inst.value is None else m.use(frame, inst.value, inst)
@@ -279,7 +282,7 @@ def _return(m: Machine, frames: list[_Frame], inst: Instruction) -> bool:
 
 
 @FRAME_RULES.register(ops.Raise)
-def _raise(m: Machine, frames: list[_Frame], inst: Instruction) -> bool:
+def _raise(m: Machine, frames: list[Frame], inst: Instruction) -> bool:
     assert isinstance(inst, ops.Raise)
     exc = _EXCEPTIONS.get(inst.exception)
     if exc is None:
@@ -288,7 +291,7 @@ def _raise(m: Machine, frames: list[_Frame], inst: Instruction) -> bool:
 
 
 @FRAME_RULES.register(ops.Call)
-def _call(m: Machine, frames: list[_Frame], inst: Instruction) -> bool:
+def _call(m: Machine, frames: list[Frame], inst: Instruction) -> bool:
     assert isinstance(inst, ops.Call)
     callee = m.module.functions.get(inst.callee)
     if callee is None:
@@ -302,7 +305,7 @@ def _call(m: Machine, frames: list[_Frame], inst: Instruction) -> bool:
 
 
 @FRAME_RULES.register(ops.Phi)
-def _phi(m: Machine, frames: list[_Frame], inst: Instruction) -> bool:
+def _phi(m: Machine, frames: list[Frame], inst: Instruction) -> bool:
     frame = frames[-1]  # phis at the start of a block are run on entering it
     raise InterpreterError(
         f"@{frame.fn.name}: phi after other instructions in ^{frame.block.label}"
@@ -310,7 +313,7 @@ def _phi(m: Machine, frames: list[_Frame], inst: Instruction) -> bool:
 
 
 @FRAME_RULES.register(ops.Select)
-def _select(m: Machine, frames: list[_Frame], inst: Instruction) -> bool:
+def _select(m: Machine, frames: list[Frame], inst: Instruction) -> bool:
     """Only the chosen arm is observed: the other may be poison."""
     assert isinstance(inst, ops.Select)
     frame = frames[-1]

@@ -98,3 +98,13 @@ def test_operations_are_final_and_slotted() -> None:
         assert "__slots__" in vars(cls), cls.__name__
     assert ops.BinaryOp not in ops.OPERATIONS.values()
     assert ops.UnaryOp not in ops.OPERATIONS.values()
+
+
+def test_codegen_lowers_every_typed_operation_but_phis() -> None:
+    import gradc.compiler.codegen.lower  # noqa: F401 (imports every module with rules)
+    from gradc.compiler.codegen.dispatch import LOWERING
+
+    # phis are made by FunctionLowering itself, before the blocks' bodies, and get their
+    # incoming values after all blocks are lowered: no rule
+    assert LOWERING.missing(ALL - FRONT_END - {ops.Phi}) == []
+    assert not any(c in LOWERING for c in FRONT_END | {ops.Phi})
