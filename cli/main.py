@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,18 +26,16 @@ from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.manifest import Entry, Manifest
 from gradc.artifacts.store import (
     find_damage,
-    previous_build,
     read_blob,
     read_manifest,
     read_text,
-    write_artifact,
 )
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
 from gradc.runtime_mode import NO_COMPILE_ENV, env_flag
 
 if TYPE_CHECKING:
     from gradc.artifacts.remote import RemoteCache
-    from gradc.compiler.driver import BuildOutput, CachedEntry
+    from gradc.compiler.driver import ArtifactBuild, BuildOutput
 
 #: Where ``gradc build m.py`` writes when no ``-o`` is given: ``build/m.gradc``.
 DEFAULT_BUILD_DIR = Path("build")
@@ -152,39 +149,24 @@ def build(
     options = _compiler_options(opt_level, cpu, fastmath, no_boundscheck, timings, verbose)
     out_dir = output if output is not None else default_output_dir(module)
     start = time.perf_counter()
-    previous = previous_build(out_dir)
-    for problem in previous.problems:
-        click.echo(f"gradc: warning: {problem}; rebuilding it", err=True)
     remote = None
     if remote_cache:
         from gradc.cli.remote import open_remote
 
         remote = open_remote(remote_cache, remote_cache_readonly)
-    cache = remote.layered(previous.reusable) if remote else previous.reusable
-    result = _compile(module, options, grads, cache)
-    write_start = time.perf_counter()
-    try:
-        manifest = write_artifact(
-            out_dir, result, on_damage=lambda msg: click.echo(f"gradc: warning: {msg}", err=True)
-        )
-    except (OSError, ArtifactError) as exc:
-        click.echo(f"gradc: error: cannot write {out_dir}: {exc}", err=True)
-        sys.exit(1)
-    write_end = time.perf_counter()
-    if remote is not None:
-        remote.publish_build(result)  # after the local artifact: its failures are warnings
+    built = _build_artifact(module, out_dir, options, grads, remote)
+    result, manifest = built.output, built.manifest
     end = time.perf_counter()
 
     if explain:
         from gradc.cli.explain import explain as explain_lines
 
         hits = remote.stats.hits if remote is not None else {}
-        for line in explain_lines(previous.manifest, result.entries, result.callees, hits):
+        for line in explain_lines(built.previous, result.entries, result.callees, hits):
             click.echo(line)
     _print_summary(out_dir, manifest, result, remote, end - start, verbose)
     if timings:
-        phases = dict(result.timings)
-        phases["write"] = write_end - write_start
+        phases = dict(built.timings)
         if remote is not None:  # downloads (during the build) and uploads (after it)
             phases["remote"] = remote.stats.seconds
         _print_timings(phases, end - start)
@@ -218,30 +200,43 @@ def _compiler_options(
     )
 
 
-def _compile(
+def _warn(message: str) -> None:
+    click.echo(f"gradc: warning: {message}", err=True)
+
+
+def _build_artifact(
     module: Path,
+    out_dir: Path,
     options: CompilerOptions,
     grads: tuple[str, ...],
-    cache: Mapping[str, CachedEntry],
-) -> BuildOutput:
-    """``build_module`` of ``module``, reusing entries of ``cache``.
+    remote: RemoteCache | None,
+) -> ArtifactBuild:
+    """``build_artifact`` of ``module`` into ``out_dir``; warnings go to stderr.
 
-    A compile error, a refused compile (``GRADC_NO_COMPILE=1``) or a bad ``--grad`` is
-    printed and exits with status 1; any other exception is an internal compiler error:
-    printed (with the traceback under ``-v``), exit status 70. Nothing is written then.
+    A compile error, a refused compile (``GRADC_NO_COMPILE=1``), an artifact that cannot
+    be written or a bad ``--grad`` is printed and exits with status 1; any other exception
+    is an internal compiler error: printed (naming the stage, function and line when it
+    can; the traceback under ``-v``), exit status 70. Nothing is written then.
     """
-    from gradc.compiler.diagnostics import CompileError
-    from gradc.compiler.driver import CompileForbiddenError, build_module
+    from gradc.compiler.diagnostics import CompileError, InternalCompilerError
+    from gradc.compiler.driver import CompileForbiddenError, WriteError, build_artifact
     from gradc.compiler.frontend.derivatives import GradRequestError
 
     try:
-        return build_module(
-            module, options, grads, cache=cache, allow_compile=not env_flag(NO_COMPILE_ENV)
+        return build_artifact(
+            module,
+            out_dir,
+            options,
+            grads,
+            allow_compile=not env_flag(NO_COMPILE_ENV),
+            remote=remote,
+            warn=_warn,
+            on_damage=_warn,
         )
     except CompileError as exc:
         click.echo(exc.render(), err=True)
         sys.exit(1)
-    except CompileForbiddenError as exc:
+    except (CompileForbiddenError, WriteError) as exc:
         click.echo(f"gradc: error: {exc}", err=True)
         sys.exit(1)
     except GradRequestError as exc:
@@ -252,9 +247,15 @@ def _compile(
             import traceback
 
             traceback.print_exc()
+        if isinstance(exc, InternalCompilerError):  # names the stage, function and line
+            detail = f"gradc: {exc.render()}"
+        else:
+            detail = (
+                f"gradc: internal compiler error while building {module}: "
+                f"{type(exc).__name__}: {exc}"
+            )
         click.echo(
-            f"gradc: internal compiler error while building {module}: "
-            f"{type(exc).__name__}: {exc}\n"
+            f"{detail}\n"
             "nothing was written; please report this with the module (-v shows the traceback)",
             err=True,
         )

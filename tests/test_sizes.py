@@ -19,6 +19,12 @@ CHECKED = (
     "compiler/frontend",
     "gradc/__init__.py",
     "gradc/setuptools.py",
+    "compiler/codegen",
+    "compiler/infer",
+    "compiler/ir/interp.py",
+    "compiler/ir/interp_memory.py",
+    "compiler/ir/interp_scalar.py",
+    "compiler/ir/interp_values.py",
 )
 
 

@@ -173,7 +173,7 @@ class CallLowering(LoweringState):
         shape, like = values.get("shape"), values.get("a")
         fill = values.get("fill_value")
         kind = name.removesuffix("_like")
-        return self.b.insert(ops.Allocate(kind, dtype, shape, like, fill))
+        return self.b.insert(ops.Allocate(ops.AllocKind(kind), dtype, shape, like, fill))
 
     def dtype(self, node: ast.expr) -> str:
         """The IR type name of a dtype expression (``np.float64``, ``float``, ``"f8"``)."""

@@ -197,7 +197,7 @@ class ExpressionLowering(CallLowering):
         if self.info.numpy_attr(e) is not None:
             raise self.src.error(f"numpy attribute 'np.{e.attr}' is not supported here", e)
         if e.attr in ("shape", "size", "ndim"):
-            return self.b.insert(ops.ArrayAttr(e.attr, self.expr(e.value)))
+            return self.b.insert(ops.ArrayAttr(ops.ArrayProperty(e.attr), self.expr(e.value)))
         raise self.src.error(f"unsupported attribute '.{e.attr}'", e)
 
     def subscript(self, e: ast.Subscript, value: ast.expr, index: ast.expr) -> Value:
