@@ -18,7 +18,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -32,6 +32,11 @@ from gradc.artifacts.store import (
 )
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
 from gradc.runtime_mode import NO_COMPILE_ENV, env_flag
+
+if TYPE_CHECKING:
+    from gradc.artifacts.remote import RemoteCache
+    from gradc.compiler.driver import ArtifactBuild
+    from gradc.compiler.results import BuildOutput
 
 #: Where ``gradc build m.py`` writes when no ``-o`` is given: ``build/m.gradc``.
 DEFAULT_BUILD_DIR = Path("build")
@@ -142,10 +147,40 @@ def build(
     changed, nothing is written. On a compile error the diagnostic is printed and nothing
     is written (exit status 1). GRADC_NO_COMPILE=1 refuses to compile (exit status 1).
     """
+    options = _compiler_options(opt_level, cpu, fastmath, no_boundscheck, timings, verbose)
+    out_dir = output if output is not None else default_output_dir(module)
+    start = time.perf_counter()
+    remote = None
+    if remote_cache:
+        from gradc.cli.remote import open_remote
+
+        remote = open_remote(remote_cache, remote_cache_readonly)
+    built = _build(module, out_dir, options, grads, remote)
+    end = time.perf_counter()
+    if explain:
+        from gradc.cli.explain import explain as explain_lines
+
+        hits = remote.stats.hits if remote is not None else {}
+        for line in explain_lines(built.previous, built.output.entries, built.output.callees, hits):
+            click.echo(line)
+    _print_summary(out_dir, built.manifest, built.output, remote, end - start, verbose)
+    if timings:
+        phases = dict(built.timings)
+        if remote is not None:  # downloads (during the build) and uploads (after it)
+            phases["remote"] = remote.stats.seconds
+        _print_timings(phases, end - start)
+
+
+def _compiler_options(
+    opt_level: int, cpu: str, fastmath: bool, no_boundscheck: bool, timings: bool, verbose: bool
+) -> CompilerOptions:
+    """``gradc build``'s options as the frozen object passed down to the compiler.
+
+    Raises:
+        click.BadParameter: a ``--cpu`` name LLVM does not know (checked before any work:
+            LLVM would abort on some bad names).
+    """
     from gradc.compiler.codegen.emit import check_cpu
-    from gradc.compiler.diagnostics import CompileError, InternalCompilerError
-    from gradc.compiler.driver import CompileForbiddenError, WriteError, build_artifact
-    from gradc.compiler.frontend.module_scan import GradRequestError
 
     try:
         cpus = parse_cpu_list(cpu)
@@ -153,7 +188,7 @@ def build(
             check_cpu(name)  # before any work: LLVM would abort on some bad names
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--cpu'") from None
-    options = CompilerOptions(
+    return CompilerOptions(
         opt_level=opt_level,
         cpu=cpus[0],
         cpus=cpus if len(cpus) > 1 else (),
@@ -162,20 +197,31 @@ def build(
         timings=timings,
         verbose=verbose,
     )
-    out_dir = output if output is not None else default_output_dir(module)
-    start = time.perf_counter()
-    remote = None
-    if remote_cache:
-        from gradc.cli.remote import open_remote
-        from gradc.cli.remote import summary as remote_summary
 
-        remote = open_remote(remote_cache, remote_cache_readonly)
+
+def _build(
+    module: Path,
+    out_dir: Path,
+    options: CompilerOptions,
+    grads: tuple[str, ...],
+    remote: RemoteCache | None,
+) -> ArtifactBuild:
+    """``build_artifact`` of ``module`` into ``out_dir``, warnings printed.
+
+    A compile error, a refused compile (``GRADC_NO_COMPILE=1``), an unwritable output or
+    a bad ``--grad`` is printed and exits with status 1; any other exception is an
+    internal compiler error: printed (with the traceback under ``-v``), exit status 70.
+    Nothing is written then.
+    """
+    from gradc.compiler.diagnostics import CompileError, InternalCompilerError
+    from gradc.compiler.driver import CompileForbiddenError, WriteError, build_artifact
+    from gradc.compiler.frontend.derivatives import GradRequestError
 
     def warn(message: str) -> None:
         click.echo(f"gradc: warning: {message}", err=True)
 
     try:
-        built = build_artifact(
+        return build_artifact(
             module,
             out_dir,
             options,
@@ -195,7 +241,7 @@ def build(
         click.echo(f"gradc: error: --grad: {exc}", err=True)
         sys.exit(1)
     except Exception as exc:  # a bug in gradc: say so, keep the traceback for -v
-        if verbose:
+        if options.verbose:
             import traceback
 
             traceback.print_exc()
@@ -212,30 +258,33 @@ def build(
             err=True,
         )
         sys.exit(70)
-    result, manifest = built.output, built.manifest
-    end = time.perf_counter()
 
-    if explain:
-        from gradc.cli.explain import explain as explain_lines
 
-        hits = remote.stats.hits if remote is not None else {}
-        for line in explain_lines(built.previous, result.entries, result.callees, hits):
-            click.echo(line)
+def _print_summary(
+    out_dir: Path,
+    manifest: Manifest,
+    result: BuildOutput,
+    remote: RemoteCache | None,
+    seconds: float,
+    verbose: bool,
+) -> None:
+    """``wrote DIR: N exports (names), K reused[, remote figures], in S s``; with
+    ``verbose`` each export's signature and symbol under it."""
     names = ", ".join(manifest.names()) or "no exports"
     reused = sum(e.reused for e in result.entries)
+    remote_text = ""
+    if remote is not None:
+        from gradc.cli.remote import summary as remote_summary
+
+        remote_text = remote_summary(remote)
     click.echo(
         f"wrote {out_dir}: {len(manifest.entries)} export"
         f"{'s' * (len(manifest.entries) != 1)} ({names}), {reused} reused"
-        f"{'' if remote is None else remote_summary(remote)}, in {end - start:.2f} s"
+        f"{remote_text}, in {seconds:.2f} s"
     )
     if verbose:
         for e in manifest.entries:
             click.echo(f"  {e.name}{e.signature}  [{e.symbol}]")
-    if timings:
-        phases = dict(built.timings)
-        if remote is not None:  # downloads (during the build) and uploads (after it)
-            phases["remote"] = remote.stats.seconds
-        _print_timings(phases, end - start)
 
 
 def _print_timings(phases: dict[str, float], total: float) -> None:

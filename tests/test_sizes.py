@@ -15,6 +15,8 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parent.parent
 
 CHECKED = (
+    "cli",
+    "compiler/frontend",
     "gradc/__init__.py",
     "gradc/setuptools.py",
     "compiler/codegen",

@@ -69,6 +69,7 @@ class CallLowering(LoweringState):
     """The lowering of call expressions (``f(x)``, ``math.exp(x)``, ``np.zeros(n)``)."""
 
     def call(self, e: ast.Call) -> Value:
+        """A call: of ``math``, NumPy, ``x.copy()``, a builtin or a user function."""
         if any(isinstance(a, ast.Starred) for a in e.args):
             raise self.src.error("unsupported expression 'Starred'", e)
         func = e.func
@@ -104,6 +105,7 @@ class CallLowering(LoweringState):
         raise self.src.error(f"unsupported call of '{ast.unparse(func)}'", func)
 
     def math_call(self, fn_name: str, e: ast.Call) -> Value:
+        """``math.<fn_name>(...)``; ``floor``/``ceil``/``trunc`` return an int, as in Python."""
         fn = ops.MATH_FUNCTIONS.get(fn_name)
         if fn is None or fn.internal:
             if hasattr(math, fn_name) and not fn_name.startswith("_"):  # math.fmod, ...
@@ -224,6 +226,8 @@ class CallLowering(LoweringState):
         return self.b.call(callee.symbol, args)
 
     def builtin_call(self, name: str, e: ast.Call) -> Value:
+        """A call of one of :data:`SUPPORTED_BUILTINS` (``int()`` and friends, ``len``, ``abs``,
+        ``min``/``max`` of two or more scalars)."""
         n = len(e.args)
         if name in _CAST_BUILTINS:
             if n == 0:

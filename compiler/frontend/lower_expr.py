@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import math
 
+from gradc.compiler.frontend.constants import MATH_CONSTANTS, fold_constant
 from gradc.compiler.frontend.imports import (
     ConstantRef,
     FunctionRef,
@@ -19,7 +20,6 @@ from gradc.compiler.frontend.imports import (
     resolve,
 )
 from gradc.compiler.frontend.lower_calls import SUPPORTED_BUILTINS, CallLowering
-from gradc.compiler.frontend.module_scan import MATH_CONSTANTS, fold_constant
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.types import F64, I1, I64
@@ -62,6 +62,7 @@ class ExpressionLowering(CallLowering):
     """The lowering of every expression but calls."""
 
     def expr(self, e: ast.expr) -> Value:
+        """Lower the expression ``e`` at its source location; its value."""
         with self.b.at(self.src.loc(e)):
             return self._expr(e)
 
@@ -138,6 +139,8 @@ class ExpressionLowering(CallLowering):
         return cls
 
     def name(self, name: str, node: ast.Name) -> Value:
+        """The value ``name`` reads: a local variable, a module constant (folded) or an
+        imported constant; any other name is an error saying what it is."""
         if name in self.locals:
             return self.read(name, node)
         if name in self.info.constants:
@@ -180,6 +183,7 @@ class ExpressionLowering(CallLowering):
         raise foreign_error(self.info, ref, node)
 
     def attribute(self, e: ast.Attribute) -> Value:
+        """``helpers.SCALE``, ``math.pi``, or an array's ``.shape``/``.size``/``.ndim``."""
         if self._is_imported(e):
             return self.imported_value(e)
         if isinstance(e.value, ast.Name) and e.value.id in self.info.math_modules:
@@ -197,6 +201,7 @@ class ExpressionLowering(CallLowering):
         raise self.src.error(f"unsupported attribute '.{e.attr}'", e)
 
     def subscript(self, e: ast.Subscript, value: ast.expr, index: ast.expr) -> Value:
+        """``value[index]``: the container, then the indices, evaluated once."""
         container = self.expr(value)
         indices = self.indices(index)
         with self.b.at(self.src.loc(e)):
@@ -214,6 +219,7 @@ class ExpressionLowering(CallLowering):
         return tuple(self.expr(p) for p in parts)
 
     def bool_op(self, e: ast.BoolOp) -> Value:
+        """``a and b``/``a or b``: short-circuit control flow joined by a phi of the operands."""
         # ``a or b``: a if a is true else b; ``a and b``: a if a is false else b.
         is_or = isinstance(e.op, ast.Or)
         join = self.b.new_block("or.end" if is_or else "and.end")
@@ -236,6 +242,7 @@ class ExpressionLowering(CallLowering):
         return self.b.insert(phi)
 
     def compare(self, e: ast.Compare) -> Value:
+        """A comparison; a chain ``a < b < c`` evaluates ``b`` once and stops at the first false."""
         left = self.expr(e.left)
         if len(e.ops) == 1:
             return self._cmp(e.ops[0], left, self.expr(e.comparators[0]), e)
@@ -264,6 +271,7 @@ class ExpressionLowering(CallLowering):
         return self.b.cmp(pred, lhs, rhs)
 
     def if_exp(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Value:
+        """``body if test else orelse``: only the chosen arm runs."""
         cond = self.expr(test)
         then = self.b.new_block("ifexp.then")
         other = self.b.new_block("ifexp.else")

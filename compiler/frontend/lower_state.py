@@ -132,10 +132,14 @@ class LoweringState(ABC):
     # -- variables ----------------------------------------------------------------
 
     def read(self, name: str, node: ast.AST) -> Value:
+        """The current SSA value of local variable ``name`` (``node`` locates a read that may
+        come before any assignment)."""
         assert self.b.block is not None
         return self.ssa.read(self.b.block, name, self.src.loc(node))
 
     def write(self, name: str, value: Value) -> None:
+        """Bind local variable ``name`` to ``value`` in the current block (naming ``value``
+        after it when it has no name yet)."""
         assert self.b.block is not None
         if value.name is None and not isinstance(value, Argument):
             value.name = name

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import ast
 
+from gradc.compiler.frontend.constants import fold_constant
 from gradc.compiler.frontend.lower_expr import ExpressionLowering
 from gradc.compiler.frontend.lower_state import IntCheck, Loop, UnpackCheck
-from gradc.compiler.frontend.module_scan import fold_constant
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.types import I64
@@ -34,6 +34,7 @@ class StatementLowering(ExpressionLowering):
     """The lowering of statements, loops included."""
 
     def suite(self, body: list[ast.stmt]) -> None:
+        """Lower ``body`` statement by statement, stopping where no path reaches."""
         for stmt in body:
             if not self._live():
                 return  # the rest of the suite is unreachable
@@ -41,6 +42,11 @@ class StatementLowering(ExpressionLowering):
                 self.statement(stmt)
 
     def statement(self, s: ast.stmt) -> None:
+        """Lower one statement.
+
+        Raises:
+            CompileError: an unsupported statement or assignment target, ``break`` or
+                ``continue`` outside a loop."""
         match s:
             case ast.Assign(targets=targets, value=value):
                 self.assign(targets, value)
@@ -96,6 +102,7 @@ class StatementLowering(ExpressionLowering):
                 raise self.src.error(f"unsupported statement '{type(s).__name__}'", s)
 
     def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
+        """``t1 = t2 = value``; ``a, b = x, y`` evaluates the right side before binding."""
         # ``a, b = b, a``: evaluate every element first, then bind (no tuple needed).
         if (
             len(targets) == 1
@@ -113,6 +120,7 @@ class StatementLowering(ExpressionLowering):
             self.bind(target, v)
 
     def bind(self, target: ast.expr, value: Value) -> None:
+        """Bind an assignment target (a name, ``a[i]``, or a tuple/list of targets) to ``value``."""
         match target:
             case ast.Name(id=name):
                 self.write(name, value)
@@ -135,6 +143,7 @@ class StatementLowering(ExpressionLowering):
                 )
 
     def if_stmt(self, s: ast.If) -> None:
+        """``if``/``else``: a constant condition branches straight to the suite it selects."""
         cond = self.expr(s.test)
         then = self.b.new_block("if.then")
         join = self.b.new_block("if.end")
@@ -152,6 +161,8 @@ class StatementLowering(ExpressionLowering):
         self._start(join)
 
     def for_stmt(self, s: ast.For) -> None:
+        """``for`` over ``range(...)`` (bounds evaluated once; a zero step raises ValueError)
+        or over an array (:meth:`for_each`)."""
         it = s.iter
         if not (
             isinstance(it, ast.Call)
@@ -276,6 +287,7 @@ class StatementLowering(ExpressionLowering):
         self._counted_loop(s, self.b.const(0, I64), n, self.b.const(1, I64), element_of=array)
 
     def while_stmt(self, s: ast.While) -> None:
+        """``while``, with its ``else`` suite run when the condition becomes false."""
         header = self.b.new_block("while.header")
         body = self.b.new_block("while.body")
         orelse = self.b.new_block("while.else") if s.orelse else None
@@ -299,6 +311,7 @@ class StatementLowering(ExpressionLowering):
         self._start(exit_)
 
     def raise_stmt(self, s: ast.Raise) -> None:
+        """``raise E`` or ``raise E("constant message")`` for E in :data:`RAISABLE`."""
         exc = s.exc
         if s.cause is not None:
             raise self.src.error("'raise ... from ...' is not supported", s)
@@ -325,6 +338,7 @@ class StatementLowering(ExpressionLowering):
         self.b.raise_(name, message)
 
     def assert_stmt(self, s: ast.Assert, test: ast.expr, msg: ast.expr | None) -> None:
+        """``assert test[, "constant message"]``: raises AssertionError when false."""
         message = ""
         if msg is not None:
             if not (isinstance(msg, ast.Constant) and isinstance(msg.value, str)):
