@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar, final
 
-from gradc.compiler.ir.core import Block, Instruction, Value, VerifyContext
+from gradc.compiler.ir.core import Block, Instruction, Symbol, Text, Value, VerifyContext
 from gradc.compiler.ir.types import I1, NONE
 
 
@@ -19,6 +19,7 @@ class Phi(Instruction):
     """
 
     OPNAME: ClassVar[str] = "phi"
+    EDGES: ClassVar[tuple[str, ...]] = ("incoming",)
     incoming: list[tuple[Block, Value]] = field(default_factory=list)
 
     def operands(self) -> list[Value]:
@@ -67,7 +68,7 @@ class Call(Instruction):
     ATTRS: ClassVar[tuple[str, ...]] = ("callee",)
     MAY_RAISE: ClassVar[bool] = True
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
-    callee: str
+    callee: Symbol
     args: tuple[Value, ...]
 
     def verify_attrs(self, ctx: VerifyContext) -> str | None:
@@ -200,7 +201,7 @@ class Raise(Instruction):
     IS_TERMINATOR: ClassVar[bool] = True
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
     exception: ExceptionKind
-    message: str
+    message: Text
 
     def verify_attrs(self, ctx: VerifyContext) -> str | None:
         """The kind is an :class:`ExceptionKind`; the message a string."""
