@@ -670,6 +670,18 @@ FUNC = "func @f(%x: f64) -> f64 {\n^entry:\n"
         ),
         (FUNC + "  br ^entry\n^entry:\n  ret %x\n}\n", 4, 0, "redefinition of block ^entry"),
         (
+            FUNC + "  %n = const 2 : i64\n  %a = newarray(%n) {heap} : array[f64,1,C]\n}\n",
+            4,
+            21,
+            "unknown flag 'heap' of 'newarray'",
+        ),
+        (
+            FUNC + "  %y = fdiv %x, %x : f64 unwind(%x\n}\n",
+            3,
+            34,
+            "expected ',' or ')', found end of line",
+        ),
+        (
             FUNC + "  %y = add %x, %x\n  ret %y\n}\n",
             3,
             17,
