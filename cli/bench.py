@@ -66,12 +66,11 @@ from typing import Any
 
 import click
 
+from gradc.artifacts.abi import AbiType, Array, Scalar, Tuple, TypeStringError, parse_type
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.manifest import Entry, Manifest
 from gradc.artifacts.store import read_manifest
 
-_SCALARS = ("f64", "f32", "i64", "i32", "bool", "none")
-_DTYPES = {"f64": "float64", "f32": "float32", "i64": "int64", "i32": "int32", "bool": "bool"}
 _PLAIN_ENV = "GRADC_PLAIN_PYTHON"  # gradc.runtime_mode.PLAIN_PYTHON_ENV
 #: The peers whose ``jit`` of the plain Python function is timed when installed.
 PEERS = ("numba", "jax")
@@ -375,15 +374,13 @@ def parse_args_option(values: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def _array_type(text: str) -> tuple[str, list[str]] | None:
-    """``"f64[:, ::1]"`` -> ``("f64", [":", "::1"])``; None for a non-array type."""
-    text = text.strip()
-    if not text.endswith("]") or "[" not in text or text.startswith("tuple["):
+def _array_type(text: str) -> Array | None:
+    """The array type ``text`` names (``"f64[:, ::1]"``); None for any other type."""
+    try:
+        t = parse_type(text)
+    except TypeStringError:
         return None
-    elem, _, axes = text[:-1].partition("[")
-    if elem not in _DTYPES:
-        return None
-    return elem, [a.strip() for a in axes.split(",")]
+    return t if isinstance(t, Array) else None
 
 
 def _default(text: str, dim: int, shape: tuple[int, ...] | None = None) -> Any:
@@ -399,13 +396,12 @@ def _default(text: str, dim: int, shape: tuple[int, ...] | None = None) -> Any:
         raise ValueError(f"no default argument for type {text}")
     import numpy as np
 
-    elem, axes = parsed
     if shape is None:
-        shape = (dim,) * len(axes)
-    elif len(shape) != len(axes):
+        shape = (dim,) * parsed.ndim
+    elif len(shape) != parsed.ndim:
         raise ValueError(f"--shape gives {len(shape)} axes, the parameter is {text}")
     n = math.prod(shape)
-    dtype = _DTYPES[elem]
+    dtype = parsed.numpy_dtype
     if dtype == "bool":
         flat = np.arange(n) % 2 == 0
     elif dtype.startswith("float"):
@@ -413,7 +409,7 @@ def _default(text: str, dim: int, shape: tuple[int, ...] | None = None) -> Any:
     else:
         flat = np.arange(n) % max(dim, 1)
     a = flat.astype(dtype).reshape(shape)
-    if len(axes) > 1 and axes[0] == "::1":
+    if parsed.layout == "F":
         a = np.asfortranarray(a)
     return a
 
@@ -425,11 +421,10 @@ def _coerce(value: Any, text: str) -> Any:
         return value
     import numpy as np
 
-    elem, axes = parsed
-    a = np.asarray(value, dtype=_DTYPES[elem])
-    if a.ndim != len(axes):
+    a = np.asarray(value, dtype=parsed.numpy_dtype)
+    if a.ndim != parsed.ndim:
         raise ValueError(f"a literal with {a.ndim} axes for a parameter of type {text}")
-    return np.asfortranarray(a) if len(axes) > 1 and axes[0] == "::1" else a
+    return np.asfortranarray(a) if parsed.layout == "F" else a
 
 
 def arguments_for(
@@ -472,13 +467,14 @@ def _copy_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _is_scalar_signature(entry: Entry) -> bool:
-    def scalar(t: str) -> bool:
-        t = t.strip()
-        if t.startswith("tuple[") and t.endswith("]"):
-            return all(scalar(p) for p in t[6:-1].split(","))
-        return t in _SCALARS
+    def scalar(t: AbiType) -> bool:
+        return isinstance(t, Scalar) or (isinstance(t, Tuple) and all(map(scalar, t.elements)))
 
-    return all(scalar(t) for _, t in entry.signature.params) and scalar(entry.signature.result)
+    try:
+        sig = entry.signature.abi
+    except TypeStringError:
+        return False
+    return all(scalar(t) for _, t in sig.params) and scalar(sig.result)
 
 
 def _agree(a: Any, b: Any) -> bool:

@@ -26,11 +26,9 @@ from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.manifest import Entry, Manifest
 from gradc.artifacts.store import (
     find_damage,
-    previous_build,
     read_blob,
     read_manifest,
     read_text,
-    write_artifact,
 )
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
 from gradc.runtime_mode import NO_COMPILE_ENV, env_flag
@@ -145,8 +143,8 @@ def build(
     is written (exit status 1). GRADC_NO_COMPILE=1 refuses to compile (exit status 1).
     """
     from gradc.compiler.codegen.emit import check_cpu
-    from gradc.compiler.diagnostics import CompileError
-    from gradc.compiler.driver import CompileForbiddenError, build_module
+    from gradc.compiler.diagnostics import CompileError, InternalCompilerError
+    from gradc.compiler.driver import CompileForbiddenError, WriteError, build_artifact
     from gradc.compiler.frontend.module_scan import GradRequestError
 
     try:
@@ -166,27 +164,31 @@ def build(
     )
     out_dir = output if output is not None else default_output_dir(module)
     start = time.perf_counter()
-    previous = previous_build(out_dir)
-    for problem in previous.problems:
-        click.echo(f"gradc: warning: {problem}; rebuilding it", err=True)
     remote = None
     if remote_cache:
         from gradc.cli.remote import open_remote
         from gradc.cli.remote import summary as remote_summary
 
         remote = open_remote(remote_cache, remote_cache_readonly)
+
+    def warn(message: str) -> None:
+        click.echo(f"gradc: warning: {message}", err=True)
+
     try:
-        result = build_module(
+        built = build_artifact(
             module,
+            out_dir,
             options,
             grads,
-            cache=remote.layered(previous.reusable) if remote else previous.reusable,
             allow_compile=not env_flag(NO_COMPILE_ENV),
+            remote=remote,
+            warn=warn,
+            on_damage=warn,
         )
     except CompileError as exc:
         click.echo(exc.render(), err=True)
         sys.exit(1)
-    except CompileForbiddenError as exc:
+    except (CompileForbiddenError, WriteError) as exc:
         click.echo(f"gradc: error: {exc}", err=True)
         sys.exit(1)
     except GradRequestError as exc:
@@ -197,31 +199,27 @@ def build(
             import traceback
 
             traceback.print_exc()
+        if isinstance(exc, InternalCompilerError):  # names the stage, function and line
+            detail = f"gradc: {exc.render()}"
+        else:
+            detail = (
+                f"gradc: internal compiler error while building {module}: "
+                f"{type(exc).__name__}: {exc}"
+            )
         click.echo(
-            f"gradc: internal compiler error while building {module}: "
-            f"{type(exc).__name__}: {exc}\n"
+            f"{detail}\n"
             "nothing was written; please report this with the module (-v shows the traceback)",
             err=True,
         )
         sys.exit(70)
-    write_start = time.perf_counter()
-    try:
-        manifest = write_artifact(
-            out_dir, result, on_damage=lambda msg: click.echo(f"gradc: warning: {msg}", err=True)
-        )
-    except (OSError, ArtifactError) as exc:
-        click.echo(f"gradc: error: cannot write {out_dir}: {exc}", err=True)
-        sys.exit(1)
-    write_end = time.perf_counter()
-    if remote is not None:
-        remote.publish_build(result)  # after the local artifact: its failures are warnings
+    result, manifest = built.output, built.manifest
     end = time.perf_counter()
 
     if explain:
         from gradc.cli.explain import explain as explain_lines
 
         hits = remote.stats.hits if remote is not None else {}
-        for line in explain_lines(previous.manifest, result.entries, result.callees, hits):
+        for line in explain_lines(built.previous, result.entries, result.callees, hits):
             click.echo(line)
     names = ", ".join(manifest.names()) or "no exports"
     reused = sum(e.reused for e in result.entries)
@@ -234,8 +232,7 @@ def build(
         for e in manifest.entries:
             click.echo(f"  {e.name}{e.signature}  [{e.symbol}]")
     if timings:
-        phases = dict(result.timings)
-        phases["write"] = write_end - write_start
+        phases = dict(built.timings)
         if remote is not None:  # downloads (during the build) and uploads (after it)
             phases["remote"] = remote.stats.seconds
         _print_timings(phases, end - start)

@@ -50,6 +50,9 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir as ll
 
+from gradc.artifacts.abi.layout import BLOCK_HEADER_BYTES as HEADER_BYTES
+from gradc.artifacts.abi.layout import INDEX_ERROR_TEMPLATE, TEMPLATE_FLAG
+from gradc.artifacts.abi.symbols import RUNTIME_ALLOC, RUNTIME_DECREF, RUNTIME_INCREF, RUNTIME_LIVE
 from gradc.compiler.diagnostics import InternalCompilerError
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
@@ -74,26 +77,10 @@ __all__ = [
     "memory_type",
 ]
 
-#: Runtime symbols (docs/abi.md "Runtime functions"; defined by :mod:`.runtime`).
-RUNTIME_ALLOC = "gradc_rt1_alloc"
-RUNTIME_INCREF = "gradc_rt1_incref"
-RUNTIME_DECREF = "gradc_rt1_decref"
-RUNTIME_LIVE = "gradc_rt1_live"
-
 #: TBAA kind of element loads and stores (``_ModuleLowering.tbaa``): array data never
 #: overlaps the tape's header or buffer, so LLVM keeps tape state in registers across
 #: element accesses.
 DATA_TBAA = "array data"
-
-#: Bytes before the data in a runtime block: refcount, nbytes, padding to 64 (alignment).
-HEADER_BYTES = 64
-
-#: IndexError message of an out-of-bounds index: a ``str.format`` template whose fields
-#: the loader fills from ``err->data[0..2]`` (index as written, axis, size).
-INDEX_ERROR_TEMPLATE = "index {0} is out of bounds for axis {1} with size {2}"
-
-#: ``err->data[3]`` value meaning "``message`` is a template over ``data[0..2]``".
-TEMPLATE_FLAG = 1
 
 _NEGATIVE_DIMENSIONS = "negative dimensions are not allowed"
 _TOO_BIG = (
@@ -444,15 +431,15 @@ class ArrayLowering:
         return desc
 
     def _stack_allocate(
-        self, inst: ops.StackArray, at: ArrayType
+        self, inst: ops.NewArray, at: ArrayType
     ) -> tuple[ll.Value, ll.Value, ll.Value, ll.Value]:
-        """Frame memory for a ``stackarray`` (constant shape; an ``alloca`` in the prologue,
+        """Frame memory for a ``newarray {on_stack}`` (constant shape; an ``alloca`` in the prologue,
         so LLVM sizes the frame statically); ``meminfo`` is NULL: no reference count."""
         b = self.b
         dims = []
         for d in inst.shape:
             if not isinstance(d, ops.Const) or type(d.value) is not int or d.value < 0:
-                raise self.fl.ice(f"stackarray dimension {d!r} is not a non-negative const")
+                raise self.fl.ice(f"on-stack newarray dimension {d!r} is not a non-negative const")
             dims.append(d.value)
         count = 1
         for n in dims:
@@ -476,7 +463,7 @@ class ArrayLowering:
             if not isinstance(s.type, ScalarType):
                 raise self.fl.ice(f"array size of type {s.type}")
             shape.append(self._i64(self.fl.value(s), s.type))
-        if isinstance(inst, ops.StackArray):
+        if inst.on_stack:
             desc, data, nbytes, count = self._stack_allocate(inst, at)
         else:
             desc, data, nbytes, count = self._allocate(at, shape, check_negative=True)

@@ -38,16 +38,18 @@ The ``gradc.compiler.codegen`` package is the only place in gradc that imports
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from llvmlite import ir as ll
 
+from gradc.artifacts.abi.layout import ERROR_DATA_WORDS, ERROR_TYPE_NAME
 from gradc.compiler.codegen import arrays, tape
 from gradc.compiler.codegen.sites import site_numbers
 from gradc.compiler.codegen.special import emit_digamma
 from gradc.compiler.diagnostics import CompileError, InternalCompilerError
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
+from gradc.compiler.ir.dominance import reverse_postorder
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import (
     F64,
@@ -72,9 +74,6 @@ __all__ = [
     "value_type",
 ]
 
-#: Name of the identified LLVM struct type of the error record (docs/abi.md).
-ERROR_TYPE_NAME = "gradc_error"
-
 #: Prefix of the LLVM names of non-exported IR functions (internal linkage).
 INTERNAL_PREFIX = "gradc."
 
@@ -88,44 +87,6 @@ _I8 = ll.IntType(8)
 _I32 = ll.IntType(32)
 _I64 = ll.IntType(64)
 _I8P = _I8.as_pointer()
-
-#: ``math`` functions with an LLVM intrinsic (``llvm.<name>.f64``); LLVM lowers the ones
-#: without a machine instruction to the libm call of the same name.
-_MATH_INTRINSICS = frozenset(
-    [
-        "sin",
-        "cos",
-        "tan",
-        "asin",
-        "acos",
-        "atan",
-        "sinh",
-        "cosh",
-        "tanh",
-        "exp",
-        "log",
-        "log2",
-        "log10",
-        "sqrt",
-        "fabs",
-        "floor",
-        "ceil",
-        "trunc",
-        "copysign",
-        "atan2",
-    ]
-)
-
-#: ``math`` functions without an intrinsic: IR name → libm name (``f`` suffix for f32).
-_MATH_LIBM = {
-    "expm1": "expm1",
-    "log1p": "log1p",
-    "erf": "erf",
-    "erfc": "erfc",
-    "gamma": "tgamma",
-    "lgamma": "lgamma",
-    "hypot": "hypot",
-}
 
 _DOMAIN_ERROR = "math domain error"
 _RANGE_ERROR = "math range error"
@@ -248,7 +209,7 @@ class _ModuleLowering:
         self.context = ll.Context()  # a fresh context: no identified types leak across
         self.llmod = ll.Module(name=module.name or "gradc", context=self.context)
         self.error_type = self.context.get_identified_type(ERROR_TYPE_NAME)
-        self.error_type.set_body(_I32, _I32, _I8P, ll.ArrayType(_I64, 4))
+        self.error_type.set_body(_I32, _I32, _I8P, ll.ArrayType(_I64, ERROR_DATA_WORDS))
         self.functions: dict[str, ll.Function] = {}
         self._strings: dict[str, ll.Constant] = {}
         self._declarations: dict[str, ll.Function] = {}
@@ -416,26 +377,6 @@ class _ModuleLowering:
 # functions
 
 
-def _reverse_postorder(func: Function) -> list[Block]:
-    """Blocks reachable from the entry, in reverse postorder (defs before uses)."""
-    seen: set[int] = set()
-    post: list[Block] = []
-    stack: list[tuple[Block, Iterable[Block]]] = [(func.entry, iter(func.entry.successors()))]
-    seen.add(id(func.entry))
-    while stack:
-        block, succs = stack[-1]
-        for s in succs:
-            if id(s) not in seen:
-                seen.add(id(s))
-                stack.append((s, iter(s.successors())))
-                break
-        else:
-            stack.pop()
-            post.append(block)
-    post.reverse()
-    return post
-
-
 class _FunctionLowering:
     """Lowers the body of one IR function into its (already declared) LLVM function."""
 
@@ -474,7 +415,7 @@ class _FunctionLowering:
             else:
                 self.values[p] = self._from_abi(pro, arg, p.type)
         self.tape.start()
-        order = _reverse_postorder(func)
+        order = reverse_postorder(func.entry)
         reachable = {id(b) for b in order}
         for block in func.blocks:  # LLVM block order = IR order, for readable output
             if id(block) in reachable:
@@ -1088,12 +1029,10 @@ class _FunctionLowering:
             return self._call_intrinsic("sqrt", x)
         if fn.name == "pow":
             r = self._libm_pow(*args)
-        elif fn.name in _MATH_INTRINSICS:
-            r = self._call_intrinsic(fn.name, *args)
-        elif fn.name in _MATH_LIBM:
-            r = b.call(self.ml.libm(_MATH_LIBM[fn.name], ty, fn.arity), args)
+        elif fn.libm:  # no LLVM intrinsic: the libm function (``f`` suffix for f32)
+            r = b.call(self.ml.libm(fn.libm, ty, fn.arity), args)
         else:
-            raise self.ice(f"no lowering for math.{fn.name}")
+            r = self._call_intrinsic(fn.name, *args)
         if fn.check == "none":
             return r
         if fn.check == "pow":

@@ -97,6 +97,12 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir as ll
 
+from gradc.artifacts.abi.symbols import (
+    RUNTIME_TAPE_FREE,
+    RUNTIME_TAPE_GROW,
+    RUNTIME_TAPE_GROW_REFS,
+    RUNTIME_TAPE_NEW,
+)
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Function, Instruction, Value
 from gradc.compiler.ir.types import TAPE, ArrayType, NoneType, TapeType, TupleType, Type
@@ -120,12 +126,6 @@ __all__ = [
     "tape_header_type",
     "tape_type",
 ]
-
-#: Runtime symbols of the tape (defined by :mod:`.runtime`; ABI ``rt2``).
-RUNTIME_TAPE_NEW = "gradc_rt2_tape_new"
-RUNTIME_TAPE_GROW = "gradc_rt2_tape_grow"
-RUNTIME_TAPE_GROW_REFS = "gradc_rt2_tape_grow_refs"
-RUNTIME_TAPE_FREE = "gradc_rt2_tape_free"
 
 #: Every tape entry starts at a multiple of this many bytes.
 ENTRY_ALIGN = 8

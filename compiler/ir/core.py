@@ -54,6 +54,8 @@ class Instruction(Value):
         OPERANDS: names of fields holding one ``Value`` or a tuple of ``Value``.
         SUCCESSORS: names of fields holding a ``Block`` (terminators only).
         ATTRS: names of fields holding plain data (str, int, float, bool).
+        FLAGS: names of ``bool`` fields, False by default, printed as ``{name}`` when
+            True (``newarray(%n) {on_stack}``).
         IS_TERMINATOR: ends a block.
         MAY_RAISE: may raise a Python exception at run time (lowering adds an error exit).
         HAS_SIDE_EFFECTS: must not be removed even when its result is unused.
@@ -63,6 +65,7 @@ class Instruction(Value):
     OPERANDS: ClassVar[tuple[str, ...]] = ()
     SUCCESSORS: ClassVar[tuple[str, ...]] = ()
     ATTRS: ClassVar[tuple[str, ...]] = ()
+    FLAGS: ClassVar[tuple[str, ...]] = ()
     IS_TERMINATOR: ClassVar[bool] = False
     MAY_RAISE: ClassVar[bool] = False
     HAS_SIDE_EFFECTS: ClassVar[bool] = False
@@ -105,8 +108,8 @@ class Instruction(Value):
                 setattr(self, name, new)
 
     def attrs(self) -> dict[str, object]:
-        """Attribute fields as a dict, in declaration order."""
-        return {name: getattr(self, name) for name in self.ATTRS}
+        """Attribute and flag fields as a dict, in declaration order."""
+        return {name: getattr(self, name) for name in (*self.ATTRS, *self.FLAGS)}
 
     @property
     def function(self) -> Function | None:

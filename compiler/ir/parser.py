@@ -397,7 +397,8 @@ class _Parser:
         kwargs: dict[str, object] = {}
         literals: list[str] = []
         after_word = True  # after the opname or an attribute no comma is needed
-        for index, spec in enumerate(operation_fields(cls)):
+        specs = operation_fields(cls)
+        for index, spec in enumerate(f for f in specs if f.kind != "flag"):
             if spec.kind == "operand" and spec.optional:
                 k = 0 if after_word else 1
                 present = line.at("value", k=k) or line.at("word", "none", k=k)
@@ -441,6 +442,18 @@ class _Parser:
                 if is_literal_annotation(spec.annotation):
                     literals.append(spec.name)
             after_word = spec.kind == "attr"
+        flags = {f.name for f in specs if f.kind == "flag"}
+        if flags and line.accept("punct", "{"):
+            while True:
+                tok = line.expect(
+                    "word", what=f"a flag of {cls.OPNAME!r} ({', '.join(sorted(flags))})"
+                )
+                if tok.text not in flags:
+                    raise line.error(f"unknown flag {tok.text!r} of {cls.OPNAME!r}", tok)
+                kwargs[tok.text] = True
+                if line.accept("punct", "}"):
+                    break
+                line.punct(",", "',' or '}'")
         return kwargs, literals
 
     # -- leaves -------------------------------------------------------------------------

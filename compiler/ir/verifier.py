@@ -799,10 +799,10 @@ def _type_newarray(v: _Verifier, inst: Instruction) -> str | None:
             return f"newarray dimension {v.show(d)} has type {d.type}, expected i64"
     if inst.fill is not None and inst.fill.type != t.dtype:
         return f"newarray fill {v.show(inst.fill)} has type {inst.fill.type}, expected {t.dtype}"
-    if isinstance(inst, ops.StackArray):
+    if inst.on_stack:
         for d in inst.shape:
             if not isinstance(d, ops.Const) or not isinstance(d.value, int) or d.value < 0:
-                return f"stackarray dimension {v.show(d)} is not a non-negative const"
+                return f"on-stack newarray dimension {v.show(d)} is not a non-negative const"
     return None
 
 
@@ -909,7 +909,6 @@ _TYPE_RULES: dict[type[Instruction], _Rule] = {
     ops.Load: _type_load,
     ops.Store: _type_store,
     ops.NewArray: _type_newarray,
-    ops.StackArray: _type_newarray,
     ops.CopyArray: _type_copyarray,
     ops.AccumulateArray: _type_arrayacc,
     ops.IncRef: _type_refcount,

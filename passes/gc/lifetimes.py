@@ -10,7 +10,7 @@ arrays — either owns one reference or borrows one):
 * owners: ``newarray``, ``copyarray``, ``call`` results, phis, ``tuple`` results, casts,
   and ``extract`` of a managed element (which takes its own reference);
 * borrowers: function arguments (the caller keeps them alive for the call) and
-  ``stackarray`` results (frame memory, no reference count: ``stack-promote``);
+  ``newarray {on_stack}`` results (frame memory, no reference count: ``stack-promote``);
 * consuming uses — ``ret``, a phi's incoming value, an element of ``tuple``, a cast, a
   ``tapepush`` — take a reference, so an ``incref`` goes before each of them (a
   ``tapepop`` result owns the reference the push took);
@@ -66,7 +66,9 @@ def _managed(v: Value) -> bool:
 
 def _owns(v: Value) -> bool:
     """Does ``v`` hold a reference of its own (rather than borrow one)?"""
-    return _managed(v) and not isinstance(v, Argument | ops.StackArray)
+    if isinstance(v, ops.NewArray) and v.on_stack:
+        return False
+    return _managed(v) and not isinstance(v, Argument)
 
 
 def _uses(inst: Instruction) -> list[Value]:

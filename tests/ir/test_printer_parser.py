@@ -142,7 +142,8 @@ ALL_OPS = ir("""
       %b = newarray(%d), %v : array[f64,1,C]
       %e = newarray(%d) : array[f64,1,C]
       %two = const 2 : i64
-      %s = stackarray(%two), %v : array[f64,1,C]
+      %s = newarray(%two), %v {on_stack} : array[f64,1,C]
+      %s1 = newarray(%two) {on_stack} : array[f64,1,C]
       %c = copyarray %a : array[f64,2,C]
       arrayacc %c, %a
       incref %b
