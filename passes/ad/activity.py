@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Function, Instruction, Value
 from gradc.compiler.ir.types import ArrayType, PointerType, ScalarType, TupleType, Type
+from gradc.passes.ad.rules import AD_RULES
+from gradc.passes.ad.rules.base import Refused
 from gradc.passes.analysis.pointers import array_sources
 
 
@@ -126,45 +128,25 @@ def _becomes_active(inst: Instruction, active: set[Value]) -> bool:
     return any(v in active for v in inst.operands())
 
 
-#: Operations only derivative code and the passes after AD make (the tape, shadow
-#: accumulation, reference counts, decayed pointers): a function holding one is derivative
-#: code, and a derivative of it has no rule (:func:`check_rules_exist`).
-_DERIVATIVE_CODE_ONLY = (
-    ops.TapeNew,
-    ops.TapePush,
-    ops.TapePop,
-    ops.TapeFree,
-    ops.AccumulateArray,
-    ops.IncRef,
-    ops.DecRef,
-    ops.ElementOffset,
-    ops.Addr,
-    ops.PointerAdd,
-)
-
-
 def check_rules_exist(fn: Function, activity: Activity) -> None:
     """Refuse operations that an active value reaches but neither mode differentiates.
 
-    Those are the operations of derivative code and of the passes after AD
-    (:data:`_DERIVATIVE_CODE_ONLY`) with an active operand, or a float result that could
+    Those are the operations of derivative code and of the passes after AD (their rule
+    is :class:`.rules.base.Refused`) with an active operand, or a float result that could
     carry a derivative (a value popped off a tape): without this they would be skipped
     and their derivative would be a silent zero.
 
     Raises:
         NotDifferentiable: naming the operation; its ``inst`` attribute is the instruction.
     """
-    from gradc.passes.ad.rules import NotDifferentiable
-
     for inst in fn.instructions():
-        if not isinstance(inst, _DERIVATIVE_CODE_ONLY):
+        rule = AD_RULES.get(inst)
+        if not isinstance(rule, Refused):
             continue
         if any(v in activity.active for v in inst.operands()) or (
             isinstance(inst, ops.TapePop) and can_be_active(inst.type)
         ):
-            exc = NotDifferentiable(f"'{inst.OPNAME}' (derivative code)")
-            exc.inst = inst  # type: ignore[attr-defined]
-            raise exc
+            raise rule.refusal(inst)
 
 
 def _holds_array(t: Type) -> bool:

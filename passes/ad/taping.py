@@ -46,6 +46,7 @@ induction variables of an outer loop, hoisted values...): its trip count is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Instruction, Value
@@ -58,6 +59,7 @@ __all__ = [
     "Counter",
     "Induction",
     "Recipe",
+    "RecipeKind",
     "TapeOptions",
     "TapePlan",
     "Trip",
@@ -120,14 +122,27 @@ class Trip:
     bound: Value
 
 
+class RecipeKind(Enum):
+    """How the reverse of a block obtains one forward value (:class:`Recipe`)."""
+
+    TAPE = "tape"
+    """Read the variable a pop wrote (pushed at the block, or hoisted)."""
+    RECOMPUTE = "recompute"
+    """Rebuild the instruction from its operands' values (or reload the element)."""
+    INDUCTION = "induction"
+    """``start + k·step`` from a counted loop's iteration number."""
+    TRIP = "trip"
+    """A ``range`` loop's trip count at its exit, which also sets the counter."""
+
+
 @dataclass(frozen=True)
 class Recipe:
-    """How ``R(B)`` obtains one forward value: ``kind`` is ``tape`` (read the variable a
-    pop wrote), ``recompute`` (rebuild the instruction from its operands' values),
-    ``induction`` (with ``induction`` set) or ``trip`` (with ``trip`` set: a counted
-    loop's iteration counter at its exit, which also sets the counter's variable)."""
+    """How ``R(B)`` obtains one forward value: ``kind`` (:class:`RecipeKind`), with
+    ``induction`` set for :attr:`RecipeKind.INDUCTION` and ``trip`` for
+    :attr:`RecipeKind.TRIP` (a counted loop's iteration counter at its exit, which also
+    sets the counter's variable)."""
 
-    kind: str
+    kind: RecipeKind
     induction: Induction | None = None
     trip: Trip | None = None
 
@@ -206,7 +221,7 @@ class _Planner:
             self._realize(point, trip.start)
             self._realize(point, trip.bound)
             recipes.pop(trip.counter, None)
-            recipes[trip.counter] = Recipe("trip", trip=trip)
+            recipes[trip.counter] = Recipe(RecipeKind.TRIP, trip=trip)
         return self.plan
 
     def _reload_pays(self, blk: Block, values: list[Value]) -> bool:
@@ -403,27 +418,27 @@ class _Planner:
             case "const":
                 return
             case "tape":
-                recipes[v] = Recipe("tape")
+                recipes[v] = Recipe(RecipeKind.TAPE)
             case "induction":
                 found = self._induction(blk, v)
                 assert found is not None
                 counter, start, step = found
                 for w in (counter.phi, start, step):
                     self._realize(blk, w)
-                recipes[v] = Recipe("induction", Induction(counter.phi, start, step))
+                recipes[v] = Recipe(RecipeKind.INDUCTION, Induction(counter.phi, start, step))
             case "hoist":
                 loop = self._hoisting_loop(blk, v)
                 assert loop is not None
                 for point in self.exits[loop]:
                     self._push(point, v)
-                recipes[v] = Recipe("tape")
+                recipes[v] = Recipe(RecipeKind.TAPE)
             case "recompute":
                 assert isinstance(v, Instruction)
                 operands = self._operands(blk, v)
                 assert operands is not None
                 for w in operands:
                     self._realize(blk, w)
-                recipes[v] = Recipe("recompute")
+                recipes[v] = Recipe(RecipeKind.RECOMPUTE)
             case _:
                 self._push(blk, v)
-                recipes[v] = Recipe("tape")
+                recipes[v] = Recipe(RecipeKind.TAPE)
