@@ -15,7 +15,10 @@ min, max    the tangent of the operand picked              ā to the operand pic
 ==========  ===========================================  ============================
 
 ``min``/``max``/``abs`` follow NumPy/JAX: the derivative of the branch Python picks (at a
-tie, ``min(a, b)`` and ``max(a, b)`` pick ``a``). Float ``%`` has no rule.
+tie, ``min(a, b)`` and ``max(a, b)`` pick ``a``). Float ``%`` has no rule yet.
+
+The reverse sweep rebuilds (:class:`.base.Rebuild`) rather than tapes ``add``, ``sub``,
+``neg``, ``mul`` of scalars and ``//``, ``%``, ``min``, ``max``, ``abs`` of integers.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ from gradc.passes.ad.rules.base import (
     Choice,
     Keep,
     Linear,
+    NoDerivative,
     Partials,
+    Rebuild,
     RuleOps,
     Smooth,
 )
@@ -44,7 +49,7 @@ def _mul(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
     return [(a, b), (b, a)]
 
 
-AD_RULES.set([ops.Mul], Smooth(_mul, Keep(partners=True)))  # ā·b to a, ā·a to b
+AD_RULES.set([ops.Mul], Smooth(_mul, Keep(partners=True), Rebuild.SCALAR))  # ā·b to a, ā·a to b
 
 
 def _div(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
@@ -61,7 +66,7 @@ def _abs(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
     return [(a, o.sign(a))]
 
 
-AD_RULES.set([ops.Abs], Smooth(_abs, Keep((0,))))
+AD_RULES.set([ops.Abs], Smooth(_abs, Keep((0,)), Rebuild.INTEGER))
 
 
 def pow_partials(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
@@ -94,7 +99,8 @@ def _piecewise_constant(o: RuleOps, inst: Instruction, active: Active, r: Value)
     return [(x, None) for x in inst.operands()]
 
 
-AD_RULES.set([ops.FloorDiv], Smooth(_piecewise_constant, KEEP_NOTHING))
+AD_RULES.set([ops.FloorDiv], Smooth(_piecewise_constant, KEEP_NOTHING, Rebuild.INTEGER))
+AD_RULES.set([ops.Mod], NoDerivative(Rebuild.INTEGER))  # float % has no rule yet
 
 
 def _min(o: RuleOps, inst: Instruction) -> tuple[Value, Value, Value]:
@@ -107,5 +113,5 @@ def _max(o: RuleOps, inst: Instruction) -> tuple[Value, Value, Value]:
     return o.b.cmp("gt", b, a), b, a  # max(a, b) = b if b > a else a
 
 
-AD_RULES.set([ops.Min], Choice(_min, Keep((0, 1))))
-AD_RULES.set([ops.Max], Choice(_max, Keep((0, 1))))
+AD_RULES.set([ops.Min], Choice(_min, Keep((0, 1)), Rebuild.INTEGER))
+AD_RULES.set([ops.Max], Choice(_max, Keep((0, 1)), Rebuild.INTEGER))

@@ -11,6 +11,7 @@ store       store the value's tangent beside     v̄ += shadow[i]; shadow[i] = 0
 newarray    np.full(shape, y): every element's   ȳ += Σ shadow
             tangent is ẏ
 copyarray   a copy of the tangent                source shadow += copy's shadow
+dim         (none: an int, rebuilt where needed)
 ==========  ===================================  =======================================
 
 What the reverse sweep keeps for them (indices of accesses, shadows of local arrays) is
@@ -22,7 +23,7 @@ from __future__ import annotations
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.types import NONE, ArrayType
-from gradc.passes.ad.rules.base import AD_RULES, ForwardSweep, SweepRule
+from gradc.passes.ad.rules.base import AD_RULES, ForwardSweep, NoDerivative, Rebuild, SweepRule
 
 
 def _element_addr(sweep: ForwardSweep, inst: Instruction) -> Value | None:
@@ -62,7 +63,8 @@ def _copy_array(sweep: ForwardSweep, inst: Instruction) -> Value | None:
 
 
 AD_RULES.set([ops.ElementAddr], SweepRule(_element_addr))
-AD_RULES.set([ops.Load], SweepRule(_load))
+AD_RULES.set([ops.Load], SweepRule(_load, rebuild=Rebuild.RELOAD))
 AD_RULES.set([ops.Store], SweepRule(_store))
 AD_RULES.set([ops.NewArray], SweepRule(_new_array))
 AD_RULES.set([ops.CopyArray], SweepRule(_copy_array))
+AD_RULES.set([ops.ArrayDim], NoDerivative(Rebuild.ALWAYS))  # an int, rebuilt from the array

@@ -26,6 +26,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from typing import Protocol
 
 from gradc.compiler.ir import ops
@@ -185,6 +186,28 @@ def default_needs(inst: Instruction) -> tuple[list[Value], bool]:
     return [v for v in inst.operands() if isinstance(v.type, ScalarType)], True
 
 
+class Rebuild(Enum):
+    """Can the reverse sweep rebuild an operation's forward value from its operands
+    instead of taping it (:mod:`..taping`, where its operands come without a push)?
+    Only cheap pure operations can."""
+
+    NEVER = "never"
+    """Taped (or hoisted) when needed."""
+    SCALAR = "scalar"
+    """Rebuilt when its result is a scalar (integer arithmetic, casts, comparisons,
+    float ``add``, ``sub``, ``mul``, ``neg``)."""
+    INTEGER = "integer"
+    """Rebuilt when its result is an integer or a bool (float ``//``, ``min``... are not
+    cheap enough)."""
+    SCALAR_TUPLE = "scalar tuple"
+    """Rebuilt when its result is a scalar or a tuple of scalars (tuple accesses)."""
+    ALWAYS = "always"
+    """Always rebuilt (array dimensions)."""
+    RELOAD = "reload"
+    """A load: loaded again where no write can reach the element before the reverse sweep
+    (:class:`..memory.MemoryFacts`)."""
+
+
 # -- rule kinds ----------------------------------------------------------------------
 
 
@@ -214,7 +237,14 @@ class ForwardSweep(Protocol):
 
 
 class Rule(ABC):
-    """The derivative of one operation class (registered in :data:`AD_RULES`)."""
+    """The derivative of one operation class (registered in :data:`AD_RULES`).
+
+    Attributes:
+        rebuild: whether the reverse sweep may rebuild the operation's value instead of
+            taping it.
+    """
+
+    rebuild: Rebuild = Rebuild.NEVER
 
     @abstractmethod
     def needs(self, inst: Instruction, active: Active) -> tuple[list[Value], bool]:
@@ -298,6 +328,7 @@ class Linear(_FromPartials):
 
     coefficients: tuple[float, ...]
     keep: Keep = KEEP_NOTHING
+    rebuild: Rebuild = Rebuild.SCALAR
 
     def partials(self, o: RuleOps, inst: Instruction, active: Active, result: Value) -> Partials:
         return [(x, o.c(c, result)) for x, c in zip(inst.operands(), self.coefficients)]
@@ -315,10 +346,12 @@ class Smooth(_FromPartials):
         rule: ``(ops, inst, active, r) -> [(operand, ∂r/∂operand)]``; ``r`` is the result
             where the rule is built (the forward value in the reverse sweep).
         keep: the forward values ``rule`` reads in the reverse sweep.
+        rebuild: see :class:`Rebuild`.
     """
 
     rule: PartialsFn
     keep: Keep
+    rebuild: Rebuild = Rebuild.NEVER
 
     def partials(self, o: RuleOps, inst: Instruction, active: Active, result: Value) -> Partials:
         return self.rule(o, inst, active, result)
@@ -336,10 +369,12 @@ class Choice(ScalarRule):
     Attributes:
         pick: ``(ops, inst) -> (cond, picked if cond, picked otherwise)``.
         keep: the forward values ``pick`` reads.
+        rebuild: see :class:`Rebuild`.
     """
 
     pick: PickFn
     keep: Keep
+    rebuild: Rebuild = Rebuild.NEVER
 
     def needs(self, inst: Instruction, active: Active) -> tuple[list[Value], bool]:
         return self.keep.values(inst, active)
@@ -379,10 +414,12 @@ class SweepRule(Rule):
         tangent: the JVP.
         keep: the scalar forward values its adjoint reads (array indices and shadows
             are planned by the reverse sweep).
+        rebuild: see :class:`Rebuild`.
     """
 
     tangent: JvpFn
     keep: Keep = KEEP_NOTHING
+    rebuild: Rebuild = Rebuild.NEVER
 
     def needs(self, inst: Instruction, active: Active) -> tuple[list[Value], bool]:
         return self.keep.values(inst, active)
@@ -411,6 +448,23 @@ class Refused(Rule):
         raise self.refusal(inst)
 
 
+@dataclass(frozen=True)
+class NoDerivative(Rule):
+    """An operation that carries no derivative: its result is never active (a comparison,
+    ``not``, an array dimension), or it has no rule yet (float ``%``: differentiating
+    through it is a compile-time error naming it). Registered for what the tape planner
+    knows of it (:attr:`Rule.rebuild`).
+    """
+
+    rebuild: Rebuild = Rebuild.NEVER
+
+    def needs(self, inst: Instruction, active: Active) -> tuple[list[Value], bool]:
+        return default_needs(inst)
+
+    def jvp(self, sweep: ForwardSweep, inst: Instruction) -> Value | None:
+        raise NotDifferentiable(type(inst).OPNAME)
+
+
 # -- the registry --------------------------------------------------------------------
 
 AD_RULES: OpTable[Rule] = OpTable("ad")
@@ -437,9 +491,15 @@ def scalar_rule(inst: Instruction) -> ScalarRule:
         NotDifferentiable: it has none (the message names the operation).
     """
     rule = rule_for(inst)
-    if not isinstance(rule, ScalarRule):
+    if not isinstance(rule, ScalarRule):  # NoDerivative, or a SweepRule the sweep missed
         raise NotDifferentiable(type(inst).OPNAME)
     return rule
+
+
+def rebuild_of(inst: Instruction) -> Rebuild:
+    """Whether the reverse sweep may rebuild ``inst``'s value (:class:`Rebuild`)."""
+    rule = AD_RULES.get(inst)
+    return rule.rebuild if rule is not None else Rebuild.NEVER
 
 
 def needs_of(inst: Instruction, active: Active) -> tuple[list[Value], bool]:

@@ -10,6 +10,7 @@ cast        the tangent cast to the          ā cast back (float to float; int()
 tuple       the tuple of the tangents        each element's adjoint to its element
 extract     the element of the tangent       ā to that element of the tuple's adjoint
 call        a call of the callee's JVP       a call of the callee's reverse sweep
+cmp, not    (none: the result is a bool, never active)
 ==========  ===============================  ==========================================
 
 ``cast``, ``tuple``, ``extract`` and ``call`` move adjoints between tuple elements and
@@ -21,7 +22,16 @@ from __future__ import annotations
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.passes.ad.layout import shadow_type
-from gradc.passes.ad.rules.base import AD_RULES, Choice, ForwardSweep, Keep, RuleOps, SweepRule
+from gradc.passes.ad.rules.base import (
+    AD_RULES,
+    Choice,
+    ForwardSweep,
+    Keep,
+    NoDerivative,
+    Rebuild,
+    RuleOps,
+    SweepRule,
+)
 
 
 def _select(o: RuleOps, inst: Instruction) -> tuple[Value, Value, Value]:
@@ -29,7 +39,7 @@ def _select(o: RuleOps, inst: Instruction) -> tuple[Value, Value, Value]:
     return inst.cond, inst.if_true, inst.if_false
 
 
-AD_RULES.set([ops.Select], Choice(_select, Keep((0,))))
+AD_RULES.set([ops.Select], Choice(_select, Keep((0,)), Rebuild.SCALAR))
 
 
 def _cast(sweep: ForwardSweep, inst: Instruction) -> Value | None:
@@ -52,7 +62,10 @@ def _call(sweep: ForwardSweep, inst: Instruction) -> Value | None:
     return sweep.call_jvp(inst)
 
 
-AD_RULES.set([ops.Cast], SweepRule(_cast))
-AD_RULES.set([ops.MakeTuple], SweepRule(_make_tuple))
-AD_RULES.set([ops.TupleGet], SweepRule(_tuple_get))
+AD_RULES.set([ops.Cast], SweepRule(_cast, rebuild=Rebuild.SCALAR))
+AD_RULES.set([ops.MakeTuple], SweepRule(_make_tuple, rebuild=Rebuild.SCALAR_TUPLE))
+AD_RULES.set([ops.TupleGet], SweepRule(_tuple_get, rebuild=Rebuild.SCALAR_TUPLE))
 AD_RULES.set([ops.Call], SweepRule(_call))
+# results never active: a bool, an int; the reverse sweep rebuilds them
+AD_RULES.set([ops.Cmp], NoDerivative(Rebuild.SCALAR))
+AD_RULES.set([ops.Not], NoDerivative(Rebuild.INTEGER))
