@@ -53,7 +53,8 @@ from gradc.compiler.ir.core import Block, Function, Instruction, Value
 from gradc.compiler.ir.types import I64, ScalarType, TupleType
 from gradc.passes.ad.loops import Loop, LoopForest
 from gradc.passes.ad.memory import MemoryFacts
-from gradc.passes.ad.rules.base import Rebuild, rebuild_of
+from gradc.passes.ad.rules.base import Rebuild
+from gradc.passes.ad.rules.registry import rebuild_of
 
 __all__ = [
     "DEFAULT_OPTIONS",

@@ -14,8 +14,9 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.parser import parse_module
 from gradc.passes.ad.rules import AD_RULES, NotDifferentiable, needs_of, rule_for, scalar_rule
-from gradc.passes.ad.rules.base import Rebuild, SweepRule, rebuild_of
+from gradc.passes.ad.rules.base import Rebuild, SweepRule
 from gradc.passes.ad.rules.math import MATH_RULES, MathRule
+from gradc.passes.ad.rules.registry import rebuild_of
 
 #: Operations without a rule, and why: the sweeps handle them structurally (constants,
 #: phis, terminators), passes after AD make them (``stackarray``), they never carry a

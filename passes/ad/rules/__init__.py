@@ -13,7 +13,8 @@ fill it, one per op family, each with its table of identities:
   reference counts): refused where an active value reaches them
   (:class:`.base.Refused`).
 
-A rule (:mod:`.base`) holds, for its operation:
+A rule (its kinds in :mod:`.base`; the registry and its lookups in :mod:`.registry`;
+the arithmetic rules are written with in :mod:`.algebra`) holds, for its operation:
 
 * the JVP (:meth:`.base.Rule.jvp`), emitted by forward mode (:mod:`..forward`);
 * the adjoint: for scalar operations (:class:`.base.ScalarRule`) the transpose,
@@ -34,7 +35,7 @@ error naming it and its line (:class:`.base.NotDifferentiable`).
 Conventions all rules share (docs/ad.md "Rules and conventions"): derivative code never
 raises (IEEE division, the non-checking ``ieee_<fn>`` twins of ``math`` functions) and
 runs after the primal instruction; a tangent or adjoint times a partial is a *strong
-zero* (:meth:`.base.RuleOps.scale`).
+zero* (:meth:`.algebra.RuleOps.scale`).
 """
 
 from gradc.passes.ad.rules import (  # noqa: F401  (they fill AD_RULES)
@@ -44,18 +45,9 @@ from gradc.passes.ad.rules import (  # noqa: F401  (they fill AD_RULES)
     derivative_code,
     math,
 )
-from gradc.passes.ad.rules.base import (
-    AD_RULES,
-    ForwardSweep,
-    NotDifferentiable,
-    Rule,
-    RuleOps,
-    ScalarRule,
-    make_ops,
-    needs_of,
-    rule_for,
-    scalar_rule,
-)
+from gradc.passes.ad.rules.algebra import RuleOps, make_ops
+from gradc.passes.ad.rules.base import ForwardSweep, NotDifferentiable, Rule, ScalarRule
+from gradc.passes.ad.rules.registry import AD_RULES, needs_of, rule_for, scalar_rule
 
 __all__ = [
     "AD_RULES",

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
+from gradc.passes.ad.rules.algebra import RuleOps
 from gradc.passes.ad.rules.base import (
-    AD_RULES,
     KEEP_NOTHING,
     Active,
     Choice,
@@ -35,9 +35,9 @@ from gradc.passes.ad.rules.base import (
     NoDerivative,
     Partials,
     Rebuild,
-    RuleOps,
     Smooth,
 )
+from gradc.passes.ad.rules.registry import AD_RULES
 
 AD_RULES.set([ops.Add], Linear((1.0, 1.0)))
 AD_RULES.set([ops.Sub], Linear((1.0, -1.0)))

@@ -23,7 +23,8 @@ from __future__ import annotations
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.types import NONE, ArrayType
-from gradc.passes.ad.rules.base import AD_RULES, ForwardSweep, NoDerivative, Rebuild, SweepRule
+from gradc.passes.ad.rules.base import ForwardSweep, NoDerivative, Rebuild, SweepRule
+from gradc.passes.ad.rules.registry import AD_RULES
 
 
 def _element_addr(sweep: ForwardSweep, inst: Instruction) -> Value | None:

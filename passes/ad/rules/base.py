@@ -1,5 +1,4 @@
-"""Rule types of the AD registry, the float arithmetic rules are written with, and the
-registry itself (:data:`AD_RULES`).
+"""The kinds of AD rules (:data:`.registry.AD_RULES` holds one per operation class).
 
 A rule is one object per operation class. Every rule says what the reverse sweep must
 have of the forward values (:meth:`Rule.needs`, from a declarative :class:`Keep`) and how
@@ -10,7 +9,7 @@ three kinds, after JAX's ``deflinear``/``defjvp`` split:
 * :class:`Linear`: linear in its operands with constant coefficients (``add``, ``sub``,
   ``neg``); the JVP and the transpose both follow from the coefficients;
 * :class:`Smooth`: a nonlinear operation given by its partial derivatives (``mul``,
-  ``pow``, each ``math`` function), written with :class:`RuleOps`;
+  ``pow``, each ``math`` function), written with :class:`.algebra.RuleOps`;
 * :class:`Choice`: the result is one of the operands (``min``, ``max``, ``select``): the
   tangent or adjoint of the operand picked.
 
@@ -22,7 +21,6 @@ shadows and adjoint variables they move).
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,11 +30,8 @@ from typing import Protocol
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Instruction, Value
-from gradc.compiler.ir.dispatch import OpTable
 from gradc.compiler.ir.types import ScalarType
-
-Tangent = Callable[[Value], Value | None]
-"""The tangent of a primal value, or None when it is inactive (a zero tangent)."""
+from gradc.passes.ad.rules.algebra import RuleOps, make_ops
 
 Active = Callable[[Value], bool]
 """Does a value carry a derivative (an active value of the function)?"""
@@ -50,95 +45,6 @@ Partials = list[tuple[Value, Value | None]]
 
 class NotDifferentiable(Exception):
     """No derivative rule exists for this construct (the message names it)."""
-
-
-class RuleOps:
-    """Float arithmetic on a builder, skipping work for ``None`` (zero) operands."""
-
-    def __init__(self, b: Builder) -> None:
-        self.b = b
-
-    def c(self, x: float, like: Value) -> Value:
-        t = like.type
-        assert isinstance(t, ScalarType)
-        return self.b.const(float(x), t)
-
-    def add(self, x: Value | None, y: Value | None) -> Value | None:
-        if x is None:
-            return y
-        if y is None:
-            return x
-        return self.b.add(x, y)
-
-    def sub(self, x: Value | None, y: Value | None) -> Value | None:
-        if y is None:
-            return x
-        if x is None:
-            return self.neg(y)
-        return self.b.sub(x, y)
-
-    def mul(self, x: Value | None, y: Value | None) -> Value | None:
-        if x is None or y is None:
-            return None
-        return self.b.mul(x, y)
-
-    def div(self, x: Value | None, y: Value) -> Value | None:
-        if x is None:
-            return None
-        return self.b.binary(ops.FDiv, x, y)
-
-    def neg(self, x: Value | None) -> Value | None:
-        return None if x is None else self.b.unary(ops.Neg, x)
-
-    def math(self, fn: str, *args: Value) -> Value:
-        """``math.fn(*args)`` without Python's checks (``ieee_log(0.0)`` is -inf): a
-        partial is evaluated where the primal was, and must not raise where it did not."""
-        if fn in ops.IEEE_MATH:
-            fn = f"ieee_{fn}"
-        return self.b.math(fn, *args)
-
-    def scale(self, t: Value, p: Value, active_p: bool = False) -> Value:
-        """``t·p`` for a tangent or adjoint ``t`` and a partial ``p``, with a *strong
-        zero* (as Enzyme's option; JAX's symbolic zeros do it statically): 0 where ``t``
-        or ``p`` is 0, even if the other is ±inf or NaN. So a value whose tangent or
-        adjoint is 0 at run time (the operand ``max`` did not pick) adds nothing through
-        ``0·sqrt'(0)`` or ``0·(-inf)``, and a path through a factor that is 0 (``0.0 *
-        y``, ``float(int(y)) * y`` near 0) carries no infinite or NaN derivative.
-
-        No check for a finite constant ``p``, nor where ``active_p`` says ``p`` is an
-        active value of the function (the partials of ``a * b`` are its operands): an
-        infinite active value means the function is at ±inf or NaN near there, and its
-        derivatives are not finite anyway; the check would cost 14% (one-sided) to 30%
-        (gradient) and 20% to 70% (JVP) of a product-bound derivative (a 1000×1000
-        mat-vec, measured). So reverse mode of ``sqrt(x * x)`` at 0 is NaN, as JAX's."""
-        zero = self.c(0.0, t)
-        if isinstance(p, ops.Const):
-            if float(p.value) == 0.0:
-                return zero
-            if math.isfinite(float(p.value)):
-                return self.b.mul(t, p)  # ±inf·p, NaN·p and 0·p are what they should be
-        elif active_p:
-            return self.b.mul(t, p)
-        product = self.b.select(self.b.cmp("eq", p, zero), zero, self.b.mul(t, p))
-        return self.b.select(self.b.cmp("eq", t, zero), zero, product)
-
-    def sign(self, x: Value) -> Value:
-        """-1, 0 or 1 as a float of ``x``'s type (0 for 0 and NaN)."""
-        zero = self.c(0.0, x)
-        pos = self.b.cmp("gt", x, zero)
-        neg = self.b.cmp("lt", x, zero)
-        return self.b.select(pos, self.c(1.0, x), self.b.select(neg, self.c(-1.0, x), zero))
-
-    def select(self, cond: Value, x: Value | None, y: Value | None, like: Value) -> Value | None:
-        if x is None and y is None:
-            return None
-        zero = self.c(0.0, like)
-        return self.b.select(cond, x if x is not None else zero, y if y is not None else zero)
-
-
-def make_ops(b: Builder) -> RuleOps:
-    """The rule helpers bound to builder ``b``."""
-    return RuleOps(b)
 
 
 # -- what the tape keeps -------------------------------------------------------------
@@ -237,7 +143,7 @@ class ForwardSweep(Protocol):
 
 
 class Rule(ABC):
-    """The derivative of one operation class (registered in :data:`AD_RULES`).
+    """The derivative of one operation class (registered in :data:`.registry.AD_RULES`).
 
     Attributes:
         rebuild: whether the reverse sweep may rebuild the operation's value instead of
@@ -282,7 +188,7 @@ class ScalarRule(Rule):
 
 class _FromPartials(ScalarRule):
     """JVP ``Σ ẋ·∂r/∂x`` and adjoint ``ā·∂r/∂x`` from :meth:`partials`, with a strong
-    zero (:meth:`RuleOps.scale`)."""
+    zero (:meth:`.algebra.RuleOps.scale`)."""
 
     keep: Keep
 
@@ -463,47 +369,3 @@ class NoDerivative(Rule):
 
     def jvp(self, sweep: ForwardSweep, inst: Instruction) -> Value | None:
         raise NotDifferentiable(type(inst).OPNAME)
-
-
-# -- the registry --------------------------------------------------------------------
-
-AD_RULES: OpTable[Rule] = OpTable("ad")
-"""The derivative rule of every differentiable operation, by operation class; filled by
-the rules modules of :mod:`gradc.passes.ad.rules` (one per op family)."""
-
-
-def rule_for(inst: Instruction) -> Rule:
-    """The rule of ``inst``.
-
-    Raises:
-        NotDifferentiable: the operation has none (the message names it).
-    """
-    rule = AD_RULES.get(inst)
-    if rule is None:
-        raise NotDifferentiable(type(inst).OPNAME)
-    return rule
-
-
-def scalar_rule(inst: Instruction) -> ScalarRule:
-    """The rule of ``inst`` when it has an adjoint of its own (:class:`ScalarRule`).
-
-    Raises:
-        NotDifferentiable: it has none (the message names the operation).
-    """
-    rule = rule_for(inst)
-    if not isinstance(rule, ScalarRule):  # NoDerivative, or a SweepRule the sweep missed
-        raise NotDifferentiable(type(inst).OPNAME)
-    return rule
-
-
-def rebuild_of(inst: Instruction) -> Rebuild:
-    """Whether the reverse sweep may rebuild ``inst``'s value (:class:`Rebuild`)."""
-    rule = AD_RULES.get(inst)
-    return rule.rebuild if rule is not None else Rebuild.NEVER
-
-
-def needs_of(inst: Instruction, active: Active) -> tuple[list[Value], bool]:
-    """``(operands, result?)``: the forward values the adjoint of ``inst`` reads
-    (:func:`default_needs` for an operation without a rule)."""
-    rule = AD_RULES.get(inst)
-    return rule.needs(inst, active) if rule is not None else default_needs(inst)

@@ -22,16 +22,9 @@ from __future__ import annotations
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.passes.ad.layout import shadow_type
-from gradc.passes.ad.rules.base import (
-    AD_RULES,
-    Choice,
-    ForwardSweep,
-    Keep,
-    NoDerivative,
-    Rebuild,
-    RuleOps,
-    SweepRule,
-)
+from gradc.passes.ad.rules.algebra import RuleOps
+from gradc.passes.ad.rules.base import Choice, ForwardSweep, Keep, NoDerivative, Rebuild, SweepRule
+from gradc.passes.ad.rules.registry import AD_RULES
 
 
 def _select(o: RuleOps, inst: Instruction) -> tuple[Value, Value, Value]:

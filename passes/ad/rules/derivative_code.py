@@ -9,7 +9,8 @@ derivative silently dropped.
 from __future__ import annotations
 
 from gradc.compiler.ir import ops
-from gradc.passes.ad.rules.base import AD_RULES, Refused
+from gradc.passes.ad.rules.base import Refused
+from gradc.passes.ad.rules.registry import AD_RULES
 
 AD_RULES.set(
     [

@@ -27,7 +27,7 @@ pow         as ``**`` (:mod:`.arith`)
 
 Derivative code never raises: partials call the non-checking twins of the ``math``
 functions (``ieee_log(0.0)`` is -inf, :data:`~gradc.compiler.ir.ops.IEEE_MATH`;
-:meth:`.base.RuleOps.math`). A function without an entry is not differentiable: a
+:meth:`.algebra.RuleOps.math`). A function without an entry is not differentiable: a
 compile-time error naming ``math.<name>``.
 """
 
@@ -39,9 +39,9 @@ from dataclasses import dataclass
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
+from gradc.passes.ad.rules.algebra import RuleOps
 from gradc.passes.ad.rules.arith import POW
 from gradc.passes.ad.rules.base import (
-    AD_RULES,
     KEEP_NOTHING,
     Accumulate,
     Active,
@@ -49,10 +49,10 @@ from gradc.passes.ad.rules.base import (
     Keep,
     NotDifferentiable,
     Partials,
-    RuleOps,
     ScalarRule,
     Smooth,
 )
+from gradc.passes.ad.rules.registry import AD_RULES
 
 Derivative = Callable[[RuleOps, Value, Value, Value], Value | None]
 """``(ops, a, r, one) -> f'(a)`` of a one-argument function (None: zero); ``one`` is the
