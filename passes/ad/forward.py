@@ -130,23 +130,16 @@ class _ForwardMode:
         self.tangent_phis: list[tuple[ops.Phi, ops.Phi]] = []
         self.reachable: set[Block] = set()
         self.strict = True  # an active value without a tangent is a bug (reachable code)
+        self._active_clones = {self.values[v] for v in self.activity.active}
+        self._calls_with_active_operands = {self.values[c] for c in self.activity.call_patterns}
 
     def active(self, clone_value: Value) -> bool:
         return clone_value in self._active_clones
 
     def run(self) -> Function:
-        self._active_clones = {self.values[v] for v in self.activity.active}
-        self._calls_with_active_operands = {self.values[c] for c in self.activity.call_patterns}
         fn = self.fn
         params = list(fn.params)
-        for p in self.original.params:
-            if p.index in self.pattern:
-                t = Argument(type=shadow_type(p.type), name=f"d_{p.name}", index=len(fn.params))
-                fn.params.append(t)
-                self.tangents[self.values[p]] = t
-        result_type = fn.return_type
-        if not isinstance(result_type, NoneType):
-            fn.return_type = TupleType((result_type, shadow_type(result_type)))
+        self._add_tangent_params()
         self.module.add(fn)  # before the body, so recursive calls find it
         try:
             check_rules_exist(fn, Activity(self._active_clones, {}))
@@ -189,6 +182,19 @@ class _ForwardMode:
                 with self.b.at(term.loc):
                     tangent.incoming.append((pred, self.tangent(v)))
         return fn
+
+    def _add_tangent_params(self) -> None:
+        """The signature: a tangent parameter per active parameter, after the primal
+        ones, and ``tuple[result, tangent]`` as the result."""
+        fn = self.fn
+        for p in self.original.params:
+            if p.index in self.pattern:
+                t = Argument(type=shadow_type(p.type), name=f"d_{p.name}", index=len(fn.params))
+                fn.params.append(t)
+                self.tangents[self.values[p]] = t
+        result_type = fn.return_type
+        if not isinstance(result_type, NoneType):
+            fn.return_type = TupleType((result_type, shadow_type(result_type)))
 
     def tangent(self, v: Value) -> Value:
         """The tangent of ``v`` (a zero constant at the insertion point if inactive).
