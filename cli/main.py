@@ -35,7 +35,8 @@ from gradc.runtime_mode import NO_COMPILE_ENV, env_flag
 
 if TYPE_CHECKING:
     from gradc.artifacts.remote import RemoteCache
-    from gradc.compiler.driver import ArtifactBuild, BuildOutput
+    from gradc.compiler.driver import ArtifactBuild
+    from gradc.compiler.results import BuildOutput
 
 #: Where ``gradc build m.py`` writes when no ``-o`` is given: ``build/m.gradc``.
 DEFAULT_BUILD_DIR = Path("build")
@@ -154,17 +155,15 @@ def build(
         from gradc.cli.remote import open_remote
 
         remote = open_remote(remote_cache, remote_cache_readonly)
-    built = _build_artifact(module, out_dir, options, grads, remote)
-    result, manifest = built.output, built.manifest
+    built = _build(module, out_dir, options, grads, remote)
     end = time.perf_counter()
-
     if explain:
         from gradc.cli.explain import explain as explain_lines
 
         hits = remote.stats.hits if remote is not None else {}
-        for line in explain_lines(built.previous, result.entries, result.callees, hits):
+        for line in explain_lines(built.previous, built.output.entries, built.output.callees, hits):
             click.echo(line)
-    _print_summary(out_dir, manifest, result, remote, end - start, verbose)
+    _print_summary(out_dir, built.manifest, built.output, remote, end - start, verbose)
     if timings:
         phases = dict(built.timings)
         if remote is not None:  # downloads (during the build) and uploads (after it)
@@ -200,27 +199,26 @@ def _compiler_options(
     )
 
 
-def _warn(message: str) -> None:
-    click.echo(f"gradc: warning: {message}", err=True)
-
-
-def _build_artifact(
+def _build(
     module: Path,
     out_dir: Path,
     options: CompilerOptions,
     grads: tuple[str, ...],
     remote: RemoteCache | None,
 ) -> ArtifactBuild:
-    """``build_artifact`` of ``module`` into ``out_dir``; warnings go to stderr.
+    """``build_artifact`` of ``module`` into ``out_dir``, warnings printed.
 
-    A compile error, a refused compile (``GRADC_NO_COMPILE=1``), an artifact that cannot
-    be written or a bad ``--grad`` is printed and exits with status 1; any other exception
-    is an internal compiler error: printed (naming the stage, function and line when it
-    can; the traceback under ``-v``), exit status 70. Nothing is written then.
+    A compile error, a refused compile (``GRADC_NO_COMPILE=1``), an unwritable output or
+    a bad ``--grad`` is printed and exits with status 1; any other exception is an
+    internal compiler error: printed (with the traceback under ``-v``), exit status 70.
+    Nothing is written then.
     """
     from gradc.compiler.diagnostics import CompileError, InternalCompilerError
     from gradc.compiler.driver import CompileForbiddenError, WriteError, build_artifact
     from gradc.compiler.frontend.derivatives import GradRequestError
+
+    def warn(message: str) -> None:
+        click.echo(f"gradc: warning: {message}", err=True)
 
     try:
         return build_artifact(
@@ -230,8 +228,8 @@ def _build_artifact(
             grads,
             allow_compile=not env_flag(NO_COMPILE_ENV),
             remote=remote,
-            warn=_warn,
-            on_damage=_warn,
+            warn=warn,
+            on_damage=warn,
         )
     except CompileError as exc:
         click.echo(exc.render(), err=True)
