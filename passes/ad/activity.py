@@ -13,11 +13,15 @@ constant computations out of derivative code.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Function, Instruction, Value
+from gradc.compiler.ir.dispatch import OpTable
 from gradc.compiler.ir.types import ArrayType, PointerType, ScalarType, TupleType, Type
+from gradc.passes.ad.rules import AD_RULES
+from gradc.passes.ad.rules.base import Refused
 from gradc.passes.analysis.pointers import array_sources
 
 
@@ -58,47 +62,14 @@ def analyze(fn: Function, active_params: frozenset[int]) -> Activity:
     while changed:
         changed = False
         for inst in fn.instructions():
-            # the sharing rules below run for active instructions too: one made active by
-            # a store through an alias (or a TupleGet of an array) propagates the same way
             if inst not in active and _becomes_active(inst, active):
                 active.add(inst)
                 changed = True
-            if isinstance(inst, ops.Store) and inst.value in active:
-                # storing an active value makes the array (and everything it aliases) active
-                for root in array_sources(inst.pointer):
-                    if isinstance(root.type, ArrayType) and root not in active:
-                        active.add(root)
-                        changed = True
-            if isinstance(inst, ops.Call) and (
-                any(a in active for a in inst.args) or (inst in active and _holds_array(inst.type))
-            ):
-                # the callee may store active values into any array it is given, and may
-                # return one of them (the result is then that argument)
-                for a in inst.args:
-                    if _holds_array(a.type) and a not in active:
-                        for root in array_sources(a):
-                            if _holds_array(root.type) and root not in active:
-                                active.add(root)
-                                changed = True
-            if isinstance(inst, ops.Phi | ops.Cast) and _holds_array(inst.type):
-                # an array phi (or a phi of tuples holding arrays) and its incoming values
-                # share contents
-                if any(v in active for v in inst.operands()) or inst in active:
-                    for v in [inst, *inst.operands()]:
-                        if v not in active and _holds_array(v.type):
-                            active.add(v)
-                            changed = True
-            if isinstance(inst, ops.MakeTuple) and inst in active:
-                # an array packed into an active tuple is the array unpacked from it:
-                # active values stored through one are read through the other
-                for v in inst.elements:
-                    if v not in active and _holds_array(v.type):
-                        active.add(v)
-                        changed = True
-            if isinstance(inst, ops.TupleGet) and inst in active and _holds_array(inst.type):
-                if inst.tuple not in active:
-                    active.add(inst.tuple)
-                    changed = True
+            # the sharing rules run for active instructions too: one made active by a
+            # store through an alias (or a TupleGet of an array) propagates the same way
+            share = _SHARING.get(inst)
+            if share is not None and share(inst, active):
+                changed = True
     patterns: dict[ops.Call, frozenset[int]] = {}
     for inst in fn.instructions():
         if isinstance(inst, ops.Call):
@@ -108,63 +79,133 @@ def analyze(fn: Function, active_params: frozenset[int]) -> Activity:
     return Activity(active, patterns)
 
 
+Becomes = Callable[[Instruction, set[Value]], bool]
+"""``(inst, active) -> is inst's result active?`` (its type can carry a derivative)."""
+
+#: When the result of an operation becomes active; the default: when an operand is.
+_BECOMES: OpTable[Becomes] = OpTable("activity")
+
+
 def _becomes_active(inst: Instruction, active: set[Value]) -> bool:
     if not can_be_active(inst.type):
         return False
-    if isinstance(inst, ops.Load):
-        return any(r in active for r in array_sources(inst.pointer))
-    if isinstance(inst, ops.ElementAddr):
-        return inst.array in active
-    if isinstance(inst, ops.NewArray):
-        # a new array is active when filled with an active value (np.full(n, y)), or
-        # later, when active values are stored into it
-        return inst.fill is not None and inst.fill in active
-    if isinstance(inst, ops.Const | ops.TapePop):
-        return False
-    if isinstance(inst, ops.Cmp | ops.MathCall) and not can_be_active(inst.type):
-        return False
+    rule = _BECOMES.get(inst)
+    if rule is not None:
+        return rule(inst, active)
     return any(v in active for v in inst.operands())
 
 
-#: Operations only derivative code and the passes after AD make (the tape, shadow
-#: accumulation, reference counts, decayed pointers): a function holding one is derivative
-#: code, and a derivative of it has no rule (:func:`check_rules_exist`).
-_DERIVATIVE_CODE_ONLY = (
-    ops.TapeNew,
-    ops.TapePush,
-    ops.TapePop,
-    ops.TapeFree,
-    ops.AccumulateArray,
-    ops.IncRef,
-    ops.DecRef,
-    ops.ElementOffset,
-    ops.Addr,
-    ops.PointerAdd,
-)
+@_BECOMES.register(ops.Load)
+def _load(inst: Instruction, active: set[Value]) -> bool:
+    assert isinstance(inst, ops.Load)
+    return any(r in active for r in array_sources(inst.pointer))
+
+
+@_BECOMES.register(ops.ElementAddr)
+def _element_addr(inst: Instruction, active: set[Value]) -> bool:
+    assert isinstance(inst, ops.ElementAddr)
+    return inst.array in active
+
+
+@_BECOMES.register(ops.NewArray)
+def _new_array(inst: Instruction, active: set[Value]) -> bool:
+    # a new array is active when filled with an active value (np.full(n, y)), or later,
+    # when active values are stored into it
+    assert isinstance(inst, ops.NewArray)
+    return inst.fill is not None and inst.fill in active
+
+
+@_BECOMES.register(ops.Const, ops.TapePop)
+def _never(inst: Instruction, active: set[Value]) -> bool:
+    return False
+
+
+Share = Callable[[Instruction, set[Value]], bool]
+"""``(inst, active) -> changed``: make active the values that name the same memory as
+an active one at ``inst``."""
+
+#: The sharing rules: names of the same memory are active together.
+_SHARING: OpTable[Share] = OpTable("activity sharing")
+
+
+def _activate(active: set[Value], values: list[Value]) -> bool:
+    """Add those of ``values`` that hold a float array to ``active``; any added?"""
+    added = [v for v in values if v not in active and _holds_array(v.type)]
+    active.update(added)
+    return bool(added)
+
+
+@_SHARING.register(ops.Store)
+def _store(inst: Instruction, active: set[Value]) -> bool:
+    # storing an active value makes the array (and everything it aliases) active
+    assert isinstance(inst, ops.Store)
+    changed = False
+    if inst.value in active:
+        for root in array_sources(inst.pointer):
+            if isinstance(root.type, ArrayType) and root not in active:
+                active.add(root)
+                changed = True
+    return changed
+
+
+@_SHARING.register(ops.Call)
+def _call(inst: Instruction, active: set[Value]) -> bool:
+    # the callee may store active values into any array it is given, and may return one
+    # of them (the result is then that argument)
+    assert isinstance(inst, ops.Call)
+    changed = False
+    if any(a in active for a in inst.args) or (inst in active and _holds_array(inst.type)):
+        for a in inst.args:
+            if _holds_array(a.type) and a not in active:
+                changed |= _activate(active, list(array_sources(a)))
+    return changed
+
+
+@_SHARING.register(ops.Phi, ops.Cast)
+def _same_contents(inst: Instruction, active: set[Value]) -> bool:
+    # an array phi (or a phi of tuples holding arrays) and its incoming values share
+    # contents; so do an array and its layout cast
+    if _holds_array(inst.type) and (any(v in active for v in inst.operands()) or inst in active):
+        return _activate(active, [inst, *inst.operands()])
+    return False
+
+
+@_SHARING.register(ops.MakeTuple)
+def _make_tuple(inst: Instruction, active: set[Value]) -> bool:
+    # an array packed into an active tuple is the array unpacked from it: active values
+    # stored through one are read through the other
+    assert isinstance(inst, ops.MakeTuple)
+    return inst in active and _activate(active, list(inst.elements))
+
+
+@_SHARING.register(ops.TupleGet)
+def _tuple_get(inst: Instruction, active: set[Value]) -> bool:
+    assert isinstance(inst, ops.TupleGet)
+    if inst in active and _holds_array(inst.type) and inst.tuple not in active:
+        active.add(inst.tuple)
+        return True
+    return False
 
 
 def check_rules_exist(fn: Function, activity: Activity) -> None:
     """Refuse operations that an active value reaches but neither mode differentiates.
 
-    Those are the operations of derivative code and of the passes after AD
-    (:data:`_DERIVATIVE_CODE_ONLY`) with an active operand, or a float result that could
+    Those are the operations of derivative code and of the passes after AD (their rule
+    is :class:`.rules.base.Refused`) with an active operand, or a float result that could
     carry a derivative (a value popped off a tape): without this they would be skipped
     and their derivative would be a silent zero.
 
     Raises:
         NotDifferentiable: naming the operation; its ``inst`` attribute is the instruction.
     """
-    from gradc.passes.ad.rules import NotDifferentiable
-
     for inst in fn.instructions():
-        if not isinstance(inst, _DERIVATIVE_CODE_ONLY):
+        rule = AD_RULES.get(inst)
+        if not isinstance(rule, Refused):
             continue
         if any(v in activity.active for v in inst.operands()) or (
             isinstance(inst, ops.TapePop) and can_be_active(inst.type)
         ):
-            exc = NotDifferentiable(f"'{inst.OPNAME}' (derivative code)")
-            exc.inst = inst  # type: ignore[attr-defined]
-            raise exc
+            raise rule.refusal(inst)
 
 
 def _holds_array(t: Type) -> bool:

@@ -33,7 +33,6 @@ from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import (
     I64,
-    NONE,
     ArrayType,
     NoneType,
     ScalarType,
@@ -42,7 +41,7 @@ from gradc.compiler.ir.types import (
 )
 from gradc.passes.ad.activity import Activity, analyze, check_rules_exist
 from gradc.passes.ad.layout import as_shadow, shadow_type
-from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials
+from gradc.passes.ad.rules import NotDifferentiable, rule_for
 
 
 def jvp_name(fn: Function, pattern: frozenset[int]) -> str:
@@ -131,23 +130,16 @@ class _ForwardMode:
         self.tangent_phis: list[tuple[ops.Phi, ops.Phi]] = []
         self.reachable: set[Block] = set()
         self.strict = True  # an active value without a tangent is a bug (reachable code)
+        self._active_clones = {self.values[v] for v in self.activity.active}
+        self._calls_with_active_operands = {self.values[c] for c in self.activity.call_patterns}
 
     def active(self, clone_value: Value) -> bool:
         return clone_value in self._active_clones
 
     def run(self) -> Function:
-        self._active_clones = {self.values[v] for v in self.activity.active}
-        self._calls_with_active_operands = {self.values[c] for c in self.activity.call_patterns}
         fn = self.fn
         params = list(fn.params)
-        for p in self.original.params:
-            if p.index in self.pattern:
-                t = Argument(type=shadow_type(p.type), name=f"d_{p.name}", index=len(fn.params))
-                fn.params.append(t)
-                self.tangents[self.values[p]] = t
-        result_type = fn.return_type
-        if not isinstance(result_type, NoneType):
-            fn.return_type = TupleType((result_type, shadow_type(result_type)))
+        self._add_tangent_params()
         self.module.add(fn)  # before the body, so recursive calls find it
         try:
             check_rules_exist(fn, Activity(self._active_clones, {}))
@@ -191,6 +183,19 @@ class _ForwardMode:
                     tangent.incoming.append((pred, self.tangent(v)))
         return fn
 
+    def _add_tangent_params(self) -> None:
+        """The signature: a tangent parameter per active parameter, after the primal
+        ones, and ``tuple[result, tangent]`` as the result."""
+        fn = self.fn
+        for p in self.original.params:
+            if p.index in self.pattern:
+                t = Argument(type=shadow_type(p.type), name=f"d_{p.name}", index=len(fn.params))
+                fn.params.append(t)
+                self.tangents[self.values[p]] = t
+        result_type = fn.return_type
+        if not isinstance(result_type, NoneType):
+            fn.return_type = TupleType((result_type, shadow_type(result_type)))
+
     def tangent(self, v: Value) -> Value:
         """The tangent of ``v`` (a zero constant at the insertion point if inactive).
 
@@ -205,8 +210,13 @@ class _ForwardMode:
             raise AssertionError(f"forward mode: the tangent of active {v!r} is not defined")
         return _zero(self.b, v)
 
-    def _maybe(self, v: Value) -> Value | None:
+    def known_tangent(self, v: Value) -> Value | None:
+        """The tangent of ``v``, or None where it has none."""
         return self.tangents.get(v)
+
+    def must_have_tangent(self, v: Value) -> bool:
+        """Is ``v`` active in reachable code (where a missing tangent is a bug)?"""
+        return self.strict and self.active(v)
 
     def _visit(self, block: Block, inst: Instruction) -> None:
         b = self.b
@@ -233,52 +243,13 @@ class _ForwardMode:
         index = block.instructions.index(inst)
         b.position_before(block.instructions[index + 1])
         with b.at(inst.loc):
-            result = self._rule(inst)
+            result = rule_for(inst).jvp(self, inst)
         if result is not None:
             self.tangents[inst] = result
 
-    def _rule(self, inst: Instruction) -> Value | None:
-        b = self.b
-        o = make_ops(b)
-        match inst:
-            case ops.ElementAddr(array=array, indices=indices):
-                return b.insert(ops.ElementAddr(self.tangent(array), indices, type=inst.type))
-            case ops.Load(pointer=pointer):
-                return b.insert(ops.Load(self.tangent(pointer), type=inst.type))
-            case ops.Store(pointer=pointer, value=value):
-                if pointer in self.tangents:
-                    b.insert(ops.Store(self.tangents[pointer], self.tangent(value), type=NONE))
-                elif self.strict and self.active(value):
-                    raise AssertionError(f"forward mode: no tangent memory for {inst!r}")
-                return None
-            case ops.NewArray(shape=shape, fill=fill):
-                # np.full(shape, y): every element's tangent is y's
-                t = inst.type
-                assert isinstance(t, ArrayType)
-                start = self.tangent(fill) if fill is not None else b.const(0.0, t.dtype)
-                return b.insert(ops.NewArray(shape, start, type=t))
-            case ops.CopyArray(array=array):
-                return b.insert(ops.CopyArray(self.tangent(array), type=inst.type))
-            case ops.Cast(value=value):
-                return b.cast(self.tangent(value), shadow_type(inst.type))
-            case ops.MakeTuple(elements=elements):
-                return b.make_tuple([self.tangent(e) for e in elements])
-            case ops.TupleGet(tuple=tup, index=i):
-                return b.tuple_get(self.tangent(tup), i)
-            case ops.Call():
-                return self._call(inst)
-        picked = choice(o, inst)
-        if picked is not None:
-            cond, x, y = picked
-            return b.select(cond, self.tangent(x), self.tangent(y))
-        total: Value | None = None
-        for operand, partial in partials(o, inst, lambda v: v in self.tangents):
-            if partial is not None and operand in self.tangents:
-                dv = self.tangents[operand]
-                total = o.add(total, o.scale(dv, partial, active_p=partial in self.tangents))
-        return total if total is not None else _zero(b, inst)
-
-    def _call(self, call: ops.Call) -> Value | None:
+    def call_jvp(self, call: ops.Call) -> Value | None:
+        """Replace ``call`` by a call of its callee's JVP; the result's tangent (None for
+        an int, bool or None result)."""
         b = self.b
         callee = self.module.functions[call.callee]
         pattern = frozenset(i for i, a in enumerate(call.args) if a in self.tangents)

@@ -53,8 +53,15 @@ from gradc.passes.ad.activity import analyze, can_be_active, check_rules_exist
 from gradc.passes.ad.layout import fill_adjoint, shadow_type
 from gradc.passes.ad.loops import LoopForest
 from gradc.passes.ad.memory import MemoryFacts, callee_writes
-from gradc.passes.ad.rules import NotDifferentiable, choice, make_ops, partials, primal_needs
-from gradc.passes.ad.taping import DEFAULT_OPTIONS, Counter, Recipe, TapeOptions, plan_tape
+from gradc.passes.ad.rules import NotDifferentiable, make_ops, needs_of, scalar_rule
+from gradc.passes.ad.taping import (
+    DEFAULT_OPTIONS,
+    Counter,
+    Recipe,
+    RecipeKind,
+    TapeOptions,
+    plan_tape,
+)
 from gradc.passes.analysis.cfg import split_critical_edges
 from gradc.passes.analysis.pointers import array_sources
 
@@ -446,7 +453,7 @@ class _ReverseMode:
                     if self.active(inst) and isinstance(inst.type, ArrayType):
                         self._shadow_needed(inst, plan)
                 case _:
-                    operands, result = primal_needs(inst, self.active)
+                    operands, result = needs_of(inst, self.active)
                     for v in operands:
                         plan.add(v)
                     if result:
@@ -794,14 +801,14 @@ class _ReverseMode:
     def _materialize(self, rblk: Block, v: Value, recipe: Recipe) -> Value:
         """Forward value ``v`` at the start of ``R(B)`` (``rblk``), as planned."""
         b = self.b
-        if recipe.kind == "tape":
+        if recipe.kind is RecipeKind.TAPE:
             return self.ssa.read(rblk, self._primal_var(v), b.loc)
-        if recipe.kind == "induction":
+        if recipe.kind is RecipeKind.INDUCTION:
             ind = recipe.induction
             assert ind is not None
             k = self.primal(ind.counter)
             return b.add(self.primal(ind.start), b.mul(k, self.primal(ind.step)))
-        if recipe.kind == "trip":
+        if recipe.kind is RecipeKind.TRIP:
             # a range loop's iteration count at its exit, where a pop would have set it
             trip = recipe.trip
             assert trip is not None
@@ -809,7 +816,7 @@ class _ReverseMode:
             count = b.select(b.cmp("lt", start, bound), b.sub(bound, start), b.const(0, I64))
             self.ssa.write(rblk, self._primal_var(v), count)
             return count
-        assert isinstance(v, Instruction) and recipe.kind == "recompute"
+        assert isinstance(v, Instruction) and recipe.kind is RecipeKind.RECOMPUTE
         if isinstance(v, ops.Load):
             pointer = v.pointer
             assert isinstance(pointer, ops.ElementAddr)
@@ -1074,30 +1081,20 @@ class _ReverseMode:
         }
         remap(proxy, mapping, {})
         back = {id(mapping[v]): v for v in inst.operands()}
-        picked = choice(o, proxy)
-        if picked is not None:
-            cond, x, y = picked
-            zero = _zero(b, inst.type)
-            for operand, contribution in (
-                (x, b.select(cond, a, zero)),
-                (y, b.select(cond, zero, a)),
-            ):
-                original = back.get(id(operand))
-                if original is not None:
-                    self._accumulate((original, 0), contribution)
-            return
+
+        def active(v: Value) -> bool:
+            original = back.get(id(v))
+            return original is not None and self.active(original)
+
+        def accumulate(operand: Value, contribution: Value) -> None:
+            original = back.get(id(operand))
+            if original is not None:
+                self._accumulate((original, 0), contribution)
+
         # the popped result where the rule needs it (its plan pushed it); otherwise the
         # rule uses the result only for its type
         result = self.popped.get(inst, inst)
-        for operand, partial in partials(
-            o, proxy, lambda v: self.active(back.get(id(v), v)), result=result
-        ):
-            original = back.get(id(operand))
-            if original is None or partial is None or not self.active(original):
-                continue
-            from_operand = back.get(id(partial))  # a mul's partial: its other operand
-            active_p = from_operand is not None and self.active(from_operand)
-            self._accumulate((original, 0), o.scale(a, partial, active_p))
+        scalar_rule(inst).transpose(o, proxy, a, result, active, accumulate)
 
     def _call_adjoint(self, call: ops.Call) -> None:
         b = self.b

@@ -46,18 +46,22 @@ induction variables of an outer loop, hoisted values...): its trip count is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Instruction, Value
 from gradc.compiler.ir.types import I64, ScalarType, TupleType
 from gradc.passes.ad.loops import Loop, LoopForest
 from gradc.passes.ad.memory import MemoryFacts
+from gradc.passes.ad.rules.base import Rebuild
+from gradc.passes.ad.rules.registry import rebuild_of
 
 __all__ = [
     "DEFAULT_OPTIONS",
     "Counter",
     "Induction",
     "Recipe",
+    "RecipeKind",
     "TapeOptions",
     "TapePlan",
     "Trip",
@@ -120,14 +124,39 @@ class Trip:
     bound: Value
 
 
+class RecipeKind(Enum):
+    """How the reverse of a block obtains one forward value (:class:`Recipe`)."""
+
+    TAPE = "tape"
+    """Read the variable a pop wrote (pushed at the block, or hoisted)."""
+    RECOMPUTE = "recompute"
+    """Rebuild the instruction from its operands' values (or reload the element)."""
+    INDUCTION = "induction"
+    """``start + k·step`` from a counted loop's iteration number."""
+    TRIP = "trip"
+    """A ``range`` loop's trip count at its exit, which also sets the counter."""
+
+
+class Source(Enum):
+    """The planner's classification of a value the reverse of a block needs (the
+    strategies of the module docstring, cheapest first)."""
+
+    CONST = "const"
+    COUNTER = "counter"  # a counted loop's counter: pushed at its exits, decremented by R(header)
+    INDUCTION = "induction"
+    HOIST = "hoist"
+    RECOMPUTE = "recompute"
+    HERE = "here"  # pushed at the end of the block
+
+
 @dataclass(frozen=True)
 class Recipe:
-    """How ``R(B)`` obtains one forward value: ``kind`` is ``tape`` (read the variable a
-    pop wrote), ``recompute`` (rebuild the instruction from its operands' values),
-    ``induction`` (with ``induction`` set) or ``trip`` (with ``trip`` set: a counted
-    loop's iteration counter at its exit, which also sets the counter's variable)."""
+    """How ``R(B)`` obtains one forward value: ``kind`` (:class:`RecipeKind`), with
+    ``induction`` set for :attr:`RecipeKind.INDUCTION` and ``trip`` for
+    :attr:`RecipeKind.TRIP` (a counted loop's iteration counter at its exit, which also
+    sets the counter's variable)."""
 
-    kind: str
+    kind: RecipeKind
     induction: Induction | None = None
     trip: Trip | None = None
 
@@ -187,7 +216,7 @@ class _Planner:
             for loop in self.forest.loops:
                 self._count(loop)
         # per block (so that forgetting one block's is not a scan of all blocks')
-        self._kinds: dict[Block, dict[Value, tuple[str, frozenset[Value]]]] = {}
+        self._kinds: dict[Block, dict[Value, tuple[Source, frozenset[Value]]]] = {}
         self._no_reload: set[Block] = set()
 
     def run(self, needs: dict[Block, list[Value]]) -> TapePlan:
@@ -199,14 +228,14 @@ class _Planner:
             for v in values:
                 self._realize(blk, v)
         for point, trip in self.trips.items():
-            if any(self._kind(point, w)[0] == "here" for w in (trip.start, trip.bound)):
+            if any(self._kind(point, w)[0] is Source.HERE for w in (trip.start, trip.bound)):
                 self._push(point, trip.counter)  # rebuilding it would push more
                 continue
             recipes = self.plan.recipes.setdefault(point, {})
             self._realize(point, trip.start)
             self._realize(point, trip.bound)
             recipes.pop(trip.counter, None)
-            recipes[trip.counter] = Recipe("trip", trip=trip)
+            recipes[trip.counter] = Recipe(RecipeKind.TRIP, trip=trip)
         return self.plan
 
     def _reload_pays(self, blk: Block, values: list[Value]) -> bool:
@@ -216,14 +245,14 @@ class _Planner:
         arithmetic, a load) costs about what a pop does; a loop body left without any
         push is what pays (matvec's inner loop: 3.1x -> 2.3x)."""
         kinds = [self._kind(blk, v) for v in values]
-        if any(kind == "here" for kind, _ in kinds):
+        if any(kind is Source.HERE for kind, _ in kinds):
             return False
         reloads = {x for _, rebuilt in kinds for x in rebuilt if isinstance(x, ops.Load)}
         if not reloads:
             return True
         self._forget(blk)
         self._no_reload.add(blk)
-        popped = {v for v in values if self._kind(blk, v)[0] == "here"}
+        popped = {v for v in values if self._kind(blk, v)[0] is Source.HERE}
         self._forget(blk)
         self._no_reload.discard(blk)
         return len(reloads) <= len(popped)
@@ -325,9 +354,12 @@ class _Planner:
         return found is not None and all(self.counts_up(blk, c) for c in found[1:])
 
     def _operands(self, blk: Block, v: Instruction) -> list[Value] | None:
-        """The values rebuilding ``v`` takes, or None when ``v`` is not rebuilt."""
+        """The values rebuilding ``v`` takes, or None when ``v`` is not rebuilt (its
+        rule's :class:`.rules.base.Rebuild`)."""
         t = v.type
-        if isinstance(v, ops.Load):
+        how = rebuild_of(v)
+        if how is Rebuild.RELOAD:
+            assert isinstance(v, ops.Load)
             pointer = v.pointer
             if (
                 self.options.reload
@@ -340,50 +372,47 @@ class _Planner:
             return None
         if not self.options.recompute:
             return None
-        if isinstance(v, ops.ArrayDim):
-            return [v.array]
-        if isinstance(v, ops.TupleGet | ops.MakeTuple):
-            scalar = isinstance(t, ScalarType) or (
-                isinstance(t, TupleType) and all(isinstance(e, ScalarType) for e in t.elements)
-            )
-            return v.operands() if scalar else None
-        if not isinstance(t, ScalarType):
-            return None
-        if isinstance(v, ops.Cmp | ops.Cast | ops.Select | ops.Add | ops.Sub | ops.Mul | ops.Neg):
-            return v.operands()
-        if not t.is_float and isinstance(
-            v, ops.FloorDiv | ops.Mod | ops.Min | ops.Max | ops.Abs | ops.Not
-        ):
-            return v.operands()
+        match how:
+            case Rebuild.ALWAYS:
+                return v.operands()
+            case Rebuild.SCALAR_TUPLE:
+                scalar = isinstance(t, ScalarType) or (
+                    isinstance(t, TupleType) and all(isinstance(e, ScalarType) for e in t.elements)
+                )
+                return v.operands() if scalar else None
+            case Rebuild.SCALAR if isinstance(t, ScalarType):
+                return v.operands()
+            case Rebuild.INTEGER if isinstance(t, ScalarType) and not t.is_float:
+                return v.operands()
         return None
 
-    def _kind(self, blk: Block, v: Value) -> tuple[str, frozenset[Value]]:
+    def _kind(self, blk: Block, v: Value) -> tuple[Source, frozenset[Value]]:
         """How ``R(blk)`` gets ``v``, and the instructions that rebuilds."""
         known = self._kinds.setdefault(blk, {})
         if v in known:
             return known[v]
-        kind: tuple[str, frozenset[Value]]
+        kind: tuple[Source, frozenset[Value]]
         if isinstance(v, ops.Const):
-            kind = ("const", frozenset())
+            kind = (Source.CONST, frozenset())
         elif any(v is c.phi for c in self.plan.counters.values()):
-            kind = ("tape", frozenset())  # pushed at the loop's exits, decremented by R(header)
+            kind = (Source.COUNTER, frozenset())
         elif self._induction(blk, v) is not None:
-            kind = ("induction", frozenset({v}))
+            kind = (Source.INDUCTION, frozenset({v}))
         elif self._hoisting_loop(blk, v) is not None:
-            kind = ("hoist", frozenset())
+            kind = (Source.HOIST, frozenset())
         else:
-            kind = ("here", frozenset())
+            kind = (Source.HERE, frozenset())
             operands = self._operands(blk, v) if isinstance(v, Instruction) else None
             if operands is not None:
                 rebuilt: set[Value] = {v}
                 for w in operands:
                     k, more = self._kind(blk, w)
-                    if k == "here":
+                    if k is Source.HERE:
                         break
                     rebuilt |= more
                 else:
                     if len(rebuilt) <= MAX_RECOMPUTE:
-                        kind = ("recompute", frozenset(rebuilt))
+                        kind = (Source.RECOMPUTE, frozenset(rebuilt))
         self._kinds.setdefault(blk, {})[v] = kind
         return kind
 
@@ -400,30 +429,30 @@ class _Planner:
             return
         kind, _ = self._kind(blk, v)
         match kind:
-            case "const":
+            case Source.CONST:
                 return
-            case "tape":
-                recipes[v] = Recipe("tape")
-            case "induction":
+            case Source.COUNTER:
+                recipes[v] = Recipe(RecipeKind.TAPE)
+            case Source.INDUCTION:
                 found = self._induction(blk, v)
                 assert found is not None
                 counter, start, step = found
                 for w in (counter.phi, start, step):
                     self._realize(blk, w)
-                recipes[v] = Recipe("induction", Induction(counter.phi, start, step))
-            case "hoist":
+                recipes[v] = Recipe(RecipeKind.INDUCTION, Induction(counter.phi, start, step))
+            case Source.HOIST:
                 loop = self._hoisting_loop(blk, v)
                 assert loop is not None
                 for point in self.exits[loop]:
                     self._push(point, v)
-                recipes[v] = Recipe("tape")
-            case "recompute":
+                recipes[v] = Recipe(RecipeKind.TAPE)
+            case Source.RECOMPUTE:
                 assert isinstance(v, Instruction)
                 operands = self._operands(blk, v)
                 assert operands is not None
                 for w in operands:
                     self._realize(blk, w)
-                recipes[v] = Recipe("recompute")
-            case _:
+                recipes[v] = Recipe(RecipeKind.RECOMPUTE)
+            case Source.HERE:
                 self._push(blk, v)
-                recipes[v] = Recipe("tape")
+                recipes[v] = Recipe(RecipeKind.TAPE)

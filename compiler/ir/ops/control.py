@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar, final
 
+# The one leaf of gradc outside the IR that the IR imports (standard library only;
+# pyproject.toml contract ``ir-standalone``): the exception codes are an ABI fact.
+from gradc.artifacts.abi.codes import EXCEPTION_CODES
 from gradc.compiler.ir.core import Block, Instruction, Symbol, Text, Value, VerifyContext
 from gradc.compiler.ir.types import I1, NONE
 
@@ -165,7 +168,6 @@ class Return(Instruction):
         return None
 
 
-#: Exception kinds of :class:`Raise`, with their error-record codes (docs/abi.md).
 class ExceptionKind(StrEnum):
     """The Python exceptions compiled code raises (:class:`Raise`), by class name."""
 
@@ -179,16 +181,9 @@ class ExceptionKind(StrEnum):
     RUNTIME_ERROR = "RuntimeError"
 
 
-EXCEPTION_KINDS: dict[str, int] = {
-    ExceptionKind.VALUE_ERROR: 1,
-    ExceptionKind.ZERO_DIVISION_ERROR: 2,
-    ExceptionKind.ASSERTION_ERROR: 3,
-    ExceptionKind.OVERFLOW_ERROR: 4,
-    ExceptionKind.INDEX_ERROR: 5,
-    ExceptionKind.TYPE_ERROR: 6,
-    ExceptionKind.MEMORY_ERROR: 7,
-    ExceptionKind.RUNTIME_ERROR: 8,
-}
+#: Exception kinds of :class:`Raise`, with their error-record codes: the ABI's one table
+#: (docs/abi.md "Error record", ``gradc.artifacts.abi.codes``), keyed by name.
+EXCEPTION_KINDS: dict[str, int] = EXCEPTION_CODES
 
 
 @final

@@ -79,6 +79,10 @@ class MathFn:
         returns_bool: the result is ``i1`` (``isnan``), else ``f64``.
         internal: not a Python ``math`` function; made by passes only (``ieee_pow``,
             ``ieee_log`` and the other :data:`IEEE_MATH` twins, ``digamma``).
+        libm: the C math library function lowering calls (``"tgamma"`` for ``gamma``),
+            ``""`` where it uses the LLVM intrinsic ``llvm.<name>`` instead (which LLVM
+            lowers to an instruction or to the libm function ``name``) or inline code
+            (``isnan``, the internal functions).
     """
 
     name: MathName
@@ -86,6 +90,7 @@ class MathFn:
     check: MathCheck
     returns_bool: bool = False
     internal: bool = False
+    libm: str = ""
 
 
 #: The one-argument functions with a non-checking ``ieee_<name>`` twin (C's result, no
@@ -114,9 +119,9 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         MathFn(MathName.COSH, 1, MathCheck.OVERFLOW),
         MathFn(MathName.TANH, 1, MathCheck.DOMAIN),
         MathFn(MathName.EXP, 1, MathCheck.OVERFLOW),
-        MathFn(MathName.EXPM1, 1, MathCheck.OVERFLOW),
+        MathFn(MathName.EXPM1, 1, MathCheck.OVERFLOW, libm="expm1"),
         MathFn(MathName.LOG, 1, MathCheck.DOMAIN),
-        MathFn(MathName.LOG1P, 1, MathCheck.DOMAIN),
+        MathFn(MathName.LOG1P, 1, MathCheck.DOMAIN, libm="log1p"),
         MathFn(MathName.LOG2, 1, MathCheck.DOMAIN),
         MathFn(MathName.LOG10, 1, MathCheck.DOMAIN),
         MathFn(MathName.SQRT, 1, MathCheck.DOMAIN),
@@ -124,14 +129,14 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         MathFn(MathName.FLOOR, 1, MathCheck.NONE),
         MathFn(MathName.CEIL, 1, MathCheck.NONE),
         MathFn(MathName.TRUNC, 1, MathCheck.NONE),
-        MathFn(MathName.ERF, 1, MathCheck.DOMAIN),
-        MathFn(MathName.ERFC, 1, MathCheck.DOMAIN),
-        MathFn(MathName.GAMMA, 1, MathCheck.OVERFLOW),
-        MathFn(MathName.LGAMMA, 1, MathCheck.OVERFLOW),
+        MathFn(MathName.ERF, 1, MathCheck.DOMAIN, libm="erf"),
+        MathFn(MathName.ERFC, 1, MathCheck.DOMAIN, libm="erfc"),
+        MathFn(MathName.GAMMA, 1, MathCheck.OVERFLOW, libm="tgamma"),
+        MathFn(MathName.LGAMMA, 1, MathCheck.OVERFLOW, libm="lgamma"),
         MathFn(MathName.ATAN2, 2, MathCheck.NONE),
-        MathFn(MathName.HYPOT, 2, MathCheck.NONE),
+        MathFn(MathName.HYPOT, 2, MathCheck.NONE, libm="hypot"),
         MathFn(MathName.COPYSIGN, 2, MathCheck.NONE),
-        MathFn(MathName.POW, 2, MathCheck.POW),
+        MathFn(MathName.POW, 2, MathCheck.POW, libm="pow"),
         MathFn(MathName.ISNAN, 1, MathCheck.NONE, returns_bool=True),
         MathFn(MathName.ISINF, 1, MathCheck.NONE, returns_bool=True),
         MathFn(MathName.ISFINITE, 1, MathCheck.NONE, returns_bool=True),

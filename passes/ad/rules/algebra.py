@@ -1,0 +1,102 @@
+"""The float arithmetic derivative rules are written with (:class:`RuleOps`): zero
+tangents and adjoints skipped (``None``), non-raising ``math`` calls, and the *strong
+zero* product of a tangent or adjoint and a partial (:meth:`RuleOps.scale`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.builder import Builder
+from gradc.compiler.ir.core import Value
+from gradc.compiler.ir.types import ScalarType
+
+
+class RuleOps:
+    """Float arithmetic on a builder, skipping work for ``None`` (zero) operands."""
+
+    def __init__(self, b: Builder) -> None:
+        self.b = b
+
+    def c(self, x: float, like: Value) -> Value:
+        t = like.type
+        assert isinstance(t, ScalarType)
+        return self.b.const(float(x), t)
+
+    def add(self, x: Value | None, y: Value | None) -> Value | None:
+        if x is None:
+            return y
+        if y is None:
+            return x
+        return self.b.add(x, y)
+
+    def sub(self, x: Value | None, y: Value | None) -> Value | None:
+        if y is None:
+            return x
+        if x is None:
+            return self.neg(y)
+        return self.b.sub(x, y)
+
+    def mul(self, x: Value | None, y: Value | None) -> Value | None:
+        if x is None or y is None:
+            return None
+        return self.b.mul(x, y)
+
+    def div(self, x: Value | None, y: Value) -> Value | None:
+        if x is None:
+            return None
+        return self.b.binary(ops.FDiv, x, y)
+
+    def neg(self, x: Value | None) -> Value | None:
+        return None if x is None else self.b.unary(ops.Neg, x)
+
+    def math(self, fn: str, *args: Value) -> Value:
+        """``math.fn(*args)`` without Python's checks (``ieee_log(0.0)`` is -inf): a
+        partial is evaluated where the primal was, and must not raise where it did not."""
+        if fn in ops.IEEE_MATH:
+            fn = f"ieee_{fn}"
+        return self.b.math(fn, *args)
+
+    def scale(self, t: Value, p: Value, active_p: bool = False) -> Value:
+        """``t·p`` for a tangent or adjoint ``t`` and a partial ``p``, with a *strong
+        zero* (as Enzyme's option; JAX's symbolic zeros do it statically): 0 where ``t``
+        or ``p`` is 0, even if the other is ±inf or NaN. So a value whose tangent or
+        adjoint is 0 at run time (the operand ``max`` did not pick) adds nothing through
+        ``0·sqrt'(0)`` or ``0·(-inf)``, and a path through a factor that is 0 (``0.0 *
+        y``, ``float(int(y)) * y`` near 0) carries no infinite or NaN derivative.
+
+        No check for a finite constant ``p``, nor where ``active_p`` says ``p`` is an
+        active value of the function (the partials of ``a * b`` are its operands): an
+        infinite active value means the function is at ±inf or NaN near there, and its
+        derivatives are not finite anyway; the check would cost 14% (one-sided) to 30%
+        (gradient) and 20% to 70% (JVP) of a product-bound derivative (a 1000×1000
+        mat-vec, measured). So reverse mode of ``sqrt(x * x)`` at 0 is NaN, as JAX's."""
+        zero = self.c(0.0, t)
+        if isinstance(p, ops.Const):
+            if float(p.value) == 0.0:
+                return zero
+            if math.isfinite(float(p.value)):
+                return self.b.mul(t, p)  # ±inf·p, NaN·p and 0·p are what they should be
+        elif active_p:
+            return self.b.mul(t, p)
+        product = self.b.select(self.b.cmp("eq", p, zero), zero, self.b.mul(t, p))
+        return self.b.select(self.b.cmp("eq", t, zero), zero, product)
+
+    def sign(self, x: Value) -> Value:
+        """-1, 0 or 1 as a float of ``x``'s type (0 for 0 and NaN)."""
+        zero = self.c(0.0, x)
+        pos = self.b.cmp("gt", x, zero)
+        neg = self.b.cmp("lt", x, zero)
+        return self.b.select(pos, self.c(1.0, x), self.b.select(neg, self.c(-1.0, x), zero))
+
+    def select(self, cond: Value, x: Value | None, y: Value | None, like: Value) -> Value | None:
+        if x is None and y is None:
+            return None
+        zero = self.c(0.0, like)
+        return self.b.select(cond, x if x is not None else zero, y if y is not None else zero)
+
+
+def make_ops(b: Builder) -> RuleOps:
+    """The rule helpers bound to builder ``b``."""
+    return RuleOps(b)

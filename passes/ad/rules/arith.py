@@ -1,0 +1,117 @@
+"""Rules of the arithmetic operations (``r`` is the result):
+
+==========  ===========================================  ============================
+operation   JVP: ṙ =                                     adjoint: ā_x +=
+==========  ===========================================  ============================
+add, sub    ȧ ± ḃ                                         ā, ±ā           (linear)
+neg         −ȧ                                            −ā              (linear)
+mul         ȧ·b + a·ḃ                                     ā·b, ā·a
+div, fdiv   (ȧ − r·ḃ) / b                                 ā/b, −ā·r/b
+abs         sign(a)·ȧ (0 at 0, as JAX)                    sign(a)·ā
+pow         b·a^(b−1)·ȧ + r·ln(a)·ḃ                       ā·b·a^(b−1), ā·r·ln(a)
+            (b·a^(b−1) is 0 where b = 0 or ±inf; r·ln a is 0 where r = 0, its limit)
+floordiv    0 (piecewise constant)
+min, max    the tangent of the operand picked              ā to the operand picked
+==========  ===========================================  ============================
+
+``min``/``max``/``abs`` follow NumPy/JAX: the derivative of the branch Python picks (at a
+tie, ``min(a, b)`` and ``max(a, b)`` pick ``a``). Float ``%`` has no rule yet.
+
+The reverse sweep rebuilds (:class:`.base.Rebuild`) rather than tapes ``add``, ``sub``,
+``neg``, ``mul`` of scalars and ``//``, ``%``, ``min``, ``max``, ``abs`` of integers.
+"""
+
+from __future__ import annotations
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Instruction, Value
+from gradc.passes.ad.rules.algebra import RuleOps
+from gradc.passes.ad.rules.base import (
+    KEEP_NOTHING,
+    Active,
+    Choice,
+    Keep,
+    Linear,
+    NoDerivative,
+    Partials,
+    Rebuild,
+    Smooth,
+)
+from gradc.passes.ad.rules.registry import AD_RULES
+
+AD_RULES.set([ops.Add], Linear((1.0, 1.0)))
+AD_RULES.set([ops.Sub], Linear((1.0, -1.0)))
+AD_RULES.set([ops.Neg], Linear((-1.0,)))
+
+
+def _mul(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
+    a, b = inst.operands()
+    return [(a, b), (b, a)]
+
+
+AD_RULES.set([ops.Mul], Smooth(_mul, Keep(partners=True), Rebuild.SCALAR))  # ā·b to a, ā·a to b
+
+
+def _div(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
+    a, b = inst.operands()
+    inv = o.div(o.c(1.0, r), b)
+    return [(a, inv), (b, o.neg(o.mul(r, inv)))]
+
+
+AD_RULES.set([ops.Div, ops.FDiv], Smooth(_div, Keep((1,), result=True)))  # ā/b, −ā·r/b
+
+
+def _abs(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
+    (a,) = inst.operands()
+    return [(a, o.sign(a))]
+
+
+AD_RULES.set([ops.Abs], Smooth(_abs, Keep((0,)), Rebuild.INTEGER))
+
+
+def pow_partials(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
+    """(∂r/∂a, ∂r/∂b) of r = a**b, with IEEE pow and log (never raising).
+
+    ∂r/∂a = b·a^(b−1), and 0 where b == 0 (r = 1 for every a, while a^(−1) is inf at
+    a = 0) or b is ±inf (a^b is then 0, 1 or inf: constant in a but at |a| = 1, while
+    b·a^(b−1) is ±inf·0). ∂r/∂b = r·ln a, and 0 where r == 0: the limit of r·ln a as r → 0 (0^b for
+    b > 0 is 0 for every such b; also inf^b for b < 0 and underflow), where ln a alone
+    would be ∓inf. A negative base has no ∂r/∂b (NaN: a^b is real only at integer b).
+    """
+    a, b = inst.operands()
+    one = o.c(1.0, a)
+    zero = o.c(0.0, a)
+    da = o.b.mul(b, o.b.math("ieee_pow", a, o.b.sub(b, one)))
+    da = o.b.select(o.b.cmp("eq", b, zero), zero, da)
+    da = o.b.select(o.b.math("isinf", b), zero, da)
+    db = None
+    if active(b):
+        db = o.b.select(o.b.cmp("eq", r, zero), zero, o.b.mul(r, o.math("log", a)))
+    return [(a, da), (b, db)]
+
+
+#: ``a ** b`` and ``math.pow(a, b)`` (:mod:`.math` shares it).
+POW = Smooth(pow_partials, Keep((0, 1), result_if_active=1))
+AD_RULES.set([ops.Pow], POW)
+
+
+def _piecewise_constant(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
+    return [(x, None) for x in inst.operands()]
+
+
+AD_RULES.set([ops.FloorDiv], Smooth(_piecewise_constant, KEEP_NOTHING, Rebuild.INTEGER))
+AD_RULES.set([ops.Mod], NoDerivative(Rebuild.INTEGER))  # float % has no rule yet
+
+
+def _min(o: RuleOps, inst: Instruction) -> tuple[Value, Value, Value]:
+    a, b = inst.operands()
+    return o.b.cmp("lt", b, a), b, a  # min(a, b) = b if b < a else a
+
+
+def _max(o: RuleOps, inst: Instruction) -> tuple[Value, Value, Value]:
+    a, b = inst.operands()
+    return o.b.cmp("gt", b, a), b, a  # max(a, b) = b if b > a else a
+
+
+AD_RULES.set([ops.Min], Choice(_min, Keep((0, 1)), Rebuild.INTEGER))
+AD_RULES.set([ops.Max], Choice(_max, Keep((0, 1)), Rebuild.INTEGER))

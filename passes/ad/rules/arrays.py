@@ -1,0 +1,71 @@
+"""Rules of the array operations. Array adjoints live in *shadow* arrays (Enzyme's
+``Duplicated``), tangents in tangent arrays of the same shape (docs/ad.md):
+
+==========  ===================================  =======================================
+operation   JVP                                  adjoint (applied by the reverse sweep)
+==========  ===================================  =======================================
+elemaddr    the same address in the tangent      (none: the load or store using it)
+load        load the tangent element             shadow[i] += ā
+store       store the value's tangent beside     v̄ += shadow[i]; shadow[i] = 0 (the old
+            the value                            value no longer reaches the output)
+newarray    np.full(shape, y): every element's   ȳ += Σ shadow
+            tangent is ẏ
+copyarray   a copy of the tangent                source shadow += copy's shadow
+dim         (none: an int, rebuilt where needed)
+==========  ===================================  =======================================
+
+What the reverse sweep keeps for them (indices of accesses, shadows of local arrays) is
+planned by the reverse sweep with the array's aliases, not listed here.
+"""
+
+from __future__ import annotations
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.types import NONE, ArrayType
+from gradc.passes.ad.rules.base import ForwardSweep, NoDerivative, Rebuild, SweepRule
+from gradc.passes.ad.rules.registry import AD_RULES
+
+
+def _element_addr(sweep: ForwardSweep, inst: Instruction) -> Value | None:
+    assert isinstance(inst, ops.ElementAddr)
+    tangent = sweep.tangent(inst.array)
+    return sweep.b.insert(ops.ElementAddr(tangent, inst.indices, type=inst.type))
+
+
+def _load(sweep: ForwardSweep, inst: Instruction) -> Value | None:
+    assert isinstance(inst, ops.Load)
+    return sweep.b.insert(ops.Load(sweep.tangent(inst.pointer), type=inst.type))
+
+
+def _store(sweep: ForwardSweep, inst: Instruction) -> Value | None:
+    assert isinstance(inst, ops.Store)
+    memory = sweep.known_tangent(inst.pointer)
+    if memory is not None:
+        sweep.b.insert(ops.Store(memory, sweep.tangent(inst.value), type=NONE))
+    elif sweep.must_have_tangent(inst.value):
+        raise AssertionError(f"forward mode: no tangent memory for {inst!r}")
+    return None
+
+
+def _new_array(sweep: ForwardSweep, inst: Instruction) -> Value | None:
+    # np.full(shape, y): every element's tangent is y's
+    assert isinstance(inst, ops.NewArray)
+    t = inst.type
+    assert isinstance(t, ArrayType)
+    b = sweep.b
+    start = sweep.tangent(inst.fill) if inst.fill is not None else b.const(0.0, t.dtype)
+    return b.insert(ops.NewArray(inst.shape, start, type=t))
+
+
+def _copy_array(sweep: ForwardSweep, inst: Instruction) -> Value | None:
+    assert isinstance(inst, ops.CopyArray)
+    return sweep.b.insert(ops.CopyArray(sweep.tangent(inst.array), type=inst.type))
+
+
+AD_RULES.set([ops.ElementAddr], SweepRule(_element_addr))
+AD_RULES.set([ops.Load], SweepRule(_load, rebuild=Rebuild.RELOAD))
+AD_RULES.set([ops.Store], SweepRule(_store))
+AD_RULES.set([ops.NewArray], SweepRule(_new_array))
+AD_RULES.set([ops.CopyArray], SweepRule(_copy_array))
+AD_RULES.set([ops.ArrayDim], NoDerivative(Rebuild.ALWAYS))  # an int, rebuilt from the array
