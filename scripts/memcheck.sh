@@ -5,9 +5,9 @@
 #
 #   scripts/memcheck.sh [--examples N] [--full] [--origins] [--out DIR] [-- PYTEST ARGS...]
 #
-# What runs: pytest (-m "not slow") on tests/test_arrays_*.py, tests/codegen/test_arrays.py,
-# tests/passes/test_lifetimes.py and the array-using AD tests (tests/test_ad_named.py,
-# tests/test_ad_lowlevel.py, tests/test_ad_pointers.py, tests/codegen/test_tape.py, tape
+# What runs: pytest (-m "not slow") on tests/codegen/test_arrays_*.py, tests/codegen/test_arrays.py,
+# tests/passes/test_lifetimes.py and the array-using AD tests (tests/ad/test_ad_named.py,
+# tests/ad/test_ad_lowlevel.py, tests/ad/test_ad_pointers.py, tests/codegen/test_tape.py, tape
 # and shadows) (or the pytest arguments after --), in ONE Python
 # process under valgrind, with PYTHONMALLOC=malloc so every Python object is a malloc block
 # valgrind can see. A small pytest plugin (written to DIR/plugin) adapts the run:
@@ -15,7 +15,7 @@
 #     optimiser is not what we check, and under valgrind it is very slow); the artifact is
 #     loaded, linked and run inside the valgrinded process;
 #   - hypothesis runs N examples per test (default 3, no deadline, no database) and the
-#     seeded cases of tests/test_arrays_differential.py are cut to match; --full keeps the
+#     seeded cases of tests/codegen/test_arrays_differential.py are cut to match; --full keeps the
 #     suite's own numbers (hours under valgrind);
 #   - it records the addresses of the gradc_rt1_* runtime functions of every runtime
 #     linked in the process (the loader's and tests/codegen's), for attribution.
@@ -65,9 +65,9 @@ py="${PYTHON:-$(python3 -c 'import sys; print(sys.executable)')}"
 
 if [[ ${#pytest_args[@]} -eq 0 ]]; then
     cd "$repo"
-    pytest_args=(-m "not slow" tests/test_arrays_*.py tests/codegen/test_arrays.py
-        tests/passes/test_lifetimes.py tests/test_ad_named.py tests/test_ad_lowlevel.py
-        tests/test_ad_pointers.py tests/codegen/test_tape.py)
+    pytest_args=(-m "not slow" tests/codegen/test_arrays_*.py tests/codegen/test_arrays.py
+        tests/passes/test_lifetimes.py tests/ad/test_ad_named.py tests/ad/test_ad_lowlevel.py
+        tests/ad/test_ad_pointers.py tests/codegen/test_tape.py)
 fi
 
 mkdir -p "$out/plugin"
@@ -132,7 +132,7 @@ def pytest_collection_modifyitems(session, config, items):
     conftest = mods.get("tests.conftest")
     if conftest is not None and hasattr(conftest, "_build_and_load"):
         conftest._build_and_load = _build_outside_valgrind
-    diff = mods.get("tests.test_arrays_differential")
+    diff = mods.get("tests.codegen.test_arrays_differential")
     if diff is not None and not FULL:
         diff.SETTINGS = settings(diff.SETTINGS, max_examples=EXAMPLES, deadline=None)
         diff.LAYOUT_CASES = min(diff.LAYOUT_CASES, 1)

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 import gradc
 from gradc.cli.main import cli
-from tests.corpus_ad import _harness as H
+from tests.ad.corpus import _harness as H
 
 SOURCE = textwrap.dedent(
     """\

@@ -1,7 +1,7 @@
 """User imports in the front end: resolution, IR naming, files read, and errors.
 
 Programs are written to a temporary directory and compiled up to typed IR; results of
-compiled code are checked against CPython in tests/test_imports.py.
+compiled code are checked against CPython in tests/frontend/test_module_imports.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A fuzzing campaign: generate, check, count by outcome class, minimize the failures.
 
-Shared by ``scripts/fuzz.py`` (long runs) and ``tests/test_fuzz.py`` (the short CI run).
+Shared by ``scripts/fuzz.py`` (long runs) and ``tests/fuzzing/test_fuzz.py`` (the short CI run).
 """
 
 from __future__ import annotations

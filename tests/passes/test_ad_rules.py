@@ -2,8 +2,8 @@
 the sweeps themselves, and each rule says what the tape keeps.
 
 The derivatives the rules produce are checked against finite differences and dual
-numbers by the AD corpus (tests/corpus_ad) and at their edges by
-tests/test_ad_reliability_rules.py; here the registry's own contracts.
+numbers by the AD corpus (tests/ad/corpus) and at their edges by
+tests/ad/test_ad_reliability_rules.py; here the registry's own contracts.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ the reference interpreter, and the analyses it rests on.
 Each optimisation is checked against the same derivative with it switched off
 (:class:`TapeOptions`): the bytes a loop of ``n`` iterations pushes grow with ``n`` by
 exactly what the optimisation saves. The gradients themselves are checked against
-finite differences by the AD corpus (tests/corpus_ad/tape_plans.py among others); here
+finite differences by the AD corpus (tests/ad/corpus/tape_plans.py among others); here
 every measured derivative is also compared with the one derived with all strategies off.
 """
 
@@ -360,7 +360,7 @@ def test_call_argument_overwritten_after_the_call_is_not_frozen() -> None:
     assert [facts.frozen_args(c) for c in calls] == [frozenset(), frozenset()]
 
 
-CORPUS = Path(__file__).resolve().parent.parent / "corpus_ad" / "tape_plans.py"
+CORPUS = Path(__file__).resolve().parent.parent / "ad" / "corpus" / "tape_plans.py"
 
 
 def test_taped_arrays_are_released(compile_module: Any) -> None:

@@ -1,0 +1,102 @@
+"""examples/package_demo: a wheel that carries gradc artifacts, installed and run with
+compiling forbidden.
+
+The wheel is built with ``pip wheel --no-deps --no-build-isolation`` (its build step runs
+``gradc build`` through ``gradc.setuptools.build_py``), installed into a fresh virtual
+environment that sees this environment's packages (gradc, numpy) through a ``.pth`` file,
+and imported there from another directory with ``GRADC_NO_COMPILE=1``. The installed
+package must load the artifact from inside itself, import no compiler code, and compute
+what CPython computes from the same formulas.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "package_demo"
+
+_RUN = r"""
+import json, math, sys
+import numpy as np
+import package_demo
+w = np.array([0.5, -1.25, 2.0])
+print(json.dumps({
+    "file": package_demo.__file__,
+    "artifact": str(package_demo.ARTIFACT),
+    "softplus": [package_demo.softplus(x) for x in (-3.0, 0.0, 2.5, 40.0)],
+    "d_softplus": [package_demo.d_softplus(x) for x in (-3.0, 0.0, 2.5)],
+    "energy": package_demo.energy(w, 1.5),
+    "d_energy": package_demo.d_energy(w, 1.5).tolist(),
+    "compiler_modules": sorted(m for m in sys.modules if m.startswith("gradc.compiler")),
+}))
+"""
+
+
+def _run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)  # type: ignore[call-overload]
+    assert r.returncode == 0, f"{cmd}\n{r.stdout}\n{r.stderr}"
+    return r  # type: ignore[no-any-return]
+
+
+def test_wheel_installs_and_runs_without_compiling(tmp_path: Path) -> None:
+    pytest.importorskip("wheel", reason="building a wheel without isolation needs `wheel`")
+    src = tmp_path / "src"
+    shutil.copytree(DEMO, src, ignore=shutil.ignore_patterns("build", "dist", "*.egg-info"))
+    dist = tmp_path / "dist"
+    pip = [sys.executable, "-m", "pip"]
+    _run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(dist), "."],
+        cwd=src,
+    )
+    (wheel,) = dist.glob("package_demo-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "package_demo/kernels.gradc/manifest.msgpack" in names
+    assert any(n.startswith("package_demo/kernels.gradc/objects/") for n in names)
+    assert not any(n.endswith("/.lock") or "/.tmp-" in n for n in names)
+
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    python = venv / "bin" / "python"
+    purelib = _run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]
+    ).stdout.strip()
+    # this environment's packages (gradc, numpy) are visible, after the venv's own
+    ours = [*site.getsitepackages(), sysconfig.get_paths()["purelib"]]
+    lines = "".join(f"import site; site.addsitedir({p!r})\n" for p in dict.fromkeys(ours))
+    Path(purelib, "zz_parent_env.pth").write_text(lines)
+    _run([*pip, "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)])
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "GRADC"))}
+    env["GRADC_NO_COMPILE"] = "1"
+    out = json.loads(_run([str(python), "-c", _RUN], cwd=elsewhere, env=env).stdout)
+
+    installed = Path(purelib) / "package_demo"
+    assert Path(out["file"]).parent == installed
+    assert Path(out["artifact"]) == installed / "kernels.gradc"
+    assert out["compiler_modules"] == []
+
+    import math
+
+    import numpy as np
+
+    def softplus(x: float) -> float:
+        return math.log1p(math.exp(-abs(x))) + max(x, 0.0)
+
+    assert out["softplus"] == pytest.approx([softplus(x) for x in (-3.0, 0.0, 2.5, 40.0)])
+    logistic = [1.0 / (1.0 + math.exp(-x)) for x in (-3.0, 0.0, 2.5)]
+    assert out["d_softplus"] == pytest.approx(logistic, rel=1e-12)
+    w = np.array([0.5, -1.25, 2.0])
+    assert out["energy"] == pytest.approx(1.5 * float(np.sum(w * w + np.sin(w))), rel=1e-12)
+    assert out["d_energy"] == pytest.approx((1.5 * (2 * w + np.cos(w))).tolist(), rel=1e-12)

@@ -1,0 +1,205 @@
+"""The fuzzer (tests/fuzzing): its parts, a short run on fixed seeds, and the corpus replay.
+
+* The generator, oracle verdicts and minimizer are tested without compiling anything.
+* ``test_short_run``: SHORT_RUN programs (fixed seeds, small programs, -O0, the
+  generator's full profile) compiled and
+  checked in a worker process (``tests.fuzzing.runner``); every outcome must be ``ok`` or
+  a clear compile error, except the seeds of ``OPEN_SEEDS`` (findings of issue #18 still
+  open; each names its class) — those may fail, and the test says when one passes.
+* ``test_corpus_replay``: every reduced failure in tests/fuzzing/corpus/*.py must now pass
+  the oracles; those in tests/fuzzing/corpus/pending/ are open findings, run as
+  ``xfail(strict=False)`` with their class as the reason (move a file up one directory
+  once its fix lands).
+* ``test_long_run`` (slow): LONG_RUN programs of the generator's full breadth.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import math
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.fuzzing import oracle
+from tests.fuzzing.campaign import program_for, read_header, run
+from tests.fuzzing.generator import generate
+from tests.fuzzing.minimize import minimize
+from tests.fuzzing.runner import Runner
+
+CORPUS = Path(__file__).parent / "corpus"
+FIXED = sorted(CORPUS.glob("*.py"))
+PENDING = sorted((CORPUS / "pending").glob("*.py"))
+
+#: Short run: seeds, program size, optimisation level (chosen to fit ~90 s on one core).
+#: The full profile: since the fixes of issue #18 landed, raise/assert, runtime range
+#: steps, F-ordered parameters, np.full fills and computed exponents are in (the
+#: avoid-known profile that left them out stays for bisecting old builds).
+SHORT_RUN = range(1000, 1100)
+SHORT_SIZE = 5
+SHORT_PROFILE = "full"
+#: Seeds of the short run that hit findings still open (issue #18), with their class.
+OPEN_SEEDS: dict[int, str] = {
+    # reverse mode of sqrt(x - x): the adjoint inf meets two cancelling paths, inf - inf
+    # (pending/nan_grad_1092.py; forward mode and finite differences say 0, JAX says NaN)
+    1092: "nan_grad",
+}
+LONG_RUN = range(0, 1500)
+
+
+# ------------------------------------------------------------------ generator
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_generated_programs_run_under_cpython(seed: int) -> None:
+    """Deterministic, parseable, and every export runs under CPython raising only the
+    exceptions of gradc's subset (a NameError or TypeError here is a generator bug)."""
+    source = program_for(seed, "full")
+    assert source == program_for(seed, "full")
+    ns = oracle.load_plain(source, f"m{seed}")
+    fuzz, decls = oracle.describe(source)
+    assert fuzz, "every module has an export"
+    for d in decls:
+        assert d.target in fuzz and set(d.wrt) <= set(fuzz[d.target])
+    rng = np.random.default_rng(seed)
+    for export, spec in fuzz.items():
+        for _ in range(3):
+            args = oracle.materialize(oracle.draw_inputs(spec, rng))
+            with contextlib.suppress(
+                ValueError,
+                ZeroDivisionError,
+                OverflowError,
+                AssertionError,
+                IndexError,
+                oracle.IntOverflow,
+            ):
+                ns[export](*args)
+
+
+def test_avoid_known_leaves_out_the_open_bug_constructs() -> None:
+    for seed in range(60):
+        source = generate(seed, avoid_known=True)
+        tree = ast.parse(source)
+        assert not any(isinstance(n, ast.Raise | ast.Assert) for n in ast.walk(tree))
+        assert "f64[::1, :]" not in source and "math.pow" not in source
+
+
+def test_generator_covers_the_subset() -> None:
+    text = "\n".join(generate(s) for s in range(80))
+    for construct in (
+        "while ", "for ", " in range(", "break", "continue", "else:", "raise ", "assert ",
+        "np.zeros(", "np.ones(", "np.full(", "math.", "gradc.grad(", "gradc.jvp(",
+        "gradc.value_and_grad(", "gradc.vjp(", "f64[::1, :]", "f64[:, ::1]", "f64[:, :]",
+        "def h0(", "return", " if ", " and ", " or ", "not ", "//", "%", "**", "min(", "max(",
+        "int(", "float(", "len(", ".shape[",
+    ):  # fmt: skip
+        assert construct in text, construct
+
+
+# ------------------------------------------------------------------ oracle verdicts
+
+
+def _verdict(fwd: float, rev: float, fd: list[float] | None) -> list[str]:
+    report = oracle.Report()
+    oracle._verdict(report, [(fwd, abs(fwd), "jvp:t")], [(rev, abs(rev), "grad:d")], fd, 1.0)
+    return [f.cls for f in report.findings]
+
+
+def test_verdicts() -> None:
+    assert _verdict(2.0, 2.0, [2.0, 2.0]) == []
+    assert _verdict(2.0, 2.0, None) == []  # non-smooth point: no FD verdict
+    assert _verdict(2.0, 3.0, [3.0, 3.0]) == ["fwd_rev"]
+    assert _verdict(2.0, 2.0, [3.0, 3.0]) == ["ad_fd"]
+    assert _verdict(math.nan, 2.0, [2.0, 2.0]) == ["nan_grad"]
+    assert _verdict(2.0, math.inf, [2.0, 2.0]) == ["nan_grad"]
+    assert _verdict(2.0, math.nan, None) == ["fwd_rev"]
+
+
+def test_value_comparison() -> None:
+    assert oracle._same(1.0, 1.0, 0.0) is None
+    assert oracle._same(math.nan, math.nan, 0.0) is None
+    assert oracle._same(1.0, 1.0 + 1e-15, 0.0) is not None
+    assert oracle._same(1.0, 1.0 + 1e-15, 1e-9) is None
+    assert oracle._same(1, 1.0, 0.0) is not None  # int vs float
+    assert oracle._same(True, 1, 0.0) is not None
+    assert oracle._same((1.0, 2), (1.0, 2), 0.0) is None
+
+
+def test_instrumented_cpython_matches_gradc_semantics() -> None:
+    source = (
+        "import numpy as np\n"
+        "def f(a, n):\n"
+        "    s = 0.0\n"
+        "    for v in a:\n"
+        "        s += v\n"
+        "    return a[0] / s, n * 2 ** 62\n"
+    )
+    ns = oracle.load_plain(source, "m")
+    with pytest.raises(ZeroDivisionError):  # NumPy would give inf with a warning
+        ns["f"](np.array([1.0, -1.0]), 0)
+    with pytest.raises(oracle.IntOverflow):  # gradc's i64 wraps: such inputs are skipped
+        ns["f"](np.array([1.0, 2.0]), 4)
+
+
+def test_minimizer_keeps_the_property() -> None:
+    source = generate(7, size=8)
+    target = "math." if "math." in source else "+"
+    small, checks = minimize(source, lambda s: target in s and "def f" in s, max_checks=400)
+    assert target in small and checks > 0
+    assert len(small) < len(source)
+    compile(small, "<min>", "exec")
+
+
+# ------------------------------------------------------------------ compiled runs
+
+
+@pytest.fixture(scope="module")
+def runner() -> Iterator[Runner]:
+    with Runner(opt_level=0, timeout=120) as r:
+        yield r
+
+
+def test_short_run() -> None:
+    camp = run(SHORT_RUN, profile=SHORT_PROFILE, opt_level=0, size=SHORT_SIZE)
+    assert camp.programs == len(SHORT_RUN)
+    unexpected = [
+        f"seed {f.seed}: {f.key}: {f.report.findings[:1]}"
+        for f in camp.failures
+        if OPEN_SEEDS.get(f.seed) != f.report.outcome
+    ]
+    assert not unexpected, camp.summary() + "\n" + "\n".join(unexpected)
+    assert camp.counts["ok"] >= len(SHORT_RUN) // 2, camp.summary()
+    assert camp.deriv_checks > 0 and camp.calls > 0
+
+
+def _corpus_params() -> list[object]:
+    out: list[object] = [pytest.param(p, id=p.stem) for p in FIXED]
+    for p in PENDING:
+        cls = read_header(p.read_text())["class"]
+        out.append(
+            pytest.param(
+                p,
+                id=f"pending-{p.stem}",
+                marks=pytest.mark.xfail(strict=False, reason=f"open finding: {cls}"),
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize("path", _corpus_params())
+def test_corpus_replay(path: Path, runner: Runner) -> None:
+    text = path.read_text()
+    header = read_header(text)
+    report = runner.check(text, input_seed=int(header["input_seed"]), opt_level=int(header["opt"]))
+    assert report.outcome in ("ok",), f"{report.outcome}: {report.detail} {report.findings[:2]}"
+    assert report.calls > 0
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=False, reason="open findings of issue #18 (tests/fuzzing/corpus/pending)")
+def test_long_run() -> None:
+    camp = run(LONG_RUN, profile="mixed", opt_level=2)
+    assert not camp.failures, camp.summary()
