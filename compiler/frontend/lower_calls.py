@@ -108,7 +108,7 @@ class CallLowering(LoweringState):
         """``math.<fn_name>(...)``; ``floor``/``ceil``/``trunc`` return an int, as in Python."""
         fn = ops.MATH_FUNCTIONS.get(fn_name)
         if fn is None or fn.internal:
-            if hasattr(math, fn_name) and not fn_name.startswith("_"):  # math.fmod, ...
+            if hasattr(math, fn_name) and not fn_name.startswith("_"):  # math.remainder, ...
                 raise self.src.error(
                     f"function 'math.{fn_name}' is not supported in compiled code", e.func
                 )

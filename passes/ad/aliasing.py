@@ -52,6 +52,7 @@ taken of ``y``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
@@ -287,62 +288,120 @@ def emit_overlap_checks(
     arrays = [i for i, p in enumerate(fn.params) if isinstance(p.type, ArrayType)]
     if not arrays:
         return
-    written = written_arrays(module, fn) & set(arrays)
-    active = active_arrays(fn, pattern)
-    shadows = shadows or {}
-    what = f"{fn.source_name}()"
-    name = {i: fn.params[i].name for i in arrays}
-    c = _Checks(b)
-    for i in arrays:
-        if i in written and i in active:
+    export = _ExportChecks(
+        c=_Checks(b),
+        params=params,
+        kind=kind,
+        what=f"{fn.source_name}()",
+        name={i: fn.params[i].name for i in arrays},
+        arrays=arrays,
+        written=written_arrays(module, fn) & set(arrays),
+        active=active_arrays(fn, pattern),
+        shadows=shadows or {},
+    )
+    export.self_overlaps()
+    export.argument_pairs()
+    if export.shadows:
+        export.shadows_apart_from_arguments()
+        export.shadow_pairs()
+    export.tangents_apart_from_written(tangents or {})
+    export.cotangent_apart_from_written(cotangent)
+
+
+@dataclass(frozen=True)
+class _ExportChecks:
+    """The checks of one derivative export, one method per rule of the module docstring
+    (emitted in :func:`emit_overlap_checks`'s order, which the messages' order follows).
+
+    Attributes:
+        c: the check builder.
+        params: the export's values of ``fn``'s parameters, in ``fn``'s order.
+        kind: the derivative's kind (``grad``, ``reverse``, ...), for the messages.
+        what: ``"f()"``, for the messages.
+        name: the source names of the array parameters, by index.
+        arrays: the indices of the array parameters.
+        written: the array parameters ``fn`` or a callee may write.
+        active: the array parameters carrying a derivative.
+        shadows: ``gradc.reverse``'s shadows by parameter index.
+    """
+
+    c: _Checks
+    params: Sequence[Value]
+    kind: str
+    what: str
+    name: Mapping[int, str | None]
+    arrays: list[int]
+    written: set[int]
+    active: set[int]
+    shadows: Mapping[int, Value]
+
+    def self_overlaps(self) -> None:
+        """Rule 5: a written active array, or a shadow, whose elements share memory."""
+        c, name = self.c, self.name
+        for i in self.arrays:
+            if i in self.written and i in self.active:
+                c.refuse_if(
+                    c.self_overlap(self.params[i]),
+                    f"elements of '{name[i]}' share memory with each other (a view made by "
+                    f"as_strided?) and {self.what} writes to it: gradc.{self.kind} cannot "
+                    "tell them apart; pass a copy (np.array(...))",
+                )
+        for i, s in self.shadows.items():
             c.refuse_if(
-                c.self_overlap(params[i]),
-                f"elements of '{name[i]}' share memory with each other (a view made by "
-                f"as_strided?) and {what} writes to it: gradc.{kind} cannot tell them "
-                "apart; pass a copy (np.array(...))",
+                c.self_overlap(s),
+                f"elements of shadow 'd_{name[i]}' share memory with each other: a shadow "
+                "needs one element per element of its array (np.zeros_like(...))",
             )
-    for i, s in shadows.items():
-        c.refuse_if(
-            c.self_overlap(s),
-            f"elements of shadow 'd_{name[i]}' share memory with each other: a shadow "
-            "needs one element per element of its array (np.zeros_like(...))",
+
+    def argument_pairs(self) -> None:
+        """Rule 1: two overlapping arrays, one written and one active (in
+        ``gradc.reverse``, unless both have shadows that overlap as they do)."""
+        for x, i in enumerate(self.arrays):
+            for j in self.arrays[x + 1 :]:
+                if {i, j} & self.written and {i, j} & self.active:
+                    self._argument_pair(i, j)
+
+    def _argument_pair(self, i: int, j: int) -> None:
+        c, name, b = self.c, self.name, self.c.b
+        writes = " and ".join(f"'{name[k]}'" for k in (i, j) if k in self.written)
+        overlap = c.overlap(self.params[i], self.params[j])
+        if self.kind == "reverse" and i in self.shadows and j in self.shadows:
+            ok = c.corresponding(self.params[i], self.shadows[i], self.params[j], self.shadows[j])
+            c.refuse_if(
+                c.all_of([overlap, b.unary(ops.Not, ok)]),
+                f"'{name[i]}' and '{name[j]}' share memory and {self.what} writes to "
+                f"{writes}: their shadows 'd_{name[i]}' and 'd_{name[j]}' must share "
+                "memory the same way (pass one shadow array where you pass one array, "
+                "or views of one shadow taken as the arrays are), or pass copies",
+            )
+            return
+        hint = (
+            "pass copies (np.array(...)), or use gradc.reverse with "
+            f"'{name[i]}' and '{name[j]}' Duplicated and one shared shadow"
         )
-    for x, i in enumerate(arrays):
-        for j in arrays[x + 1 :]:
-            if not ({i, j} & written and {i, j} & active):
-                continue
-            writes = " and ".join(f"'{name[k]}'" for k in (i, j) if k in written)
-            overlap = c.overlap(params[i], params[j])
-            if kind == "reverse" and i in shadows and j in shadows:
-                ok = c.corresponding(params[i], shadows[i], params[j], shadows[j])
-                bad = c.all_of([overlap, b.unary(ops.Not, ok)])
-                c.refuse_if(
-                    bad,
-                    f"'{name[i]}' and '{name[j]}' share memory and {what} writes to "
-                    f"{writes}: their shadows 'd_{name[i]}' and 'd_{name[j]}' must share "
-                    "memory the same way (pass one shadow array where you pass one array, "
-                    "or views of one shadow taken as the arrays are), or pass copies",
+        if self.kind in ("jvp", "forward"):
+            hint = f"forward mode cannot follow writes through shared memory: {hint}"
+        c.refuse_if(
+            overlap,
+            f"'{name[i]}' and '{name[j]}' share memory and {self.what} writes to {writes}: "
+            f"gradc.{self.kind} would differentiate them as separate arrays; {hint}",
+        )
+
+    def shadows_apart_from_arguments(self) -> None:
+        """Rule 2, first half: a shadow overlapping any array argument."""
+        for i, s in self.shadows.items():
+            for k in self.arrays:
+                self.c.refuse_if(
+                    self.c.overlap(s, self.params[k]),
+                    f"shadow 'd_{self.name[i]}' shares memory with argument "
+                    f"'{self.name[k]}': a shadow must be memory of its own "
+                    "(np.zeros_like(...))",
                 )
-                continue
-            hint = (
-                "pass copies (np.array(...)), or use gradc.reverse with "
-                f"'{name[i]}' and '{name[j]}' Duplicated and one shared shadow"
-            )
-            if kind in ("jvp", "forward"):
-                hint = f"forward mode cannot follow writes through shared memory: {hint}"
-            c.refuse_if(
-                overlap,
-                f"'{name[i]}' and '{name[j]}' share memory and {what} writes to {writes}: "
-                f"gradc.{kind} would differentiate them as separate arrays; {hint}",
-            )
-    if shadows:
-        for i, s in shadows.items():
-            for k in arrays:
-                c.refuse_if(
-                    c.overlap(s, params[k]),
-                    f"shadow 'd_{name[i]}' shares memory with argument '{name[k]}': a shadow "
-                    "must be memory of its own (np.zeros_like(...))",
-                )
+
+    def shadow_pairs(self) -> None:
+        """Rule 2, second half: two overlapping shadows whose arrays do not overlap as
+        they do."""
+        c, name, params, shadows = self.c, self.name, self.params, self.shadows
         ordered = sorted(shadows)
         for x, i in enumerate(ordered):
             for j in ordered[x + 1 :]:
@@ -353,24 +412,31 @@ def emit_overlap_checks(
                     ]
                 )
                 c.refuse_if(
-                    c.all_of([c.overlap(shadows[i], shadows[j]), b.unary(ops.Not, ok)]),
+                    c.all_of([c.overlap(shadows[i], shadows[j]), c.b.unary(ops.Not, ok)]),
                     f"shadows 'd_{name[i]}' and 'd_{name[j]}' share memory but "
                     f"'{name[i]}' and '{name[j]}' do not share it the same way: pass "
                     "separate shadows",
                 )
-    for i, t in (tangents or {}).items():
-        if not isinstance(t.type, ArrayType):
-            continue
-        for k in sorted(written):
-            c.refuse_if(
-                c.overlap(t, params[k]),
-                f"tangent 'd_{name[i]}' shares memory with '{name[k]}', which {what} "
-                "writes: pass a copy of the tangent (np.array(...))",
-            )
-    if cotangent is not None:
-        for k in sorted(written):
-            c.refuse_if(
-                c.overlap(cotangent, params[k]),
-                f"the cotangent shares memory with '{name[k]}', which {what} writes: "
-                "pass a copy of the cotangent (np.array(...))",
+
+    def tangents_apart_from_written(self, tangents: Mapping[int, Value]) -> None:
+        """Rule 3: a tangent array overlapping an argument ``fn`` writes."""
+        for i, t in tangents.items():
+            if not isinstance(t.type, ArrayType):
+                continue
+            for k in sorted(self.written):
+                self.c.refuse_if(
+                    self.c.overlap(t, self.params[k]),
+                    f"tangent 'd_{self.name[i]}' shares memory with '{self.name[k]}', which "
+                    f"{self.what} writes: pass a copy of the tangent (np.array(...))",
+                )
+
+    def cotangent_apart_from_written(self, cotangent: Value | None) -> None:
+        """Rule 4: ``gradc.vjp``'s cotangent overlapping an argument ``fn`` writes."""
+        if cotangent is None:
+            return
+        for k in sorted(self.written):
+            self.c.refuse_if(
+                self.c.overlap(cotangent, self.params[k]),
+                f"the cotangent shares memory with '{self.name[k]}', which {self.what} "
+                "writes: pass a copy of the cotangent (np.array(...))",
             )

@@ -104,6 +104,24 @@ POINTS: list[Any] = [
     ("float_floordiv", (2.7, 1.1), SMOOTH),
     ("float_floordiv", (-1.3, 0.8), SMOOTH),
     ("float_floordiv", (0.9, -0.7), SMOOTH),
+    ("fmod_edges", (7.5, 2.0), SMOOTH),
+    ("fmod_edges", (-7.5, 2.0), SMOOTH),
+    ("fmod_edges", (7.5, -2.0), SMOOTH),
+    ("fmod_edges", (6.0, 2.0), AGREE),  # a jump: the piece holding fmod's value
+    ("fmod_edges", (-1.5, math.inf), AGREE),  # fmod(x, ±inf) is x
+    ("fmod_edges", (1.0, 0.0), SMOOTH),  # ValueError
+    ("fmod_edges", (1.0, -0.0), SMOOTH),  # ValueError
+    ("fmod_edges", (math.inf, 2.0), SMOOTH),  # ValueError
+]
+
+
+#: fmod_edges(x, y) = 2·fmod(x, y) + x: (x, y) -> its gradient, where the rule's
+#: convention decides it (docs/ad.md): at a jump the piece holding fmod's value
+#: (fmod(6, 2) = 6 - 3·2: ∂y = -2·3), and fmod(x, inf) = x (∂y = -0).
+FMOD_CONVENTIONS = [
+    ((6.0, 2.0), (3.0, -6.0)),
+    ((-6.0, 2.0), (3.0, 6.0)),
+    ((-1.5, math.inf), (3.0, 0.0)),
 ]
 
 
@@ -174,3 +192,20 @@ def test_derivative_at_edge(lib: Any, name: str, args: tuple[Any, ...], kind: st
         fd = H.fd_gradient(plain, list(args), _wrt(args))
         names = [f"arg{i}" for i in _wrt(args)]
         H.assert_grad_matches_fd(f"d_{name}{args!r}", gradient, fd, names, fvalue)
+
+
+@pytest.mark.parametrize(("args", "expected"), FMOD_CONVENTIONS)
+def test_fmod_derivative_at_its_jumps(
+    lib: Any, args: tuple[float, float], expected: tuple[float, float]
+) -> None:
+    assert lib.d_fmod_edges(*args) == expected
+    assert lib.t_fmod_edges(*args, 1.0, 0.0)[1] == expected[0]
+    assert lib.t_fmod_edges(*args, 0.0, 1.0)[1] == expected[1]
+
+
+def test_fmod_nan_propagates_without_exception(lib: Any) -> None:
+    # fmod(nan, 0) is NaN in CPython (no ValueError: an operand is NaN); so are the
+    # derivatives' values, and they do not raise either
+    assert math.isnan(lib.fmod_edges(math.nan, 0.0))
+    assert math.isnan(lib.t_fmod_edges(math.nan, 0.0, 1.0, 1.0)[0])
+    lib.d_fmod_edges(math.nan, 0.0)

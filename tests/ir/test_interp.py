@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import struct
 import textwrap
+from collections.abc import Callable
 
 import pytest
 from hypothesis import example, given, settings
@@ -350,6 +351,10 @@ def test_arithmetic_exceptions(
         ("gamma", [0.0], ValueError, "math domain error"),
         ("pow", [0.0, -1.0], ValueError, "math domain error"),
         ("pow", [10.0, 400.0], OverflowError, "math range error"),
+        ("fmod", [1.0, 0.0], ValueError, "math domain error"),
+        ("fmod", [-1.0, -0.0], ValueError, "math domain error"),
+        ("fmod", [INF, 2.0], ValueError, "math domain error"),
+        ("fmod", [-INF, INF], ValueError, "math domain error"),
     ],
 )
 def test_math_exceptions_are_cpythons(fn: str, args: list[float], exc: type, message: str) -> None:
@@ -551,6 +556,38 @@ floats = st.floats(allow_nan=True, allow_infinity=True)
 def test_float_floordiv_mod_match_python(a: float, b: float) -> None:
     assert same(run_function(binop("floordiv", "f64"), "f", [a, b]), a // b)
     assert same(run_function(binop("mod", "f64"), "f", [a, b]), a % b)
+
+
+def _outcome(fn: Callable[[], object]) -> tuple[str, object]:
+    try:
+        return "value", fn()
+    except ValueError as exc:
+        return "raise", (type(exc), exc.args)
+
+
+@settings(max_examples=400)
+@given(floats, floats)
+@example(7.5, 2.0)
+@example(-7.5, 2.0)
+@example(7.5, -2.0)
+@example(-0.0, 3.0)
+@example(0.0, -3.0)
+@example(1.0, INF)
+@example(-1.0, -INF)
+@example(INF, NAN)
+@example(NAN, 0.0)
+@example(1.0, 0.0)
+@example(1e300, 1e-300)
+def test_math_fmod_matches_cpython(a: float, b: float) -> None:
+    mod = load(
+        "func @f(%a: f64, %b: f64) -> f64 {\n^e:\n  %r = math fmod(%a, %b) : f64\n  ret %r\n}\n"
+    )
+    got = _outcome(lambda: run_function(mod, "f", [a, b]))
+    want = _outcome(lambda: math.fmod(a, b))
+    if got[0] == want[0] == "value":
+        assert same(got[1], want[1])
+    else:
+        assert got == want
 
 
 @settings(max_examples=200)

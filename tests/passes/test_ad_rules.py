@@ -81,6 +81,14 @@ def test_pow_keeps_its_result_only_for_an_active_exponent() -> None:
     assert needs_of(r, lambda v: v is y) == ([x, y], True)  # ā·r·ln x to y
 
 
+def test_fmod_keeps_its_operands_only_for_an_active_divisor() -> None:
+    insts, params = _function("%r = math fmod(%x, %y) : f64")
+    r, x, y = insts["r"], params["x"], params["y"]
+    assert needs_of(r, lambda v: v is x) == ([], False)  # ā·1 to x
+    assert needs_of(r, lambda v: v is y) == ([x, y], False)  # ā·(−trunc(x/y)) to y
+    assert needs_of(r, lambda v: v in (x, y)) == ([x, y], False)
+
+
 @pytest.mark.parametrize(
     ("fn", "operand", "result"),
     [

@@ -40,6 +40,7 @@ class MathName(StrEnum):
     ATAN2 = "atan2"
     HYPOT = "hypot"
     COPYSIGN = "copysign"
+    FMOD = "fmod"
     POW = "pow"
     ISNAN = "isnan"
     ISINF = "isinf"
@@ -136,6 +137,9 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         MathFn(MathName.ATAN2, 2, MathCheck.NONE),
         MathFn(MathName.HYPOT, 2, MathCheck.NONE, libm="hypot"),
         MathFn(MathName.COPYSIGN, 2, MathCheck.NONE),
+        # CPython's math_fmod: NaN from non-NaN operands (y == ±0, x infinite) is
+        # ValueError; fmod(x, ±inf) is x for finite x, in C as in CPython
+        MathFn(MathName.FMOD, 2, MathCheck.DOMAIN, libm="fmod"),
         MathFn(MathName.POW, 2, MathCheck.POW, libm="pow"),
         MathFn(MathName.ISNAN, 1, MathCheck.NONE, returns_bool=True),
         MathFn(MathName.ISINF, 1, MathCheck.NONE, returns_bool=True),

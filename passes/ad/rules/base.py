@@ -62,16 +62,21 @@ class Keep:
             (``a * b``: ``ā·b`` to ``a``, ``ā·a`` to ``b``).
         result_if_active: the result is read only where the operand at this position is
             active (``a ** b``: ``r·ln a`` to ``b``).
+        only_if_active: nothing is read unless the operand at this position is active
+            (``fmod(x, y)``: ``−trunc(x/y)`` to ``y`` reads both, ``1`` to ``x`` nothing).
     """
 
     operands: tuple[int, ...] = ()
     result: bool = False
     partners: bool = False
     result_if_active: int | None = None
+    only_if_active: int | None = None
 
     def values(self, inst: Instruction, active: Active) -> tuple[list[Value], bool]:
         """``(operands read, is the result read?)`` for ``inst``."""
         args = inst.operands()
+        if self.only_if_active is not None and not active(args[self.only_if_active]):
+            return [], False
         kept = [args[i] for i in self.operands]
         if self.partners:
             a, b = args

@@ -22,6 +22,10 @@ floor, ceil, trunc: 0 (piecewise constant)
 atan2(y,x)  ∂y: x/(x² + y²), ∂x: −y/(x² + y²)   0 where x² + y² is inf (its limit) or 0
 hypot       ∂a: a/r, ∂b: b/r                  0 at the origin, as abs'(0)
 copysign    ∂a: sign(a)·sign(b), ∂b: 0
+fmod(x,y)   ∂x: 1, ∂y: −trunc(x/y)            fmod(x, y) = x − trunc(x/y)·y (C99 7.12.10.1),
+                                              trunc constant between jumps (JAX's lax.rem);
+                                              at a jump the piece holding fmod's value, as
+                                              floor's 0
 pow         as ``**`` (:mod:`.arith`)
 ==========  ================================  ==========================================
 
@@ -123,6 +127,13 @@ def _copysign(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partia
     return [(a, o.b.mul(sa, sb)), (b, None)]
 
 
+def _fmod(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
+    # x/y rounded: within an ulp of a jump the quotient may name the next piece
+    x, y = inst.operands()
+    dy = o.neg(o.math("trunc", o.b.binary(ops.FDiv, x, y))) if active(y) else None
+    return [(x, o.c(1.0, x)), (y, dy)]
+
+
 MATH_RULES: Mapping[str, ScalarRule] = {
     "sin": unary(lambda o, a, r, one: o.math("cos", a), _A),
     "cos": unary(lambda o, a, r, one: o.neg(o.math("sin", a)), _A),
@@ -151,6 +162,7 @@ MATH_RULES: Mapping[str, ScalarRule] = {
     "atan2": Smooth(_atan2, Keep((0, 1))),
     "hypot": Smooth(_hypot, Keep((0, 1), result=True)),
     "copysign": Smooth(_copysign, Keep((0, 1))),
+    "fmod": Smooth(_fmod, Keep((0, 1), only_if_active=1)),
     "pow": POW,
     "ieee_pow": POW,
 }

@@ -625,7 +625,12 @@ def _dual_math() -> types.SimpleNamespace:
         r = math.copysign(a.val, b.val)
         return Dual(r, math.copysign(1.0, a.val) * math.copysign(1.0, b.val) * a.tan)
 
-    m.atan2, m.hypot, m.pow, m.copysign = atan2, hypot, pow_, copysign
+    def fmod(x: Any, y: Any) -> Any:
+        # fmod(x, y) = x - trunc(x/y)*y with trunc(x/y) constant between jumps
+        x, y = lift(x), lift(y)
+        return Dual(math.fmod(x.val, y.val), x.tan - math.trunc(x.val / y.val) * y.tan)
+
+    m.atan2, m.hypot, m.pow, m.copysign, m.fmod = atan2, hypot, pow_, copysign, fmod
     return m
 
 

@@ -29,6 +29,8 @@ DOMAINS = {
     "pow_f": {"x": (0.3, 3.0), "y": (-2.0, 2.0)},
     "pow_op": {"x": (0.3, 3.0), "y": (-2.0, 2.0)},
     "copysign_f": {"x": (-3.0, 3.0), "y": (-2.0, 2.0)},
+    "fmod_f": {"x": (-5.0, 5.0), "y": (-2.0, 2.0)},
+    "fmod_const": {"x": (-3.0, 3.0)},
     "pow_neg_int": {"x": (0.4, 3.0)},
     "pow_runtime_int": {"x": (0.4, 2.0), "n": (-3, 5)},
     "pow_runtime_int_neg": {"x": (-2.0, -0.4), "n": (-3, 5)},
@@ -48,6 +50,11 @@ KINKS = {
     # fabs(x): kink at 0 (the domain already excludes it); copysign(x, y): jumps at y = 0
     "fabs_mix": lambda x, y: (x - y,),
     "copysign_f": lambda x, y: (x, y),
+    # fmod(x, y) jumps where x/y is an integer (and y = 0 raises)
+    "fmod_f": lambda x, y: (
+        (y,) if y == 0 else (y, x / y - round(x / y), x * x / y - round(x * x / y))
+    ),
+    "fmod_const": lambda x: (3.0 * x / 1.5 - round(3.0 * x / 1.5),),
 }
 
 
@@ -192,6 +199,16 @@ def copysign_f(x: f64, y: f64) -> f64:
 
 
 @gradc.export
+def fmod_f(x: f64, y: f64) -> f64:
+    return math.fmod(x, y) * x + math.fmod(x * x, y)
+
+
+@gradc.export
+def fmod_const(x: f64) -> f64:
+    return math.fmod(3.0 * x, 1.5) * math.sin(x)
+
+
+@gradc.export
 def pow_int_const(x: f64) -> f64:
     return x**3 + x**2
 
@@ -298,6 +315,10 @@ d_pow_op = gradc.grad(pow_op, wrt=("x", "y"))
 t_pow_op = gradc.jvp(pow_op, wrt=("x", "y"))
 d_copysign_f = gradc.grad(copysign_f, wrt=("x", "y"))
 t_copysign_f = gradc.jvp(copysign_f, wrt=("x", "y"))
+d_fmod_f = gradc.grad(fmod_f, wrt=("x", "y"))
+t_fmod_f = gradc.jvp(fmod_f, wrt=("x", "y"))
+d_fmod_const = gradc.grad(fmod_const, wrt=("x",))
+t_fmod_const = gradc.jvp(fmod_const, wrt=("x",))
 d_pow_int_const = gradc.grad(pow_int_const, wrt=("x",))
 t_pow_int_const = gradc.jvp(pow_int_const, wrt=("x",))
 d_pow_neg_int = gradc.grad(pow_neg_int, wrt=("x",))

@@ -256,3 +256,12 @@ def float_floordiv(x: f64, y: f64) -> f64:  # x // y is piecewise constant
 
 d_float_floordiv = gradc.grad(float_floordiv, wrt=("x", "y"))
 t_float_floordiv = gradc.jvp(float_floordiv, wrt=("x", "y"))
+
+
+@gradc.export
+def fmod_edges(x: f64, y: f64) -> f64:  # ∂x 1, ∂y -trunc(x/y); jumps where x/y is an integer
+    return math.fmod(x, y) * 2.0 + x
+
+
+d_fmod_edges = gradc.grad(fmod_edges, wrt=("x", "y"))
+t_fmod_edges = gradc.jvp(fmod_edges, wrt=("x", "y"))

@@ -31,6 +31,8 @@ DOMAINS = {
     "lgamma_fn": {"x": (-5.0, 50.0)},
     "classify_float": {"x": "any"},
     "copysign_any": {"x": "any", "y": "any"},
+    "fmod_any": {"x": "any", "y": "any"},
+    "fmod_small": {"x": (-1e6, 1e6), "y": (-3.0, 3.0)},
     "floor_of_infinite": {"x": (-1.0, 1.0)},
     "int_arg_math": {"n": (-5, 100)},
 }
@@ -146,6 +148,19 @@ def fabs_copysign(x: f64, y: f64):
 @gradc.export
 def copysign_any(x: f64, y: f64) -> f64:
     return math.copysign(x, y)
+
+
+@gradc.export
+def fmod_any(x: f64, y: f64) -> f64:
+    # C fmod: the sign of x, exact; y == 0 or an infinite x (other operand not NaN) raises
+    # ValueError; fmod(x, ±inf) is x for finite x; NaN propagates
+    return math.fmod(x, y)
+
+
+@gradc.export
+def fmod_small(x: f64, y: f64):
+    # large quotients, y == 0 (ValueError) among the corners; fmod of an int argument
+    return math.fmod(x, y), math.fmod(x, 2), math.fmod(-x, y) - y
 
 
 @gradc.export

@@ -1,5 +1,5 @@
 # ruff: noqa
-# expect-message: function 'math.fmod' is not supported in compiled code
+# expect-message: function 'math.remainder' is not supported in compiled code
 # expect-col: 17
 # expect-node: Call|Attribute
 import gradc
@@ -9,4 +9,4 @@ from gradc import f64
 
 @gradc.export
 def f(x: f64) -> f64:
-    return 2.0 * math.fmod(x, 3.0)  # error-here
+    return 2.0 * math.remainder(x, 3.0)  # error-here
