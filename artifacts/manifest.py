@@ -14,7 +14,8 @@ identical bytes)::
     entries: [                                     # exports, in source order
       { name: str,                                 # Python name of the export
         signature: {params: [[name, type], ...], result: type,     # gradc type strings
-                    writes: [name, ...]},          # array params the export writes (1.1)
+                    writes: [name, ...],           # array params the export writes (1.1)
+                    types: {params: [T, ...], result: T}},   # structured (1.4)
         abi_version: int,                          # docs/abi.md (ABI_VERSION)
         symbol: str,                               # C-ABI entry symbol in the object
         object: "objects/<sha256>.o",              # relative path of the ELF object
@@ -35,7 +36,11 @@ identical bytes)::
 
 Type strings are ``gradc.compiler.ir.types.python_name``'s: ``f64``, ``f32``, ``i64``,
 ``i32``, ``bool``, ``none``, ``tuple[f64,i64]`` and arrays spelt like annotations
-(``f64[:]``, ``f64[:, ::1]`` C order, ``f64[::1, :]`` Fortran order).
+(``f64[:]``, ``f64[:, ::1]`` C order, ``f64[::1, :]`` Fortran order), read by the one
+parser ``gradc.artifacts.abi.parse_type``. ``signature.types`` (1.4) is the same signature
+structured, each ``T`` a map ``{kind: "scalar", name}``, ``{kind: "array", dtype, ndim,
+layout}`` or ``{kind: "tuple", elements: [T, ...]}`` (``gradc.artifacts.abi.types``); a
+reader checks that it agrees with the strings (the strings are what objects describe).
 
 ``runtime`` is the object defining the ``gradc_rt1_*``/``gradc_rt2_*`` functions of
 docs/abi.md; the loader links the first one it sees once per process and every artifact
@@ -62,18 +67,20 @@ manifests (no runtime; nothing written). 1.2 added ``sources``, ``runtime.key``,
 1.3 stops writing the ``asm`` text (the object's assembly): ``gradc inspect --asm``
 generates it from the ``llvm`` text (the optimised LLVM IR the object was emitted from) and
 the entry's ``target.*`` and ``options.opt_level`` key components, and still shows the
-``.s`` text of older artifacts.
+``.s`` text of older artifacts. 1.4 adds ``signature.types``.
 Readers accept any minor version of their major version (unknown fields are ignored) and
 refuse other major versions with :class:`FormatVersionError`.
 
-``abi_version`` 2 (calling convention 2) means every entry and wrapper object carries its
-ABI description (``gradc.artifacts.abi``), which the loader checks against the entry before
-linking; the manifest alone is never trusted to say how to call an object. Entries of
-``abi_version`` 1 carry none and are refused.
+``abi_version`` 2 (calling convention 2, ``gradc.artifacts.abi.ABI_VERSION``) means every
+entry and wrapper object carries its ABI description (``gradc.artifacts.abi.description``),
+which the loader checks against the entry before linking; the manifest alone is never
+trusted to say how to call an object. Entries of ``abi_version`` 1 carry none and are
+refused.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -81,18 +88,11 @@ from typing import Any
 
 import msgpack
 
-from gradc.artifacts.errors import ArtifactError, FormatVersionError
+from gradc.artifacts.abi.signature import Signature
+from gradc.artifacts.errors import ArtifactError
 
 #: (major, minor) of the format this module writes.
-FORMAT_VERSION: tuple[int, int] = (1, 3)
-
-#: Calling-convention version of docs/abi.md (2: every object carries its ABI description,
-#: ``gradc.artifacts.abi``; version-1 objects carry none and are refused).
-ABI_VERSION = 2
-
-#: Name of the runtime ABI whose object a manifest carries (docs/abi.md "Runtime functions"):
-#: ``rt2`` since array references on a tape are released by ``gradc_rt2_tape_free``.
-RUNTIME_ABI = "rt2"
+FORMAT_VERSION: tuple[int, int] = (1, 4)
 
 MANIFEST_NAME = "manifest.msgpack"
 
@@ -190,6 +190,15 @@ class EntrySignature:
     params: tuple[tuple[str, str], ...]
     result: str
     writes: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def abi(self) -> Signature:
+        """The structured signature (``gradc.artifacts.abi.Signature``) of the strings.
+
+        Raises:
+            TypeStringError: a string is not a gradc type (an ``ArtifactError``).
+        """
+        return Signature.parse(self.params, self.result, self.writes)
 
     def __str__(self) -> str:
         args = ", ".join(f"{n}: {t}" for n, t in self.params)
@@ -303,6 +312,7 @@ class Manifest:
                         "params": [[n, t] for n, t in e.signature.params],
                         "result": e.signature.result,
                         "writes": list(e.signature.writes),
+                        "types": e.signature.abi.types_data(),
                     },
                     "abi_version": e.abi_version,
                     "symbol": e.symbol,
@@ -350,85 +360,16 @@ class Manifest:
 
     @classmethod
     def from_dict(cls, raw: object, where: str = MANIFEST_NAME) -> Manifest:
-        """Validate plain data (as :meth:`to_dict` returns it) into a :class:`Manifest`.
+        """Validate plain data (as :meth:`to_dict` returns it) into a :class:`Manifest`
+        (:mod:`gradc.artifacts.manifest_schema`).
 
         Raises:
             FormatVersionError: the major format version is not ours.
             ArtifactError: a field is missing or has the wrong type (naming the field).
         """
-        r = _Reader(where)
-        top = r.req_map(raw, "manifest")
-        version = r.req_list(r.get(top, "format_version"), "format_version")
-        if len(version) != 2 or not all(type(v) is int for v in version):
-            raise ArtifactError(f"{where}: format_version must be [major, minor]")
-        found = (version[0], version[1])
-        if found[0] != FORMAT_VERSION[0]:
-            newer = "newer than" if found > FORMAT_VERSION else "older than"
-            raise FormatVersionError(
-                f"{where}: artifact format version {found[0]}.{found[1]} is {newer} the "
-                f"version this gradc reads ({FORMAT_VERSION[0]}.{FORMAT_VERSION[1]}); "
-                "rebuild the artifact with this gradc or use a matching gradc",
-                found,
-                FORMAT_VERSION,
-            )
-        prod = r.req_map(r.get(top, "producer"), "producer")
-        tgt = r.req_map(r.get(top, "target"), "target")
-        entries = []
-        for i, raw_entry in enumerate(r.req_list(r.get(top, "entries"), "entries")):
-            entries.append(r.entry(raw_entry, f"entries[{i}]"))
-        names = [e.name for e in entries]
-        if len(set(names)) != len(names):
-            raise ArtifactError(f"{where}: duplicate export names in {names}")
-        target = Target(
-            triple=r.req_str(tgt, "triple", "target"),
-            cpu=r.req_str(tgt, "cpu", "target"),
-            features=r.req_str(tgt, "features", "target"),
-        )
-        variants: tuple[Target, ...] = ()
-        if "variants" in top:
-            raw_variants = r.req_list(top["variants"], "variants")
-            variants = tuple(
-                Target(
-                    target.triple,
-                    r.req_str(r.req_map(v, f"variants[{i}]"), "cpu", f"variants[{i}]"),
-                    r.req_str(v, "features", f"variants[{i}]"),
-                )
-                for i, v in enumerate(raw_variants)
-            )
-            if not variants or variants[0] != target:
-                raise ArtifactError(f"{where}: variants[0] must be the target {target}")
-        for e in entries:
-            if len(e.variants) != len(variants):
-                raise ArtifactError(
-                    f"{where}: export {e.name!r} has {len(e.variants)} CPU variants, "
-                    f"the artifact {len(variants)}"
-                )
-            if e.variants and e.variants[0] != EntryVariant(
-                e.symbol, e.object, e.sha256, e.key, e.wrapper
-            ):
-                raise ArtifactError(f"{where}: export {e.name!r}: variants[0] is not the entry")
-        runtime = None
-        if "runtime" in top:
-            rt = r.req_map(top["runtime"], "runtime")
-            obj, sha = r.blob(rt, "runtime")
-            key = rt.get("key", "")
-            if not isinstance(key, str):
-                raise r.fail("runtime.key must be a string")
-            runtime = Runtime(r.req_str(rt, "abi", "runtime"), obj, sha, key)
-        return cls(
-            producer=Producer(
-                gradc=r.req_str(prod, "gradc", "producer"),
-                llvmlite=r.req_str(prod, "llvmlite", "producer"),
-                llvm=r.req_str(prod, "llvm", "producer"),
-            ),
-            target=target,
-            module=r.req_str(top, "module", "manifest"),
-            entries=tuple(entries),
-            format_version=found,
-            runtime=runtime,
-            variants=variants,
-            sources=r.str_map(top.get("sources", {}), "sources"),
-        )
+        from gradc.artifacts.manifest_schema import manifest_from_dict  # imports this module
+
+        return manifest_from_dict(raw, where)
 
 
 def _wrapper_dict(wrapper: Wrapper | None) -> dict[str, Any]:
@@ -455,130 +396,3 @@ def _sorted_maps(obj: Any) -> Any:
     if isinstance(obj, list | tuple):
         return [_sorted_maps(x) for x in obj]
     return obj
-
-
-class _Reader:
-    """Schema checks that name the file and the field."""
-
-    def __init__(self, where: str) -> None:
-        self.where = where
-
-    def fail(self, what: str) -> ArtifactError:
-        return ArtifactError(f"{self.where}: {what}")
-
-    def req_map(self, value: object, name: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(f"{name} must be a map, got {type(value).__name__}")
-        return value
-
-    def req_list(self, value: object, name: str) -> list[Any]:
-        if not isinstance(value, list):
-            raise self.fail(f"{name} must be a list, got {type(value).__name__}")
-        return value
-
-    def get(self, m: dict[str, Any], key: str, parent: str = "manifest") -> Any:
-        if key not in m:
-            raise self.fail(f"{parent} lacks field {key!r}")
-        return m[key]
-
-    def req_str(self, m: dict[str, Any], key: str, parent: str) -> str:
-        value = self.get(m, key, parent)
-        if not isinstance(value, str):
-            raise self.fail(f"{parent}.{key} must be a string, got {type(value).__name__}")
-        return value
-
-    def str_map(self, value: object, name: str) -> dict[str, str]:
-        m = self.req_map(value, name)
-        for k, v in m.items():
-            if not isinstance(v, str):
-                raise self.fail(f"{name}[{k!r}] must be a string, got {type(v).__name__}")
-        return dict(m)
-
-    def blob(self, m: dict[str, Any], name: str) -> tuple[str, str]:
-        """The ``object`` path and ``sha256`` of map ``m``, checked against each other."""
-        obj = self.req_str(m, "object", name)
-        sha = self.req_str(m, "sha256", name)
-        if blob_sha256(obj) != sha or not obj.endswith(".o"):
-            raise self.fail(f"{name}.object {obj!r} does not match its sha256 {sha!r}")
-        return obj, sha
-
-    def entry(self, raw: object, name: str) -> Entry:
-        m = self.req_map(raw, name)
-        sig = self.req_map(self.get(m, "signature", name), f"{name}.signature")
-        params = []
-        writes = list(self.req_list(sig.get("writes", []), f"{name}.signature.writes"))
-        for j, p in enumerate(self.req_list(self.get(sig, "params", name), f"{name}.params")):
-            # [name, type] (1.0, 1.1); [name, type, writes] is read too.
-            ok = isinstance(p, list) and len(p) in (2, 3) and all(isinstance(s, str) for s in p[:2])
-            if not ok or (len(p) == 3 and not isinstance(p[2], bool)):
-                raise self.fail(f"{name}.signature.params[{j}] must be [name, type]")
-            params.append((p[0], p[1]))
-            if len(p) == 3 and p[2] and p[0] not in writes:
-                writes.append(p[0])
-        names = [n for n, _ in params]
-        if not all(isinstance(w, str) and w in names for w in writes):
-            raise self.fail(f"{name}.signature.writes {writes!r} names no parameter")
-        abi = self.get(m, "abi_version", name)
-        if type(abi) is not int:
-            raise self.fail(f"{name}.abi_version must be an int")
-        obj, sha = self.blob(m, name)
-        wrapper = self.wrapper(m, name)
-        variants = []
-        for j, raw_v in enumerate(self.req_list(m.get("variants", []), f"{name}.variants")):
-            where = f"{name}.variants[{j}]"
-            v = self.req_map(raw_v, where)
-            vobj, vsha = self.blob(v, where)
-            variants.append(
-                EntryVariant(
-                    self.req_str(v, "symbol", where),
-                    vobj,
-                    vsha,
-                    self.req_str(v, "key", where),
-                    self.wrapper(v, where),
-                )
-            )
-        texts = self.str_map(m.get("texts", {}), f"{name}.texts")
-        for kind, path in texts.items():
-            if kind not in TEXT_EXTENSIONS or not path.endswith(TEXT_EXTENSIONS[kind]):
-                raise self.fail(f"{name}.texts[{kind!r}] = {path!r} is not a known text kind")
-            blob_sha256(path)
-        components = self.req_map(m.get("key_components", {}), f"{name}.key_components")
-        for k, v in components.items():
-            if not isinstance(v, str | int | float | bool | None):
-                raise self.fail(f"{name}.key_components[{k!r}] must be a scalar")
-        return Entry(
-            name=self.req_str(m, "name", name),
-            signature=EntrySignature(
-                tuple(params),
-                self.req_str(sig, "result", f"{name}.signature"),
-                tuple(n for n in names if n in writes),
-            ),
-            abi_version=abi,
-            symbol=self.req_str(m, "symbol", name),
-            object=obj,
-            sha256=sha,
-            key=self.req_str(m, "key", name),
-            key_components=dict(components),
-            dependencies=self.str_map(m.get("dependencies", {}), f"{name}.dependencies"),
-            texts=texts,
-            wrapper=wrapper,
-            variants=tuple(variants),
-            sites=self.sites(m.get("sites", []), f"{name}.sites"),
-        )
-
-    def wrapper(self, m: dict[str, Any], name: str) -> Wrapper | None:
-        """The optional ``wrapper`` map of ``m``."""
-        if "wrapper" not in m:
-            return None
-        w = self.req_map(m["wrapper"], f"{name}.wrapper")
-        wobj, wsha = self.blob(w, f"{name}.wrapper")
-        return Wrapper(self.req_str(w, "symbol", f"{name}.wrapper"), wobj, wsha)
-
-    def sites(self, value: object, name: str) -> tuple[tuple[str, int, int], ...]:
-        out = []
-        for j, site in enumerate(self.req_list(value, name)):
-            ok = isinstance(site, list) and len(site) == 3 and isinstance(site[0], str)
-            if not ok or not all(type(v) is int for v in site[1:]):
-                raise self.fail(f"{name}[{j}] must be [file, line, col]")
-            out.append((site[0], site[1], site[2]))
-        return tuple(out)

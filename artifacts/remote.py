@@ -103,7 +103,7 @@ class RemoteCache:
     Args:
         options: where and how.
         toolchain: identity of this compiler: ``{"gradc": ..., "llvmlite": ..., "llvm":
-            ...}`` (``store.host_producer()``'s fields); written into each record, and a
+            ...}`` (``toolchain.host_producer()``'s fields); written into each record, and a
             record with another toolchain is not used.
         warn: called with each warning's text (default: a :class:`RemoteCacheWarning`).
         filesystem: an fsspec filesystem to use instead of opening ``options.url``, and
@@ -428,8 +428,8 @@ class LayeredCache(Mapping[str, ReusableEntry]):
 
 def host_toolchain() -> dict[str, str]:
     """This process's toolchain identity for records: gradc, llvmlite and LLVM versions
-    (``store.host_producer``)."""
-    from gradc.artifacts.store import host_producer
+    (``toolchain.host_producer``)."""
+    from gradc.artifacts.toolchain import host_producer
 
     p = host_producer()
     return {"gradc": p.gradc, "llvm": p.llvm, "llvmlite": p.llvmlite}

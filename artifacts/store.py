@@ -39,12 +39,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from gradc.artifacts.abi import check_object
+from gradc.artifacts.abi.description import check_object
+from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, wrapper_symbol
 from gradc.artifacts.errors import ArtifactError, ArtifactWarning, FormatVersionError
 from gradc.artifacts.manifest import (
-    ABI_VERSION,
     MANIFEST_NAME,
-    RUNTIME_ABI,
     TEXT_EXTENSIONS,
     Entry,
     EntrySignature,
@@ -58,6 +57,7 @@ from gradc.artifacts.manifest import (
     object_path,
     text_path,
 )
+from gradc.artifacts.toolchain import host_producer
 
 LOCK_NAME = ".lock"
 _TMP_PREFIX = ".tmp-"
@@ -91,9 +91,9 @@ class CompiledEntryLike(Protocol):
     ``gradc.compiler.driver.CompiledEntry`` fits. Optional attributes read with
     ``getattr``: ``dependencies`` (name -> hash, default ``{}``), ``sites`` ((file, line,
     col) per raise site, default none), ``abi_version``
-    (default :data:`~gradc.artifacts.manifest.ABI_VERSION`), ``wrapper_object`` (bytes of
-    the CPython fast-call wrapper, ``b""`` for none) and ``wrapper_symbol`` (default: the
-    entry symbol with ``gradc_`` replaced by ``gradcpy_``, docs/abi.md).
+    (default :data:`~gradc.artifacts.abi.ABI_VERSION`), ``wrapper_object`` (bytes of
+    the CPython fast-call wrapper, ``b""`` for none) and ``wrapper_symbol`` (default:
+    ``gradc.artifacts.abi.wrapper_symbol`` of the entry symbol, docs/abi.md).
     """
 
     @property
@@ -138,19 +138,6 @@ class BuildOutputLike(Protocol):
 # ---------------------------------------------------------------------------- writing
 
 
-def host_producer() -> Producer:
-    """Versions of this process: gradc, llvmlite and its bundled LLVM (``"22.1.0"``).
-
-    Imports ``llvmlite.binding`` (through the loader) to ask for the LLVM version.
-    """
-    from importlib.metadata import version
-
-    from gradc._version import __version__
-    from gradc.artifacts.loader.cpu import llvm_version
-
-    return Producer(gradc=__version__, llvmlite=version("llvmlite"), llvm=llvm_version())
-
-
 def build_manifest(
     build: BuildOutputLike, producer: Producer | None = None
 ) -> tuple[Manifest, dict[str, bytes]]:
@@ -163,59 +150,7 @@ def build_manifest(
         producer = getattr(build, "producer", None) or host_producer()
     variant_targets = [_target(t) for t in getattr(build, "variant_targets", ()) or ()]
     blobs: dict[str, bytes] = {}
-    entries = []
-    for e in build.entries:
-        code = bytes(e.object_code)
-        sha = hashlib.sha256(code).hexdigest()
-        obj = object_path(sha)
-        blobs[obj] = code
-        texts: dict[str, str] = {}
-        for kind, text in (("ir", e.ir_text), ("llvm", e.llvm_text), ("asm", e.asm_text)):
-            if text:
-                data = text.encode("utf-8")
-                rel = text_path(hashlib.sha256(data).hexdigest(), kind)
-                blobs[rel] = data
-                texts[kind] = rel
-        wrapper = _wrapper(e, blobs)
-        variants: list[EntryVariant] = []
-        others = tuple(getattr(e, "variants", ()) or ())
-        if len(others) != len(variant_targets[1:]):
-            raise ArtifactError(
-                f"export {e.name!r} has {len(others) + 1} CPU variants, the build "
-                f"{max(len(variant_targets), 1)}"
-            )
-        if others:
-            variants.append(EntryVariant(e.symbol, obj, sha, e.key, wrapper))
-            for v in others:
-                vcode = bytes(v.object_code)
-                vsha = hashlib.sha256(vcode).hexdigest()
-                blobs[object_path(vsha)] = vcode
-                variants.append(
-                    EntryVariant(v.symbol, object_path(vsha), vsha, v.key, _wrapper(v, blobs))
-                )
-        entries.append(
-            Entry(
-                name=e.name,
-                signature=EntrySignature(
-                    params=tuple((p.name, p.type) for p in e.signature.params),
-                    result=e.signature.result,
-                    writes=tuple(p.name for p in e.signature.params if getattr(p, "writes", False)),
-                ),
-                abi_version=int(getattr(e, "abi_version", ABI_VERSION)),
-                symbol=e.symbol,
-                object=obj,
-                sha256=sha,
-                key=e.key,
-                key_components=dict(e.key_components),
-                dependencies=dict(getattr(e, "dependencies", {}) or {}),
-                texts=texts,
-                wrapper=wrapper,
-                variants=tuple(variants),
-                sites=tuple(
-                    (str(f), int(line), int(col)) for f, line, col in getattr(e, "sites", ())
-                ),
-            )
-        )
+    entries = [_entry(e, variant_targets, blobs) for e in build.entries]
     runtime = None
     runtime_code = bytes(getattr(build, "runtime_object", b"") or b"")
     if runtime_code:
@@ -238,6 +173,57 @@ def build_manifest(
     return manifest, blobs
 
 
+def _entry(e: CompiledEntryLike, variant_targets: list[Target], blobs: dict[str, bytes]) -> Entry:
+    """The manifest entry of compiled export ``e``; its blobs are added to ``blobs``."""
+    code = bytes(e.object_code)
+    sha = hashlib.sha256(code).hexdigest()
+    obj = object_path(sha)
+    blobs[obj] = code
+    texts: dict[str, str] = {}
+    for kind, text in (("ir", e.ir_text), ("llvm", e.llvm_text), ("asm", e.asm_text)):
+        if text:
+            data = text.encode("utf-8")
+            rel = text_path(hashlib.sha256(data).hexdigest(), kind)
+            blobs[rel] = data
+            texts[kind] = rel
+    wrapper = _wrapper(e, blobs)
+    variants: list[EntryVariant] = []
+    others = tuple(getattr(e, "variants", ()) or ())
+    if len(others) != len(variant_targets[1:]):
+        raise ArtifactError(
+            f"export {e.name!r} has {len(others) + 1} CPU variants, the build "
+            f"{max(len(variant_targets), 1)}"
+        )
+    if others:
+        variants.append(EntryVariant(e.symbol, obj, sha, e.key, wrapper))
+        for v in others:
+            vcode = bytes(v.object_code)
+            vsha = hashlib.sha256(vcode).hexdigest()
+            blobs[object_path(vsha)] = vcode
+            variants.append(
+                EntryVariant(v.symbol, object_path(vsha), vsha, v.key, _wrapper(v, blobs))
+            )
+    return Entry(
+        name=e.name,
+        signature=EntrySignature(
+            params=tuple((p.name, p.type) for p in e.signature.params),
+            result=e.signature.result,
+            writes=tuple(p.name for p in e.signature.params if getattr(p, "writes", False)),
+        ),
+        abi_version=int(getattr(e, "abi_version", ABI_VERSION)),
+        symbol=e.symbol,
+        object=obj,
+        sha256=sha,
+        key=e.key,
+        key_components=dict(e.key_components),
+        dependencies=dict(getattr(e, "dependencies", {}) or {}),
+        texts=texts,
+        wrapper=wrapper,
+        variants=tuple(variants),
+        sites=tuple((str(f), int(line), int(col)) for f, line, col in getattr(e, "sites", ())),
+    )
+
+
 def _target(t: Mapping[str, str]) -> Target:
     return Target(triple=t.get("triple", ""), cpu=t.get("cpu", ""), features=t.get("features", ""))
 
@@ -248,16 +234,10 @@ def _wrapper(e: CompiledEntryLike, blobs: dict[str, bytes]) -> Wrapper | None:
     if not code:
         return None
     sha = hashlib.sha256(code).hexdigest()
-    symbol = getattr(e, "wrapper_symbol", None) or default_wrapper_symbol(e.symbol)
+    symbol = getattr(e, "wrapper_symbol", None) or wrapper_symbol(e.symbol)
     wrapper = Wrapper(symbol, object_path(sha), sha)
     blobs[wrapper.object] = code
     return wrapper
-
-
-def default_wrapper_symbol(symbol: str) -> str:
-    """The wrapper symbol of entry ``symbol`` (docs/abi.md): ``gradc_f_<key>`` ->
-    ``gradcpy_f_<key>``."""
-    return "gradcpy_" + symbol.removeprefix("gradc_")
 
 
 def write_artifact(
@@ -272,7 +252,7 @@ def write_artifact(
     ``out_dir`` (``build/NAME.gradc``) and its parents are created. Returns the manifest
     written. When ``out_dir`` already holds exactly these manifest bytes and every blob
     with its content, nothing is written at all (no lock, no fsync). ``producer``
-    defaults to ``build.producer`` if present, else :func:`host_producer`. When an
+    defaults to ``build.producer`` if present, else ``toolchain.host_producer()``. When an
     artifact already in ``out_dir`` is damaged (:func:`find_damage`), ``on_damage`` is
     called with a message naming the damaged files (default: an
     :class:`~gradc.artifacts.errors.ArtifactWarning`) and every damaged file is replaced;

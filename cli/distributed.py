@@ -60,7 +60,7 @@ class ModuleResult:
 
 def toolchain() -> dict[str, str]:
     """This process's toolchain identity: gradc, llvmlite, LLVM and runtime ABI versions."""
-    from gradc.artifacts.manifest import RUNTIME_ABI
+    from gradc.artifacts.abi import RUNTIME_ABI
     from gradc.artifacts.remote import host_toolchain
 
     return {**host_toolchain(), "runtime": RUNTIME_ABI}

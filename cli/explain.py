@@ -10,7 +10,7 @@ One line per entry of the new build, then one per entry the build removed::
     gone  old_name: removed entry
 
 The reasons compare the new entry's key components and dependency hashes (Merkle hashes
-of every IR function it reaches, ``gradc.compiler.driver.merkle_hashes``) with the entry
+of every IR function it reaches, ``gradc.compiler.keys.merkle_hashes``) with the entry
 of the same name in the artifact that was there before the build.
 """
 

@@ -18,7 +18,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -26,14 +26,17 @@ from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.manifest import Entry, Manifest
 from gradc.artifacts.store import (
     find_damage,
-    previous_build,
     read_blob,
     read_manifest,
     read_text,
-    write_artifact,
 )
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
 from gradc.runtime_mode import NO_COMPILE_ENV, env_flag
+
+if TYPE_CHECKING:
+    from gradc.artifacts.remote import RemoteCache
+    from gradc.compiler.driver import ArtifactBuild
+    from gradc.compiler.results import BuildOutput
 
 #: Where ``gradc build m.py`` writes when no ``-o`` is given: ``build/m.gradc``.
 DEFAULT_BUILD_DIR = Path("build")
@@ -144,10 +147,40 @@ def build(
     changed, nothing is written. On a compile error the diagnostic is printed and nothing
     is written (exit status 1). GRADC_NO_COMPILE=1 refuses to compile (exit status 1).
     """
+    options = _compiler_options(opt_level, cpu, fastmath, no_boundscheck, timings, verbose)
+    out_dir = output if output is not None else default_output_dir(module)
+    start = time.perf_counter()
+    remote = None
+    if remote_cache:
+        from gradc.cli.remote import open_remote
+
+        remote = open_remote(remote_cache, remote_cache_readonly)
+    built = _build(module, out_dir, options, grads, remote)
+    end = time.perf_counter()
+    if explain:
+        from gradc.cli.explain import explain as explain_lines
+
+        hits = remote.stats.hits if remote is not None else {}
+        for line in explain_lines(built.previous, built.output.entries, built.output.callees, hits):
+            click.echo(line)
+    _print_summary(out_dir, built.manifest, built.output, remote, end - start, verbose)
+    if timings:
+        phases = dict(built.timings)
+        if remote is not None:  # downloads (during the build) and uploads (after it)
+            phases["remote"] = remote.stats.seconds
+        _print_timings(phases, end - start)
+
+
+def _compiler_options(
+    opt_level: int, cpu: str, fastmath: bool, no_boundscheck: bool, timings: bool, verbose: bool
+) -> CompilerOptions:
+    """``gradc build``'s options as the frozen object passed down to the compiler.
+
+    Raises:
+        click.BadParameter: a ``--cpu`` name LLVM does not know (checked before any work:
+            LLVM would abort on some bad names).
+    """
     from gradc.compiler.codegen.emit import check_cpu
-    from gradc.compiler.diagnostics import CompileError
-    from gradc.compiler.driver import CompileForbiddenError, build_module
-    from gradc.compiler.frontend.module_scan import GradRequestError
 
     try:
         cpus = parse_cpu_list(cpu)
@@ -155,7 +188,7 @@ def build(
             check_cpu(name)  # before any work: LLVM would abort on some bad names
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--cpu'") from None
-    options = CompilerOptions(
+    return CompilerOptions(
         opt_level=opt_level,
         cpu=cpus[0],
         cpus=cpus if len(cpus) > 1 else (),
@@ -164,81 +197,94 @@ def build(
         timings=timings,
         verbose=verbose,
     )
-    out_dir = output if output is not None else default_output_dir(module)
-    start = time.perf_counter()
-    previous = previous_build(out_dir)
-    for problem in previous.problems:
-        click.echo(f"gradc: warning: {problem}; rebuilding it", err=True)
-    remote = None
-    if remote_cache:
-        from gradc.cli.remote import open_remote
-        from gradc.cli.remote import summary as remote_summary
 
-        remote = open_remote(remote_cache, remote_cache_readonly)
+
+def _build(
+    module: Path,
+    out_dir: Path,
+    options: CompilerOptions,
+    grads: tuple[str, ...],
+    remote: RemoteCache | None,
+) -> ArtifactBuild:
+    """``build_artifact`` of ``module`` into ``out_dir``, warnings printed.
+
+    A compile error, a refused compile (``GRADC_NO_COMPILE=1``), an unwritable output or
+    a bad ``--grad`` is printed and exits with status 1; any other exception is an
+    internal compiler error: printed (with the traceback under ``-v``), exit status 70.
+    Nothing is written then.
+    """
+    from gradc.compiler.diagnostics import CompileError, InternalCompilerError
+    from gradc.compiler.driver import CompileForbiddenError, WriteError, build_artifact
+    from gradc.compiler.frontend.derivatives import GradRequestError
+
+    def warn(message: str) -> None:
+        click.echo(f"gradc: warning: {message}", err=True)
+
     try:
-        result = build_module(
+        return build_artifact(
             module,
+            out_dir,
             options,
             grads,
-            cache=remote.layered(previous.reusable) if remote else previous.reusable,
             allow_compile=not env_flag(NO_COMPILE_ENV),
+            remote=remote,
+            warn=warn,
+            on_damage=warn,
         )
     except CompileError as exc:
         click.echo(exc.render(), err=True)
         sys.exit(1)
-    except CompileForbiddenError as exc:
+    except (CompileForbiddenError, WriteError) as exc:
         click.echo(f"gradc: error: {exc}", err=True)
         sys.exit(1)
     except GradRequestError as exc:
         click.echo(f"gradc: error: --grad: {exc}", err=True)
         sys.exit(1)
     except Exception as exc:  # a bug in gradc: say so, keep the traceback for -v
-        if verbose:
+        if options.verbose:
             import traceback
 
             traceback.print_exc()
+        if isinstance(exc, InternalCompilerError):  # names the stage, function and line
+            detail = f"gradc: {exc.render()}"
+        else:
+            detail = (
+                f"gradc: internal compiler error while building {module}: "
+                f"{type(exc).__name__}: {exc}"
+            )
         click.echo(
-            f"gradc: internal compiler error while building {module}: "
-            f"{type(exc).__name__}: {exc}\n"
+            f"{detail}\n"
             "nothing was written; please report this with the module (-v shows the traceback)",
             err=True,
         )
         sys.exit(70)
-    write_start = time.perf_counter()
-    try:
-        manifest = write_artifact(
-            out_dir, result, on_damage=lambda msg: click.echo(f"gradc: warning: {msg}", err=True)
-        )
-    except (OSError, ArtifactError) as exc:
-        click.echo(f"gradc: error: cannot write {out_dir}: {exc}", err=True)
-        sys.exit(1)
-    write_end = time.perf_counter()
-    if remote is not None:
-        remote.publish_build(result)  # after the local artifact: its failures are warnings
-    end = time.perf_counter()
 
-    if explain:
-        from gradc.cli.explain import explain as explain_lines
 
-        hits = remote.stats.hits if remote is not None else {}
-        for line in explain_lines(previous.manifest, result.entries, result.callees, hits):
-            click.echo(line)
+def _print_summary(
+    out_dir: Path,
+    manifest: Manifest,
+    result: BuildOutput,
+    remote: RemoteCache | None,
+    seconds: float,
+    verbose: bool,
+) -> None:
+    """``wrote DIR: N exports (names), K reused[, remote figures], in S s``; with
+    ``verbose`` each export's signature and symbol under it."""
     names = ", ".join(manifest.names()) or "no exports"
     reused = sum(e.reused for e in result.entries)
+    remote_text = ""
+    if remote is not None:
+        from gradc.cli.remote import summary as remote_summary
+
+        remote_text = remote_summary(remote)
     click.echo(
         f"wrote {out_dir}: {len(manifest.entries)} export"
         f"{'s' * (len(manifest.entries) != 1)} ({names}), {reused} reused"
-        f"{'' if remote is None else remote_summary(remote)}, in {end - start:.2f} s"
+        f"{remote_text}, in {seconds:.2f} s"
     )
     if verbose:
         for e in manifest.entries:
             click.echo(f"  {e.name}{e.signature}  [{e.symbol}]")
-    if timings:
-        phases = dict(result.timings)
-        phases["write"] = write_end - write_start
-        if remote is not None:  # downloads (during the build) and uploads (after it)
-            phases["remote"] = remote.stats.seconds
-        _print_timings(phases, end - start)
 
 
 def _print_timings(phases: dict[str, float], total: float) -> None:

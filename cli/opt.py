@@ -16,7 +16,8 @@ from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.parser import IRParseError, parse_module
 from gradc.compiler.ir.printer import print_module
 from gradc.compiler.ir.verifier import VerificationError, verify_module
-from gradc.passes.registry import PASSES, get
+from gradc.passes.options import PassOptionError
+from gradc.passes.registry import PASSES, get, split_pipeline
 
 
 @click.command("opt")
@@ -27,7 +28,9 @@ from gradc.passes.registry import PASSES, get
     "pipeline",
     default="",
     metavar="PASS,...",
-    help="Comma-separated passes to run, in order: " + ", ".join(sorted(PASSES)) + ".",
+    help="Comma-separated passes to run, in order: "
+    + ", ".join(sorted(PASSES))
+    + ". Options in braces: 'ad-reverse{fn=f wrt=x,y}'.",
 )
 @click.option("--locs", is_flag=True, help="Print source locations.")
 @click.option("--no-verify", is_flag=True, help="Do not verify before and after each pass.")
@@ -37,11 +40,11 @@ def opt(source: TextIO, pipeline: str, locs: bool, no_verify: bool) -> None:
         module = parse_module(source.read())
         if not no_verify:
             verify_module(module)
-        for name in [p.strip() for p in pipeline.split(",") if p.strip()]:
+        for name in split_pipeline(pipeline):
             module = get(name).run(module)
             if not no_verify:
                 verify_module(module)
-    except (IRParseError, VerificationError, PassError, KeyError) as exc:
+    except (IRParseError, VerificationError, PassError, PassOptionError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) else str(exc)
         if isinstance(exc, PassError):
             message = f"{exc.loc}: error: {exc.message}"

@@ -32,18 +32,75 @@ class CompileError(Exception):
 
     def render(self) -> str:
         """The full diagnostic: ``file:line:col: error: message``, the line and a caret."""
-        head = f"{self.loc}: error: {self.message}"
-        if self.source_line is None or self.loc.line <= 0:
-            return head
-        text = self.source_line.rstrip("\n")
-        stripped = text.lstrip()
-        indent = len(text) - len(stripped)
-        caret_col = max(self.loc.col - indent, 0)
-        return f"{head}\n    {stripped}\n    {' ' * caret_col}^"
+        return _with_caret(f"{self.loc}: error: {self.message}", self.loc, self.source_line)
 
     def __str__(self) -> str:
         return self.render()
 
 
 class InternalCompilerError(Exception):
-    """A bug in gradc itself, raised with the user function and line being compiled."""
+    """A bug in gradc itself, raised with the user function and line being compiled.
+
+    The driver's stage runner (``gradc.compiler.pipeline``) turns any unexpected
+    exception of a stage into one, naming the stage, the user's function and its line::
+
+        m.py:6:12: internal compiler error in stage 'passes' (pass 'lifetimes') while
+        compiling function 'f': KeyError: 'x'
+            return x * y
+                   ^
+
+    Args:
+        message: what went wrong (for a wrapped exception: ``"KeyError: 'x'"``).
+        stage: the build stage that crashed (``"passes"``), ``""`` when raised directly.
+        step: what the stage was doing, e.g. ``"pass 'lifetimes'"`` or ``"export 'f'"``.
+        function: the Python name of the user function being compiled, ``""`` if unknown.
+        loc: the line being compiled (an instruction's, else the function's ``def``).
+        source_line: the text of that line, if known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        stage: str = "",
+        step: str = "",
+        function: str = "",
+        loc: Loc | None = None,
+        source_line: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.stage = stage
+        self.step = step
+        self.function = function
+        self.loc = loc if loc is not None else Loc.unknown()
+        self.source_line = source_line
+
+    def render(self) -> str:
+        """The diagnostic: location, stage, step, function and cause, then the line and a
+        caret (as :meth:`CompileError.render`); just the message when raised directly."""
+        if not self.stage:
+            return self.message
+        head = f"internal compiler error in stage {self.stage!r}"
+        if self.step:
+            head += f" ({self.step})"
+        if self.function:
+            head += f" while compiling function {self.function!r}"
+        head += f": {self.message}"
+        if self.loc.line <= 0:
+            return head
+        return _with_caret(f"{self.loc}: {head}", self.loc, self.source_line)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def _with_caret(head: str, loc: Loc, source_line: str | None) -> str:
+    """``head``, then ``source_line`` (stripped) and a caret under ``loc``'s column."""
+    if source_line is None or loc.line <= 0:
+        return head
+    text = source_line.rstrip("\n")
+    stripped = text.lstrip()
+    indent = len(text) - len(stripped)
+    caret_col = max(loc.col - indent, 0)
+    return f"{head}\n    {stripped}\n    {' ' * caret_col}^"

@@ -18,11 +18,11 @@ the module was built by its packager, with the options the packager chose).
 
 *Code without a file* (a function defined in ``python -c``, ``python - < script.py``,
 at the interactive prompt or in a Jupyter cell) is compiled from its source text, found
-where Python or the shell keeps it (:func:`memory_source`: ``linecache``, where IPython
-registers every cell and Python 3.13's REPL every input; ``sys.orig_argv`` for ``-c``;
-standard input when it is a regular file; the ``readline`` history of the interactive
-prompt). A cell's imports of ``gradc``, ``numpy`` and ``math`` may be in earlier cells
-(:func:`prelude_of`). Its artifact lives in the cache directory only, at
+where Python or the shell keeps it (``gradc.inline_source.memory_source``: ``linecache``,
+where IPython registers every cell and Python 3.13's REPL every input; ``sys.orig_argv``
+for ``-c``; standard input when it is a regular file; the ``readline`` history of the
+interactive prompt). A cell's imports of ``gradc``, ``numpy`` and ``math`` may be in earlier cells
+(``gradc.inline_source.prelude_of``). Its artifact lives in the cache directory only, at
 ``<cache_root>/inline-<sha256(source text)[:16]>.gradc``: keyed by content, so re-running
 the same cell (in any kernel) loads it. Diagnostics name the cell (``Cell In[3]``, as
 IPython's tracebacks do), ``<string>`` or ``<stdin>``, with its line.
@@ -65,6 +65,8 @@ import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from gradc.inline_source import memory_source, prelude_of
 
 if TYPE_CHECKING:
     from gradc.artifacts.loader.cpu import Library
@@ -182,188 +184,6 @@ class SourceUnavailableError(OSError):
     piped to ``python`` through standard input: Python keeps no copy of it)."""
 
 
-def memory_source(fn: Callable[..., Any]) -> tuple[str, str] | None:
-    """``(display name, source text)`` of a function defined outside any file, else None.
-
-    The text is looked up, in order, in ``linecache`` (IPython registers each cell there,
-    Python 3.13's REPL each input; it also asks the module's ``__loader__``), in ``sys.orig_argv`` (the ``-c`` command, for
-    ``<string>``), in standard input when it is a regular file (``python - < m.py``,
-    for ``<stdin>``) and in the ``readline`` history of Python's interactive prompt (for
-    ``<stdin>``: :func:`_history_text`). A text counts only if it defines ``fn``'s name at ``fn``'s first
-    line (so ``exec`` of another string is never mistaken for the ``-c`` command). The
-    display name is ``Cell In[N]`` for an IPython cell (as its tracebacks say), else the
-    code's file name (``<string>``, ``<stdin>``).
-    """
-    import linecache
-
-    filename = fn.__code__.co_filename
-    # getlines also asks the module's loader (a module in a zip file, for one).
-    texts = ["".join(linecache.getlines(filename, fn.__globals__))]
-    if filename == "<string>":
-        texts.append(_dash_c_command() or "")
-    if filename == "<stdin>":
-        texts.append(_stdin_file_text() or "")
-        texts.append(_history_text(fn) or "")
-    for text in texts:
-        if text and _defines(text, fn):
-            return _display_name(filename), text
-    return None
-
-
-def prelude_of(fn: Callable[..., Any], text: str) -> str:
-    """Import statements for the names ``text`` uses but does not import, bound in
-    ``fn``'s globals to ``gradc``, ``numpy`` or ``math`` or to a name of theirs (the
-    imports of earlier notebook cells or REPL inputs), one per line, sorted; ``""`` when
-    there are none. Only what the front end reads from imports is reproduced."""
-    import ast
-
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return ""
-    imported: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            imported.update((a.asname or a.name).split(".")[0] for a in node.names)
-    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - imported
-    modules = {m: sys.modules.get(m) for m in ("gradc", "numpy", "math")}
-    lines = []
-    for name in sorted(used):
-        value = fn.__globals__.get(name)
-        if value is None:
-            continue
-        for module_name, module in modules.items():
-            if module is None:
-                continue
-            if value is module:
-                lines.append(f"import {module_name} as {name}")
-                break
-            attr = getattr(value, "__name__", None)
-            if isinstance(attr, str) and getattr(module, attr, None) is value:
-                lines.append(f"from {module_name} import {attr} as {name}")
-                break
-            if module_name == "gradc" and not isinstance(value, int | float | str | bytes):
-                match = [k for k, v in vars(module).items() if v is value and not k.startswith("_")]
-                if match:
-                    lines.append(f"from gradc import {match[0]} as {name}")
-                    break
-    return "\n".join(lines)
-
-
-def _dash_c_command() -> str | None:
-    """The command of ``python -c CMD`` (``sys.orig_argv``), None for another launch."""
-    argv = list(getattr(sys, "orig_argv", ()))
-    i = 1
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--" or not arg.startswith("-") or arg.startswith("--") or arg == "-":
-            return None  # a script, a long option (none takes -c after it), or stdin
-        for j, flag in enumerate(arg[1:], 1):
-            if flag == "c":
-                rest = arg[j + 1 :]
-                return rest or (argv[i + 1] if i + 1 < len(argv) else None)
-            if flag == "m":
-                return None
-            if flag in "WX":  # the option's value is the rest or the next argument
-                if j == len(arg) - 1:
-                    i += 1
-                break
-        i += 1
-    return None
-
-
-def _history_text(fn: Callable[..., Any]) -> str | None:
-    """``fn``'s definition as last typed at Python's interactive prompt (from the
-    ``readline`` history: the prompt compiles each input on its own, so the definition
-    starts at line 1, as ``fn``'s code says), followed by the one-line derivative
-    declarations of ``fn`` typed so far (``d_f = gradc.grad(f, ...)``); None without an
-    interactive prompt with ``readline``, or when no typed definition matches."""
-    import ast
-
-    readline = sys.modules.get("readline")
-    if readline is None or not hasattr(sys, "ps1"):
-        return None
-    try:
-        count = readline.get_current_history_length()
-        lines = [readline.get_history_item(i) or "" for i in range(1, count + 1)]
-    except (AttributeError, ValueError):
-        return None
-    name = fn.__name__
-    declarations: dict[str, str] = {}  # the last declaration of each name
-    for line in lines:
-        if line.startswith(" ") or name not in line:
-            continue
-        try:
-            node = ast.parse(line).body[0]
-        except (SyntaxError, ValueError, IndexError):
-            continue
-        if (
-            isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Call)
-            and node.value.args
-            and isinstance(node.value.args[0], ast.Name)
-            and node.value.args[0].id == name
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-        ):
-            declarations.pop(node.targets[0].id, None)
-            declarations[node.targets[0].id] = line
-    for start in range(len(lines) - 1, -1, -1):
-        if not lines[start].startswith(f"def {name}("):
-            continue
-        while start > 0 and lines[start - 1].startswith("@"):
-            start -= 1
-        end = start
-        while lines[end].startswith("@"):  # the decorators, then the def line
-            end += 1
-        end += 1
-        while end < len(lines) and lines[end][:1].isspace():  # the body
-            end += 1
-        text = "\n".join([*lines[start:end], *declarations.values()]) + "\n"
-        if _defines(text, fn):
-            return text
-    return None
-
-
-def _stdin_file_text() -> str | None:
-    """The whole of standard input when it is a regular file (read without moving it)."""
-    import stat
-
-    try:
-        info = os.fstat(0)
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        return os.pread(0, info.st_size, 0).decode("utf-8")
-    except (OSError, UnicodeDecodeError, AttributeError):
-        return None
-
-
-def _defines(text: str, fn: Callable[..., Any]) -> bool:
-    """``text`` defines a top-level function named like ``fn`` starting at its first line."""
-    import ast
-
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return False
-    first = fn.__code__.co_firstlineno
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name == fn.__name__:
-            if min([node.lineno, *(d.lineno for d in node.decorator_list)]) == first:
-                return True
-    return False
-
-
-def _display_name(filename: str) -> str:
-    """``Cell In[N]`` for the file name IPython gave cell N, else ``filename``."""
-    ipython = sys.modules.get("IPython")
-    get_shell = getattr(ipython, "get_ipython", None)
-    shell = get_shell() if get_shell is not None else None
-    numbers = getattr(getattr(shell, "compile", None), "_filename_map", None)
-    number = numbers.get(filename) if isinstance(numbers, dict) else None
-    return f"Cell In[{number}]" if isinstance(number, int) else filename
-
-
 def local_artifact_dirs(source: Path) -> list[Path]:
     """The artifact directories next to module ``source``, in the order they are tried."""
     source = Path(os.path.abspath(source))
@@ -392,8 +212,8 @@ def stale_reason(
     a source with its hash; the other sources are files relative to ``source``'s folder.
     """
     from gradc._version import __version__
+    from gradc.artifacts.abi import ABI_VERSION, RUNTIME_ABI
     from gradc.artifacts.loader.cpu import llvm_version
-    from gradc.artifacts.manifest import ABI_VERSION, RUNTIME_ABI
 
     base = Path(os.path.abspath(source)).parent
     sources = dict(manifest.sources)
@@ -588,35 +408,37 @@ def _compile(
 ) -> None:
     """Build ``source`` (or, with ``text``, the code without a file ``text`` named
     ``source``) into ``out`` with :data:`RUNTIME_OPTIONS`, reusing ``out``'s objects and,
-    with ``remote_url``, downloading from (and publishing to) that remote cache."""
+    with ``remote_url``, downloading from (and publishing to) that remote cache: the
+    driver's ``build_artifact``, as ``gradc build`` does."""
     import logging
 
-    from gradc.artifacts.store import previous_build, write_artifact
-    from gradc.compiler.driver import build_module
+    from gradc.compiler.driver import build_artifact
     from gradc.compiler.options import CompilerOptions
 
-    options = CompilerOptions(**RUNTIME_OPTIONS)  # type: ignore[arg-type]
-    previous = previous_build(out) if allow_compile else None
-    for problem in previous.problems if previous is not None else ():
-        warnings.warn(f"gradc: {problem}; rebuilding it", RuntimeWarning, stacklevel=5)
-    cache = previous.reusable if previous is not None else None
     remote = _remote_cache(remote_url, remote_readonly) if allow_compile else None
-    if remote is not None:
-        cache = remote.layered(cache or {})
-    result = build_module(
-        source, options, cache=cache, allow_compile=allow_compile, source_text=text, prelude=prelude
+    built = build_artifact(
+        source,
+        out,
+        CompilerOptions(**RUNTIME_OPTIONS),  # type: ignore[arg-type]
+        allow_compile=allow_compile,
+        remote=remote,
+        warn=_warn_rebuild,
+        source_text=text,
+        prelude=prelude,
     )
-    write_artifact(out, result)
-    if remote is not None:
-        remote.publish_build(result)
     log = logging.getLogger(LOGGER_NAME)
     if log.isEnabledFor(logging.DEBUG):
         from gradc.cli.explain import explain
 
         hits = remote.stats.hits if remote is not None else ()
-        manifest = previous.manifest if previous is not None else None
-        for line in explain(manifest, result.entries, result.callees, hits):
+        for line in explain(built.previous, built.output.entries, built.output.callees, hits):
             log.debug("%s", line)
+
+
+def _warn_rebuild(message: str) -> None:
+    """A ``RuntimeWarning`` pointing at the call that compiled (a previous artifact that
+    cannot be reused, e.g. a missing blob, is rebuilt)."""
+    warnings.warn(f"gradc: {message}", RuntimeWarning, stacklevel=7)
 
 
 def _remote_cache(url: str, readonly: bool) -> Any:

@@ -228,9 +228,10 @@ def test_artifact_of_the_previous_runtime_abi_is_refused(
     import dataclasses
     import shutil
 
+    from gradc.artifacts.abi import RUNTIME_ABI
     from gradc.artifacts.errors import ArtifactError
     from gradc.artifacts.loader.cpu import load
-    from gradc.artifacts.manifest import MANIFEST_NAME, RUNTIME_ABI
+    from gradc.artifacts.manifest import MANIFEST_NAME
     from gradc.artifacts.store import read_manifest
 
     assert RUNTIME_ABI == "rt2"

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
+from gradc.artifacts.toolchain import llvm_version  # the producer's, in every cache key
 from gradc.compiler.options import CompilerOptions
 
 __all__ = [
@@ -62,11 +63,6 @@ class EmittedObject:
 def _initialize() -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-
-
-def llvm_version() -> str:
-    """The version of the LLVM bundled with llvmlite (``"22.1.0"``), for the cache key."""
-    return ".".join(str(part) for part in llvm.llvm_version_info)
 
 
 @functools.cache
@@ -199,7 +195,7 @@ def add_abi_description(module: ll.Module, symbol: str, description: bytes) -> N
     (docs/abi.md "ABI description"). The loader compares it with the manifest before
     linking.
     """
-    from gradc.artifacts.abi import description_symbol
+    from gradc.artifacts.abi.symbols import description_symbol
 
     array = ll.ArrayType(ll.IntType(8), len(description))
     gv = ll.GlobalVariable(module, array, name=description_symbol(symbol))

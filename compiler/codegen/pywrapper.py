@@ -45,16 +45,18 @@ for such signatures and the loader keeps those exports on the ctypes path.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from llvmlite import ir as ll
 
-from gradc.artifacts.fastcall import (
+from gradc.artifacts.abi.layout import ERROR_DATA_WORDS, STATUS_OK
+from gradc.artifacts.abi.symbols import (
     PYTHON_API_DATA,
     PYTHON_API_FUNCTIONS,
-    split_top_level,
+    RAISE_ATTRIBUTE,
+    wrapper_symbol,
 )
+from gradc.artifacts.abi.types import AbiType, Array, Scalar, Tuple, parse_type
 from gradc.compiler.codegen.emit import add_abi_description, emit_object
 from gradc.compiler.options import CompilerOptions
 
@@ -63,17 +65,10 @@ __all__ = [
     "PYTHON_API_FUNCTIONS",
     "PYTHON_API_SYMBOLS",
     "RAISE_ATTRIBUTE",
-    "WRAPPER_PREFIX",
     "emit_wrapper",
     "wrapper_module",
     "wrapper_symbol",
 ]
-
-#: Prefix of wrapper symbols: ``gradc_f_<key16>`` has the wrapper ``gradcpy_f_<key16>``.
-WRAPPER_PREFIX = "gradcpy_"
-
-#: Attribute of ``self`` called on an error: ``self._gradc_raise(status, err_address)``.
-RAISE_ATTRIBUTE = "_gradc_raise"
 
 #: Every CPython symbol a wrapper object may leave undefined (the relocatable check).
 PYTHON_API_SYMBOLS: frozenset[str] = frozenset(PYTHON_API_FUNCTIONS) | frozenset(PYTHON_API_DATA)
@@ -85,7 +80,7 @@ _I64 = ll.IntType(64)
 _F64 = ll.DoubleType()
 _F32 = ll.FloatType()
 _OBJ = _I8.as_pointer()  # PyObject *
-_ERR = ll.LiteralStructType([_I32, _I32, _I8.as_pointer(), ll.ArrayType(_I64, 4)])
+_ERR = ll.LiteralStructType([_I32, _I32, _I8.as_pointer(), ll.ArrayType(_I64, ERROR_DATA_WORDS)])
 
 _SCALAR_ABI: dict[str, ll.Type] = {
     "f64": _F64,
@@ -111,41 +106,12 @@ class SignatureLike(Protocol):
     def result(self) -> str: ...
 
 
-@dataclass(frozen=True)
-class _Type:
-    """A scalar (``text`` in :data:`_SCALAR_ABI`) or a tuple of ``elements``."""
-
-    text: str
-    elements: tuple[_Type, ...] = ()
-
-    @property
-    def is_tuple(self) -> bool:
-        return self.text == "tuple"
-
-    def abi(self) -> ll.Type:
-        if self.is_tuple:
-            return ll.LiteralStructType([e.abi() for e in self.elements])
-        return _SCALAR_ABI[self.text]
-
-
-def _parse(text: str) -> _Type | None:
-    """The type of a signature string; None for arrays (not on the fast path)."""
-    text = text.strip()
-    if text in _SCALAR_ABI:
-        return _Type(text)
-    if text.startswith("tuple[") and text.endswith("]"):
-        elements = [_parse(t) for t in split_top_level(text[6:-1])]
-        if any(e is None for e in elements):
-            return None
-        return _Type("tuple", tuple(e for e in elements if e is not None))
-    return None  # arrays (and anything else): the ctypes path handles them
-
-
-def wrapper_symbol(symbol: str) -> str:
-    """The wrapper symbol of entry ``symbol``: ``gradc_f_<key16>`` -> ``gradcpy_f_<key16>``."""
-    if not symbol.startswith("gradc_"):
-        raise ValueError(f"not a gradc entry symbol: {symbol!r}")
-    return WRAPPER_PREFIX + symbol[len("gradc_") :]
+def _abi(t: AbiType) -> ll.Type:
+    """The LLVM type of a scalar or tuple at the C ABI (a tuple is a struct of its elements)."""
+    if isinstance(t, Tuple):
+        return ll.LiteralStructType([_abi(e) for e in t.elements])
+    assert isinstance(t, Scalar)
+    return _SCALAR_ABI[t.name]
 
 
 class _Api:
@@ -195,18 +161,17 @@ class _Api:
 def wrapper_module(signature: SignatureLike, symbol: str) -> ll.Module | None:
     """The wrapper of entry ``symbol`` as an LLVM module; None when the signature has
     arrays (see the module docstring for the function it defines)."""
-    params = [_parse(p.type) for p in signature.params]
-    result = _parse(signature.result)
-    if result is None or any(p is None or p.is_tuple for p in params):
+    ptypes = [parse_type(p.type, "a signature") for p in signature.params]
+    result = parse_type(signature.result, "a signature")
+    if result.holds_arrays or any(isinstance(p, Array | Tuple) for p in ptypes):
         return None
-    ptypes = [p for p in params if p is not None]
     mod = ll.Module(name=wrapper_symbol(symbol), context=ll.Context())
     api = _Api(mod)
-    out_type = result.abi()
+    out_type = _abi(result)
     entry = ll.Function(
         mod,
         ll.FunctionType(
-            _I32, [p.abi() for p in ptypes] + [out_type.as_pointer(), _ERR.as_pointer()]
+            _I32, [_abi(p) for p in ptypes] + [out_type.as_pointer(), _ERR.as_pointer()]
         ),
         name=symbol,
     )
@@ -240,7 +205,7 @@ def wrapper_module(signature: SignatureLike, symbol: str) -> ll.Module | None:
     status = b.call(entry, [*values, out, err], name="status")
     ok = fn.append_basic_block("box")
     failed = fn.append_basic_block("raise")
-    b.cbranch(b.icmp_signed("==", status, ll.Constant(_I32, 0)), ok, failed)
+    b.cbranch(b.icmp_signed("==", status, ll.Constant(_I32, STATUS_OK)), ok, failed)
 
     b.position_at_end(ok)
     b.ret(_box(b, api, fn, result, b.load(out)))
@@ -260,7 +225,7 @@ def _unbox(
     b: ll.IRBuilder,
     api: _Api,
     fn: ll.Function,
-    t: _Type,
+    t: AbiType,
     obj: ll.Value,
     k: int,
     slow: ll.Block,
@@ -268,13 +233,14 @@ def _unbox(
 ) -> ll.Value:
     """The C value of argument ``obj``; branches to the slow path when it does not unbox."""
     nxt = fn.append_basic_block(f"unbox.{k + 1}")
-    if t.text == "bool":
+    text = str(t)
+    if text == "bool":
         is_true = b.icmp_unsigned("==", obj, api.data("_Py_TrueStruct"))
         is_false = b.icmp_unsigned("==", obj, api.data("_Py_FalseStruct"))
         b.cbranch(b.or_(is_true, is_false), nxt, slow)
         b.position_at_end(nxt)
         return b.zext(is_true, _I8)
-    if t.text in ("f64", "f32"):
+    if text in ("f64", "f32"):
         x = api(b, "PyFloat_AsDouble", [obj])
         maybe_error = b.fcmp_ordered("==", x, ll.Constant(_F64, -1.0))
     else:
@@ -286,9 +252,9 @@ def _unbox(
     occurred = api(b, "PyErr_Occurred", [])
     b.cbranch(b.icmp_unsigned("!=", occurred, ll.Constant(_OBJ, None)), slow_clear, nxt)
     b.position_at_end(nxt)
-    if t.text == "f32":
+    if text == "f32":
         return b.fptrunc(x, _F32)
-    if t.text == "i32":
+    if text == "i32":
         narrow = b.trunc(x, _I32)
         in_range = fn.append_basic_block(f"unbox.{k}.i32")
         b.cbranch(b.icmp_signed("==", b.sext(narrow, _I64), x), in_range, slow)  # else Overflow
@@ -297,20 +263,22 @@ def _unbox(
     return x
 
 
-def _box(b: ll.IRBuilder, api: _Api, fn: ll.Function, t: _Type, value: ll.Value) -> ll.Value:
+def _box(b: ll.IRBuilder, api: _Api, fn: ll.Function, t: AbiType, value: ll.Value) -> ll.Value:
     """A new reference to the Python object of C ``value`` (NULL with an exception set)."""
-    if t.text in ("f64", "f32"):
-        x = b.fpext(value, _F64) if t.text == "f32" else value
+    text = str(t)
+    if text in ("f64", "f32"):
+        x = b.fpext(value, _F64) if text == "f32" else value
         return api(b, "PyFloat_FromDouble", [x])
-    if t.text in ("i64", "i32"):
-        return api(b, "PyLong_FromLongLong", [b.sext(value, _I64) if t.text == "i32" else value])
-    if t.text == "bool":
+    if text in ("i64", "i32"):
+        return api(b, "PyLong_FromLongLong", [b.sext(value, _I64) if text == "i32" else value])
+    if text == "bool":
         return api(b, "PyBool_FromLong", [b.zext(value, _I64)])
-    if t.text == "none":
+    if text == "none":
         none = api.data("_Py_NoneStruct")
         api(b, "Py_IncRef", [none])
         return none
     # tuple: boxing an element may fail (MemoryError): drop the tuple and pass NULL on
+    assert isinstance(t, Tuple)
     tup = api(b, "PyTuple_New", [ll.Constant(_I64, len(t.elements))])
     null = ll.Constant(_OBJ, None)
     done = fn.append_basic_block("tuple.done")
@@ -399,7 +367,7 @@ def emit_wrapper(
     ``signature`` is the export's ``gradc.compiler.driver.Signature``; ``options`` give the
     CPU and optimisation level (as for the entry's own object). The object defines
     :func:`wrapper_symbol` ``(symbol)`` and, given ``description`` (the encoded ABI
-    description of the wrapper, ``gradc.artifacts.abi``), its ``__gradc_abi_`` symbol; it
+    description of the wrapper, ``gradc.artifacts.abi.description``), its ``__gradc_abi_`` symbol; it
     refers to ``symbol`` and to :data:`PYTHON_API_SYMBOLS` only. Deterministic like every
     emitted object.
     """

@@ -25,6 +25,15 @@ from typing import Any
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 
+from gradc.artifacts.abi.symbols import RUNTIME_PREFIXES
+from gradc.compiler.ir.ops import MATH_FUNCTIONS
+
+#: The libm functions lowered ``math`` calls use: ``MathFn.libm``, or the function of
+#: the LLVM intrinsic ``llvm.<name>`` (LLVM lowers it to a call of ``name``).
+_MATH_LIBRARY = frozenset(
+    f.libm or f.name for f in MATH_FUNCTIONS.values() if not (f.internal or f.returns_bool)
+)
+
 #: External functions compiled code may call (resolved by name in the loading process).
 LIBRARY_SYMBOLS: frozenset[str] = frozenset(
     {
@@ -33,34 +42,8 @@ LIBRARY_SYMBOLS: frozenset[str] = frozenset(
         "sincosf",
         "exp10",
         "exp10f",
-        "sin",
-        "cos",
-        "tan",
-        "asin",
-        "acos",
-        "atan",
-        "atan2",
-        "sinh",
-        "cosh",
-        "tanh",
-        "exp",
-        "expm1",
-        "log",
-        "log1p",
-        "log2",
-        "log10",
-        "sqrt",
-        "pow",
-        "hypot",
-        "fabs",
-        "floor",
-        "ceil",
-        "trunc",
-        "copysign",
-        "erf",
-        "erfc",
-        "tgamma",
-        "lgamma",
+        *_MATH_LIBRARY,
+        # other libm functions LLVM's simplifications of those calls may produce
         "fmod",
         "round",
         "exp2",
@@ -90,10 +73,6 @@ LIBRARY_SYMBOLS: frozenset[str] = frozenset(
         "abort",
     }
 )
-
-#: Prefixes of the runtime's symbols (``rt2``: array functions ``gradc_rt1_*``, tape
-#: functions ``gradc_rt2_*``; docs/abi.md "Runtime functions").
-RUNTIME_PREFIX = ("gradc_rt1_", "gradc_rt2_")
 
 # x86-64 relocation types that store an absolute address (R_X86_64_64, _32, _32S).
 _ABSOLUTE_X86_64 = {1, 10, 11}
@@ -194,7 +173,7 @@ def check_object(
             continue
         if rel.defined or rel.symbol.startswith(".L"):
             continue
-        if rel.symbol.startswith(RUNTIME_PREFIX) or rel.symbol in LIBRARY_SYMBOLS:
+        if rel.symbol.startswith(RUNTIME_PREFIXES) or rel.symbol in LIBRARY_SYMBOLS:
             continue
         if rel.symbol in extra_symbols:
             continue

@@ -58,19 +58,21 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
-from gradc.compiler.codegen.arrays import (
-    HEADER_BYTES,
+from gradc.artifacts.abi.layout import BLOCK_ALIGN, BLOCK_HEADER_BYTES
+from gradc.artifacts.abi.symbols import (
     RUNTIME_ALLOC,
     RUNTIME_DECREF,
     RUNTIME_INCREF,
+    RUNTIME_LIBRARY,
     RUNTIME_LIVE,
-)
-from gradc.compiler.codegen.emit import EmittedObject, emit_object
-from gradc.compiler.codegen.tape import (
+    RUNTIME_SYMBOLS,
     RUNTIME_TAPE_FREE,
     RUNTIME_TAPE_GROW,
     RUNTIME_TAPE_GROW_REFS,
     RUNTIME_TAPE_NEW,
+)
+from gradc.compiler.codegen.emit import EmittedObject, emit_object
+from gradc.compiler.codegen.tape import (
     TAPE_INITIAL_BYTES,
     TAPE_INITIAL_REFS,
     memory_size_align,
@@ -80,18 +82,6 @@ from gradc.compiler.codegen.tape import (
 from gradc.compiler.options import CompilerOptions
 
 __all__ = ["RUNTIME_SYMBOLS", "emit_runtime_object", "runtime_module"]
-
-#: Every symbol the runtime object defines (all with external linkage).
-RUNTIME_SYMBOLS = (
-    RUNTIME_ALLOC,
-    RUNTIME_INCREF,
-    RUNTIME_DECREF,
-    RUNTIME_LIVE,
-    RUNTIME_TAPE_NEW,
-    RUNTIME_TAPE_GROW,
-    RUNTIME_TAPE_GROW_REFS,
-    RUNTIME_TAPE_FREE,
-)
 
 #: Largest tape capacity asked for (so doubling never overflows ``int64_t``).
 _MAX_TAPE_BYTES = 1 << 62
@@ -121,7 +111,7 @@ def runtime_module() -> ll.Module:
     ``gradc_rt1_live``, all external; declares ``posix_memalign``, ``malloc``,
     ``realloc`` and ``free``.
     """
-    mod = ll.Module(name="gradc_rt2", context=ll.Context())
+    mod = ll.Module(name=RUNTIME_LIBRARY, context=ll.Context())
     live = ll.GlobalVariable(mod, _I64, name=RUNTIME_LIVE)
     live.initializer = ll.Constant(_I64, 0)
     live.align = 8
@@ -164,11 +154,11 @@ def _define_alloc(mod: ll.Module, live: ll.GlobalVariable, memalign: ll.Function
     fail = fn.append_basic_block("fail")
     b = ll.IRBuilder(entry)
     slot = b.alloca(_I8P, name="slot")
-    too_big = b.icmp_unsigned(">", nbytes, ll.Constant(_I64, (1 << 63) - 1 - HEADER_BYTES))
+    too_big = b.icmp_unsigned(">", nbytes, ll.Constant(_I64, (1 << 63) - 1 - BLOCK_HEADER_BYTES))
     b.cbranch(too_big, fail, allocate)
     b.position_at_end(allocate)
-    total = b.add(nbytes, ll.Constant(_I64, HEADER_BYTES), name="total")
-    status = b.call(memalign, [slot, ll.Constant(_I64, HEADER_BYTES), total], name="status")
+    total = b.add(nbytes, ll.Constant(_I64, BLOCK_HEADER_BYTES), name="total")
+    status = b.call(memalign, [slot, ll.Constant(_I64, BLOCK_ALIGN), total], name="status")
     b.cbranch(b.icmp_signed("!=", status, ll.Constant(_I32, 0)), fail, init)
     b.position_at_end(init)
     block = b.load(slot, name="block")

@@ -19,7 +19,8 @@ Site ``k`` (1-based) is the ``k``-th instruction, in that order, that may raise
 number of the instruction it lowers; the driver builds the table from the same order, so
 a build that reuses an object (same IR up to locations) still gets a correct table.
 
-This module imports no llvmlite: the driver uses it without lowering anything.
+This module imports no llvmlite: the driver uses it without lowering anything. The
+order of functions is ``gradc.passes.analysis.callgraph.reachable``'s.
 """
 
 from __future__ import annotations
@@ -28,29 +29,8 @@ from collections.abc import Callable
 
 from gradc.compiler.ir.core import Instruction, Module
 from gradc.compiler.ir.loc import Loc
-from gradc.compiler.ir.ops import Call, Raise
-
-
-def callees(module: Module, name: str) -> list[str]:
-    """Names of the functions ``name`` calls directly, sorted, without repeats."""
-    return sorted(
-        {inst.callee for inst in module.functions[name].instructions() if isinstance(inst, Call)}
-    )
-
-
-def reachable(module: Module, root: str) -> list[str]:
-    """``root`` and every function it calls transitively: ``root`` first, then sorted.
-
-    A callee missing from ``module`` is skipped here (lowering reports it).
-    """
-    seen = {root}
-    work = [root]
-    while work:
-        for callee in callees(module, work.pop()):
-            if callee not in seen and callee in module.functions:
-                seen.add(callee)
-                work.append(callee)
-    return [root, *sorted(seen - {root})]
+from gradc.compiler.ir.ops import Raise
+from gradc.passes.analysis.callgraph import reachable
 
 
 def raise_sites(module: Module, export: str) -> list[Instruction]:

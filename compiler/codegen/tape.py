@@ -92,17 +92,26 @@ other access (descriptors, runtime calls, ``memcpy``) still aliases all of them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from llvmlite import ir as ll
 
+from gradc.artifacts.abi.symbols import (
+    RUNTIME_TAPE_FREE,
+    RUNTIME_TAPE_GROW,
+    RUNTIME_TAPE_GROW_REFS,
+    RUNTIME_TAPE_NEW,
+)
+from gradc.compiler.codegen.arrays import MEMINFO
+from gradc.compiler.codegen.dispatch import LOWERING, LowerRule
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Function, Instruction, Value
 from gradc.compiler.ir.types import TAPE, ArrayType, NoneType, TapeType, TupleType, Type
 
 if TYPE_CHECKING:
-    from gradc.compiler.codegen.lower import _FunctionLowering
+    from gradc.compiler.codegen.lower_function import FunctionLowering
 
 __all__ = [
     "ENTRY_ALIGN",
@@ -120,12 +129,6 @@ __all__ = [
     "tape_header_type",
     "tape_type",
 ]
-
-#: Runtime symbols of the tape (defined by :mod:`.runtime`; ABI ``rt2``).
-RUNTIME_TAPE_NEW = "gradc_rt2_tape_new"
-RUNTIME_TAPE_GROW = "gradc_rt2_tape_grow"
-RUNTIME_TAPE_GROW_REFS = "gradc_rt2_tape_grow_refs"
-RUNTIME_TAPE_FREE = "gradc_rt2_tape_free"
 
 #: Every tape entry starts at a multiple of this many bytes.
 ENTRY_ALIGN = 8
@@ -148,9 +151,6 @@ _I8P = _I8.as_pointer()
 
 # header field indices
 _BASE, _TOP, _CAP, _REFS, _NREFS, _REFCAP = range(6)
-
-# the meminfo field of an array descriptor (``arrays.descriptor_type``)
-_MEMINFO = 1
 
 
 def tape_header_type() -> ll.LiteralStructType:
@@ -245,7 +245,7 @@ def registered_tape(func: Function) -> Value | None:
 class TapeLowering:
     """Lowers the tape operations of one function, on behalf of its function lowering."""
 
-    def __init__(self, fl: _FunctionLowering) -> None:
+    def __init__(self, fl: FunctionLowering) -> None:
         self.fl = fl
         # entry address and type of each push or pop whose group is already reserved
         self._slots: dict[Instruction, tuple[ll.Value, ll.Type]] = {}
@@ -323,21 +323,6 @@ class TapeLowering:
     def b(self) -> ll.IRBuilder:
         return self.fl.b
 
-    def lower(self, inst: Instruction) -> ll.Value | None:
-        """Lower one tape operation; returns its value (None for push and free)."""
-        match inst:
-            case ops.TapeNew():
-                return self._new(inst)
-            case ops.TapePush():
-                self._push(inst)
-                return None
-            case ops.TapePop():
-                return self._pop(inst)
-            case ops.TapeFree():
-                self._free(inst)
-                return None
-        raise self.fl.ice(f"no tape lowering for operation {inst.OPNAME!r}")
-
     # -- helpers ----------------------------------------------------------------------
 
     def _tape(self, inst: ops.TapePush | ops.TapePop | ops.TapeFree) -> ll.Value:
@@ -366,7 +351,7 @@ class TapeLowering:
         st.set_metadata("tbaa", self._tbaa("header"))
 
     def _value_type(self, inst: Instruction, t: Type) -> ll.Type:
-        from gradc.compiler.codegen.lower import value_type  # lower imports this module
+        from gradc.compiler.codegen.lltypes import value_type  # it imports this module
 
         if isinstance(t, TapeType | NoneType):
             raise self.fl.ice(f"{inst.OPNAME} of a value of type {t}")
@@ -575,7 +560,7 @@ def _meminfos(b: ll.IRBuilder, v: ll.Value, t: Type) -> list[ll.Value]:
     """The ``meminfo`` of every array in value ``v`` of gradc type ``t``, in element order
     (:func:`array_references` of them)."""
     if isinstance(t, ArrayType):
-        return [b.extract_value(v, _MEMINFO)]
+        return [b.extract_value(v, MEMINFO)]
     if isinstance(t, TupleType):
         out: list[ll.Value] = []
         for i, et in enumerate(t.elements):
@@ -592,3 +577,18 @@ def _transparent(inst: Instruction) -> bool:
     if isinstance(inst, ops.IncRef | ops.DecRef):
         return True
     return not (inst.IS_TERMINATOR or inst.MAY_RAISE or inst.HAS_SIDE_EFFECTS)
+
+
+def _on_tape(method: Callable[[TapeLowering, Any], ll.Value | None]) -> LowerRule:
+    """The lowering rule running ``method`` of the function's :class:`TapeLowering`."""
+
+    def rule(fl: FunctionLowering, inst: Instruction) -> ll.Value | None:
+        return method(fl.tape, inst)
+
+    return rule
+
+
+LOWERING.set([ops.TapeNew], _on_tape(TapeLowering._new))
+LOWERING.set([ops.TapePush], _on_tape(TapeLowering._push))
+LOWERING.set([ops.TapePop], _on_tape(TapeLowering._pop))
+LOWERING.set([ops.TapeFree], _on_tape(TapeLowering._free))

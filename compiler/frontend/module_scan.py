@@ -21,102 +21,28 @@ among exports, derivative declarations and the functions they use.
 from __future__ import annotations
 
 import ast
-import math
-import operator
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gradc.compiler.diagnostics import CompileError
-from gradc.compiler.frontend.annotations import (
-    TypeSyntaxError,
-    parse_signature,
-    type_from_annotation,
+from gradc.compiler.frontend.constants import MATH_CONSTANTS, Number, fold_constant
+from gradc.compiler.frontend.derivatives import (
+    DERIVATIVE_KINDS,
+    Derivative,
+    GradRequestError,
+    derivative_of,
+    requested_derivative,
 )
-from gradc.compiler.frontend.imports import (
-    ConstantRef,
-    ModuleLoader,
-    UserBinding,
-    resolve,
-    rooted_in_user_import,
-    scan_import,
-)
+from gradc.compiler.frontend.exports import Export, export_of, is_export_decorator
+from gradc.compiler.frontend.imports import UserBinding, scan_import
+from gradc.compiler.frontend.module_loader import ModuleLoader
 from gradc.compiler.frontend.source import SourceFile
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.ops import MATH_FUNCTIONS
-from gradc.compiler.ir.types import Type
 
-#: The ``math`` module's constants.
-MATH_CONSTANTS: dict[str, float] = {
-    "pi": math.pi,
-    "e": math.e,
-    "tau": math.tau,
-    "inf": math.inf,
-    "nan": math.nan,
-}
-
-_FOLD_BINOPS: dict[type[ast.operator], Callable[[object, object], object]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-}
-
-Number = int | float | bool
-
-
-@dataclass
-class Export:
-    """A function marked ``@gradc.export``.
-
-    Attributes:
-        name: its Python name.
-        node: its definition.
-        param_types: one type per parameter.
-        result_type: the declared result type, or None to infer it.
-    """
-
-    name: str
-    node: ast.FunctionDef
-    param_types: list[Type]
-    result_type: Type | None
-
-
-#: ``gradc`` functions that declare a derivative export: ``d_f = gradc.grad(f, wrt=...)``.
-#: ``reverse``/``forward`` are the low-level, Enzyme-style forms (docs/ad.md): one activity
-#: annotation per parameter instead of ``wrt``.
-DERIVATIVE_KINDS = ("grad", "value_and_grad", "jvp", "vjp", "reverse", "forward")
-
-#: Activity annotations of ``gradc.reverse``/``gradc.forward``, by their gradc name.
-ACTIVITIES = {"Duplicated": "duplicated", "Active": "active", "Const": "const"}
-
-
-@dataclass
-class Derivative:
-    """A module-level derivative declaration, e.g. ``d_f = gradc.grad(f, wrt=("x",))``.
-
-    Attributes:
-        name: the exported name (the assigned variable).
-        kind: one of :data:`DERIVATIVE_KINDS`.
-        target: the differentiated function's name (an export of the module).
-        wrt: indices of the parameters differentiated with respect to, in the order given.
-        wrt_sequence: ``wrt`` was a tuple or list (results are then tuples, as in JAX's
-            ``argnums``), rather than one name or position.
-        node: the declaration (for error locations).
-        activity: for ``reverse``/``forward`` only: the annotation of each ``wrt``
-            parameter, ``"duplicated"`` or ``"active"`` (the others are ``Const``).
-    """
-
-    name: str
-    kind: str
-    target: str
-    wrt: list[int]
-    wrt_sequence: bool
-    node: ast.expr | ast.stmt
-    activity: tuple[str, ...] = ()
+#: ``requested_derivative`` and ``GradRequestError`` (of :mod:`.derivatives`) are what the
+#: driver and ``gradc build --grad`` use with a scanned module.
+__all__ = ["GradRequestError", "ModuleInfo", "requested_derivative", "scan_module"]
 
 
 @dataclass(eq=False)
@@ -269,14 +195,14 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
                 elif stmt.module == "numpy":
                     info.numpy_names[local] = alias.name
         elif isinstance(stmt, ast.Assign | ast.AnnAssign):
-            derivative = _derivative_of(info, stmt)
+            derivative = derivative_of(info, stmt)
             if derivative is not None:
                 _claim_name(info, top_level_names, derivative.name, stmt, functions=True)
                 info.derivatives.append(derivative)
             else:
                 _scan_assignment(info, stmt)
         elif isinstance(stmt, ast.FunctionDef):
-            export = _export_of(info, stmt)
+            export = export_of(info, stmt)
             if export is not None or stmt.name in top_level_names:
                 _claim_name(info, top_level_names, stmt.name, stmt, functions=False)
             info.user_imports.pop(stmt.name, None)
@@ -344,7 +270,7 @@ def _check_misplaced_gradc(info: ModuleInfo) -> None:
     for node in ast.walk(src.tree):
         if isinstance(node, ast.AsyncFunctionDef | ast.ClassDef | ast.FunctionDef):
             for deco in node.decorator_list:
-                if id(deco) in allowed or not _is_export_decorator(info, deco):
+                if id(deco) in allowed or not is_export_decorator(info, deco):
                     continue
                 if isinstance(node, ast.AsyncFunctionDef):
                     what = f"'async def {node.name}'"
@@ -365,13 +291,6 @@ def _check_misplaced_gradc(info: ModuleInfo) -> None:
                     f"level, as 'name = gradc.{kind}(f, ...)'",
                     node,
                 )
-
-
-def _is_export_decorator(info: ModuleInfo, deco: ast.expr) -> bool:
-    """``@gradc.export`` or ``@gradc.export("signature")`` (through any alias)."""
-    if isinstance(deco, ast.Call):
-        deco = deco.func
-    return info.is_gradc(deco, "export")
 
 
 def _scan_user_import(info: ModuleInfo, stmt: ast.Import) -> None:
@@ -395,311 +314,3 @@ def _scan_assignment(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> None
         else:
             info.constants[target.id] = folded
             info.non_constants.pop(target.id, None)
-
-
-def fold_constant(info: ModuleInfo, node: ast.expr) -> Number | None:
-    """The value of a constant expression over literals, constants and ``math``.
-
-    Returns None when ``node`` is not a numeric constant expression (or folding it
-    raises, e.g. ``1 / 0``: the error then belongs to the code that uses it).
-    """
-    try:
-        value = _fold(info, node)
-    except (ArithmeticError, ValueError, TypeError):
-        return None
-    if isinstance(value, bool | int | float):
-        return value
-    return None
-
-
-def _fold(info: ModuleInfo, node: ast.expr) -> object:
-    if isinstance(node, ast.Constant) and isinstance(node.value, bool | int | float):
-        return node.value
-    if isinstance(node, ast.Name) and node.id in info.constants:
-        return info.constants[node.id]
-    if isinstance(node, ast.Name | ast.Attribute) and rooted_in_user_import(info, node):
-        ref = resolve(info, node)  # helpers.SCALE, or SCALE from ``from helpers import``
-        if isinstance(ref, ConstantRef):
-            return ref.value
-        raise TypeError("not a constant")
-    if (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id in info.math_modules
-        and node.attr in MATH_CONSTANTS
-    ):
-        return MATH_CONSTANTS[node.attr]
-    if isinstance(node, ast.UnaryOp):
-        operand = _fold(info, node.operand)
-        if isinstance(node.op, ast.USub):
-            return -operand  # type: ignore[operator]
-        if isinstance(node.op, ast.UAdd):
-            return +operand  # type: ignore[operator]
-        if isinstance(node.op, ast.Not):
-            return not operand
-    if isinstance(node, ast.BinOp) and type(node.op) in _FOLD_BINOPS:
-        return _FOLD_BINOPS[type(node.op)](_fold(info, node.left), _fold(info, node.right))
-    if isinstance(node, ast.Call) and not node.keywords:
-        fn = info.math_attr(node.func)
-        if fn in MATH_FUNCTIONS:
-            return getattr(math, fn)(*(_fold(info, a) for a in node.args))
-    raise TypeError("not a constant")
-
-
-def _gradc_name(info: ModuleInfo, node: ast.expr) -> str | None:
-    """``"grad"`` for ``gradc.grad`` or ``gradc.grad(...)`` (through any alias), else None."""
-    if isinstance(node, ast.Call):
-        node = node.func
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return node.attr if node.value.id in info.gradc_modules else None
-    return info.gradc_names.get(node.id) if isinstance(node, ast.Name) else None
-
-
-def _export_of(info: ModuleInfo, fn: ast.FunctionDef) -> Export | None:
-    src = info.source
-    for deco in fn.decorator_list:
-        name = _gradc_name(info, deco)
-        if name is not None and name != "export":
-            raise src.error(
-                f"@gradc.{name} is not a decorator; gradc.export is the only one "
-                + (
-                    f"(declare derivatives as 'd_{fn.name} = gradc.{name}({fn.name}, ...)' "
-                    "after the function)"
-                    if name in DERIVATIVE_KINDS
-                    else ""
-                ),
-                deco,
-            )
-    if len(fn.decorator_list) > 1 and any(_is_export_decorator(info, d) for d in fn.decorator_list):
-        other = next(d for d in fn.decorator_list if not _is_export_decorator(info, d))
-        raise src.error(
-            f"exported function '{fn.name}' cannot have other decorators: compiled code "
-            "would not apply them",
-            other,
-        )
-    for deco in fn.decorator_list:
-        signature: str | None = None
-        if info.is_gradc(deco, "export"):
-            pass
-        elif isinstance(deco, ast.Call) and info.is_gradc(deco.func, "export"):
-            if (
-                len(deco.args) != 1
-                or deco.keywords
-                or not isinstance(deco.args[0], ast.Constant)
-                or not isinstance(deco.args[0].value, str)
-            ):
-                raise src.error(
-                    'gradc.export takes one signature string, e.g. @gradc.export("f64(f64, i64)")',
-                    deco,
-                )
-            signature = deco.args[0].value
-        else:
-            continue
-        return _make_export(info, fn, signature, deco)
-    return None
-
-
-def _make_export(
-    info: ModuleInfo, fn: ast.FunctionDef, signature: str | None, deco: ast.expr
-) -> Export:
-    src = info.source
-    args = fn.args
-    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
-        raise src.error(
-            f"exported function '{fn.name}' must take plain positional parameters "
-            "(no defaults, *args, **kwargs or keyword-only parameters)",
-            fn,
-        )
-    params = args.args
-    if signature is not None:
-        try:
-            result, types = parse_signature(signature)
-        except TypeSyntaxError as exc:
-            raise src.error(str(exc), deco) from None
-        if len(types) != len(params):
-            raise src.error(
-                f"signature string {signature!r} has {len(types)} parameter types but "
-                f"'{fn.name}' takes {len(params)} parameters",
-                deco,
-            )
-        return Export(fn.name, fn, types, result)
-    types = []
-    for p in params:
-        if p.annotation is None:
-            raise src.error(
-                f"missing type for parameter '{p.arg}' of exported function '{fn.name}'",
-                p,
-            )
-        types.append(_annotation(src, p.annotation))
-    result_type = _annotation(src, fn.returns) if fn.returns is not None else None
-    return Export(fn.name, fn, types, result_type)
-
-
-def _annotation(src: SourceFile, node: ast.expr) -> Type:
-    try:
-        return type_from_annotation(node)
-    except TypeSyntaxError as exc:
-        raise src.error(str(exc), node) from None
-
-
-def _derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivative | None:
-    """``name = gradc.grad(f, wrt=...)`` (and the other kinds), or None."""
-    value = stmt.value
-    if not isinstance(value, ast.Call):
-        return None
-    kind = next((k for k in DERIVATIVE_KINDS if info.is_gradc(value.func, k)), None)
-    if kind is None:
-        return None
-    src = info.source
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
-        raise src.error(f"assign gradc.{kind}(...) to one name", stmt)
-    if not value.args or not isinstance(value.args[0], ast.Name):
-        raise src.error(f"gradc.{kind} takes the function to differentiate first", value)
-    target = value.args[0].id
-    export = next((e for e in info.exports if e.name == target), None)
-    if export is None:
-        raise src.error(
-            f"gradc.{kind} needs an exported function defined above it; "
-            f"'{target}' is not one (add @gradc.export with parameter types)",
-            value.args[0],
-        )
-    if kind in ("reverse", "forward"):
-        return _activity_declaration(info, targets[0].id, kind, export, value)
-    wrt_node: ast.expr | None = None
-    for kw in value.keywords:
-        if kw.arg != "wrt":
-            raise src.error(f"gradc.{kind}() got an unexpected keyword '{kw.arg}'", kw.value)
-        wrt_node = kw.value
-    if len(value.args) == 2 and wrt_node is None:
-        wrt_node = value.args[1]
-    elif len(value.args) > 2 or (len(value.args) == 2 and wrt_node is not None):
-        raise src.error(f"gradc.{kind}(f, wrt=...) takes one function and one wrt", value)
-    params = [a.arg for a in export.node.args.args]
-    if wrt_node is None:  # JAX's default: the first parameter
-        return Derivative(targets[0].id, kind, target, [0], False, value)
-    sequence = isinstance(wrt_node, ast.Tuple | ast.List)
-    items = wrt_node.elts if isinstance(wrt_node, ast.Tuple | ast.List) else [wrt_node]
-    wrt: list[int] = []
-    for item in items:
-        if isinstance(item, ast.Constant) and isinstance(item.value, str):
-            if item.value not in params:
-                raise src.error(f"'{target}' has no parameter '{item.value}'", item)
-            index = params.index(item.value)
-        elif isinstance(item, ast.Constant) and type(item.value) is int:
-            index = item.value
-            if not 0 <= index < len(params):
-                raise src.error(f"'{target}' has no parameter at position {index}", item)
-        else:
-            raise src.error("wrt takes parameter names or positions (constants)", item)
-        if index in wrt:
-            raise src.error(f"parameter '{params[index]}' is listed twice in wrt", item)
-        wrt.append(index)
-    if not wrt:
-        raise src.error(
-            f"gradc.{kind}: wrt selects no parameter of '{target}'; name at least one "
-            "(or leave wrt out for the first)",
-            wrt_node,
-        )
-    return Derivative(targets[0].id, kind, target, wrt, sequence, value)
-
-
-def _activity_declaration(
-    info: ModuleInfo, name: str, kind: str, export: Export, call: ast.Call
-) -> Derivative:
-    """``gradc.reverse(f, x=gradc.Duplicated, c=gradc.Active)`` or the positional form
-    ``gradc.reverse(f, gradc.Duplicated, gradc.Const, gradc.Active)`` (one annotation per
-    parameter, Enzyme's order); unannotated parameters are ``Const``.
-    """
-    src = info.source
-    params = [a.arg for a in export.node.args.args]
-    annotated: dict[int, tuple[str, ast.expr]] = {}
-    positional = call.args[1:]
-    if len(positional) > len(params):
-        raise src.error(
-            f"gradc.{kind}: '{export.name}' has {len(params)} parameters, "
-            f"got {len(positional)} annotations",
-            call,
-        )
-    items: list[tuple[int, ast.expr]] = list(enumerate(positional))
-    for kw in call.keywords:
-        if kw.arg is None or kw.arg not in params:
-            raise src.error(f"'{export.name}' has no parameter '{kw.arg}'", kw.value)
-        index = params.index(kw.arg)
-        if index < len(positional):
-            raise src.error(f"parameter '{kw.arg}' is annotated twice", kw.value)
-        items.append((index, kw.value))
-    for index, node in items:
-        activity = next((a for g, a in ACTIVITIES.items() if info.is_gradc(node, g)), None)
-        if activity is None:
-            raise src.error(
-                f"gradc.{kind} annotates parameters with gradc.Duplicated, gradc.Active or "
-                "gradc.Const",
-                node,
-            )
-        annotated[index] = (activity, node)
-    wrt: list[int] = []
-    activity_of: list[str] = []
-    for index in sorted(annotated):
-        activity, node = annotated[index]
-        if activity == "const":
-            continue
-        if kind == "forward" and activity == "active":
-            raise src.error(
-                "gradc.Active is a reverse-mode annotation; in gradc.forward a float "
-                "parameter with a tangent is gradc.Duplicated",
-                node,
-            )
-        wrt.append(index)
-        activity_of.append(activity)
-    if not wrt:
-        raise src.error(
-            f"gradc.{kind}({export.name}, ...) marks no parameter Duplicated or Active", call
-        )
-    return Derivative(name, kind, export.name, wrt, True, call, tuple(activity_of))
-
-
-class GradRequestError(ValueError):
-    """A ``gradc build --grad`` request that does not fit the module (message says why)."""
-
-
-def requested_derivative(info: ModuleInfo, spec: str) -> Derivative:
-    """The derivative export a ``gradc build --grad SPEC`` option asks for.
-
-    ``SPEC`` is ``f`` or ``f:x,y`` (parameter names or positions): the same as declaring
-    ``d_f = gradc.grad(f, wrt=("x", "y"))`` in the module (without a list, ``wrt`` is the
-    first parameter, as for ``gradc.grad(f)``). The export is named ``d_f``.
-
-    Raises:
-        GradRequestError: ``f`` is not an export of the module, a name in the list is not one
-            of its parameters or is repeated, or ``d_f`` already names a function, an
-            export or a derivative of the module (the message says which).
-    """
-    target, _, wrt_text = spec.partition(":")
-    target = target.strip()
-    export = next((e for e in info.exports if e.name == target), None)
-    if export is None:
-        exports = ", ".join(e.name for e in info.exports) or "none"
-        raise GradRequestError(f"'{target}' is not an export of {info.name} (exports: {exports})")
-    name = f"d_{target}"
-    taken = {e.name for e in info.exports} | {d.name for d in info.derivatives}
-    if name in taken or name in info.functions:
-        raise GradRequestError(
-            f"'{name}' already exists in {info.name}; declare the derivative there"
-        )
-    params = [a.arg for a in export.node.args.args]
-    if not wrt_text.strip():
-        return Derivative(name, "grad", target, [0], False, export.node)
-    wrt: list[int] = []
-    for item in (w.strip() for w in wrt_text.split(",")):
-        if item.isdigit() and int(item) < len(params):
-            index = int(item)
-        elif item in params:
-            index = params.index(item)
-        else:
-            known = ", ".join(params)
-            raise GradRequestError(f"'{target}' has no parameter '{item}' (parameters: {known})")
-        if index in wrt:
-            raise GradRequestError(f"parameter '{params[index]}' is listed twice")
-        wrt.append(index)
-    return Derivative(name, "grad", target, wrt, len(wrt) > 1, export.node)

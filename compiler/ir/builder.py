@@ -119,18 +119,27 @@ class Builder:
         return self.insert(cls(operand, type=t))
 
     def cmp(self, pred: str, lhs: Value, rhs: Value) -> Value:
-        """``lhs <pred> rhs`` as ``i1``; ``pred`` is one of ``ops.CMP_PREDICATES``."""
-        assert pred in ops.CMP_PREDICATES, pred
-        return self.insert(ops.Cmp(pred, lhs, rhs, type=I1))
+        """``lhs <pred> rhs`` as ``i1``; ``pred`` is an ``ops.CmpPred`` (or its value).
+
+        Raises:
+            ValueError: ``pred`` is not a predicate.
+        """
+        return self.insert(ops.Cmp(ops.CmpPred(pred), lhs, rhs, type=I1))
 
     def select(self, cond: Value, if_true: Value, if_false: Value) -> Value:
         """``if_true if cond else if_false``."""
         return self.insert(ops.Select(cond, if_true, if_false, type=if_true.type))
 
     def math(self, fn: str, *args: Value) -> Value:
-        """A ``math`` function call (``f64`` result, ``i1`` for the ``is*`` tests)."""
-        t = I1 if ops.MATH_FUNCTIONS[fn].returns_bool else F64
-        return self.insert(ops.MathCall(fn, tuple(args), type=t))
+        """A ``math`` function call (``f64`` result, ``i1`` for the ``is*`` tests);
+        ``fn`` is an ``ops.MathName`` (or its value).
+
+        Raises:
+            ValueError: ``fn`` is not a function the IR knows.
+        """
+        name = ops.MathName(fn)
+        t = I1 if ops.MATH_FUNCTIONS[name].returns_bool else F64
+        return self.insert(ops.MathCall(name, tuple(args), type=t))
 
     def call(self, callee: str, args: list[Value], result: Type = UNKNOWN) -> Value:
         """A call of module function ``callee``."""
@@ -165,9 +174,13 @@ class Builder:
         return self.insert(ops.Return(value))
 
     def raise_(self, exception: str, message: str) -> Instruction:
-        """``raise exception(message)``; ``exception`` is a key of ``ops.EXCEPTION_KINDS``."""
-        assert exception in ops.EXCEPTION_KINDS, exception
-        return self.insert(ops.Raise(exception, message))
+        """``raise exception(message)``; ``exception`` is an ``ops.ExceptionKind`` (or
+        its value).
+
+        Raises:
+            ValueError: ``exception`` is not an exception kind.
+        """
+        return self.insert(ops.Raise(ops.ExceptionKind(exception), message))
 
     # -- structured control flow ----------------------------------------------------
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from gradc.compiler.ir.loc import UNKNOWN_LOC, Loc
 from gradc.compiler.ir.types import UNKNOWN, Type
@@ -54,6 +54,8 @@ class Instruction(Value):
         OPERANDS: names of fields holding one ``Value`` or a tuple of ``Value``.
         SUCCESSORS: names of fields holding a ``Block`` (terminators only).
         ATTRS: names of fields holding plain data (str, int, float, bool).
+        FLAGS: names of ``bool`` fields, False by default, printed as ``{name}`` when
+            True (``newarray(%n) {on_stack}``).
         IS_TERMINATOR: ends a block.
         MAY_RAISE: may raise a Python exception at run time (lowering adds an error exit).
         HAS_SIDE_EFFECTS: must not be removed even when its result is unused.
@@ -63,6 +65,7 @@ class Instruction(Value):
     OPERANDS: ClassVar[tuple[str, ...]] = ()
     SUCCESSORS: ClassVar[tuple[str, ...]] = ()
     ATTRS: ClassVar[tuple[str, ...]] = ()
+    FLAGS: ClassVar[tuple[str, ...]] = ()
     IS_TERMINATOR: ClassVar[bool] = False
     MAY_RAISE: ClassVar[bool] = False
     HAS_SIDE_EFFECTS: ClassVar[bool] = False
@@ -104,9 +107,24 @@ class Instruction(Value):
             if getattr(self, name) is old:
                 setattr(self, name, new)
 
+    def verify_attrs(self, ctx: VerifyContext) -> str | None:
+        """Check the attribute values (in untyped IR too): None when they are valid, else
+        the reason (``unknown cmp predicate 'x'``). No attributes to check by default."""
+        return None
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """The operation's type rule (typed IR only): None when the operand and result
+        types fit, else the reason. Every operation declares one (the verifier's rule 12;
+        tests/ir/test_dispatch_coverage.py checks that each has its own).
+
+        Raises:
+            NotImplementedError: the class declares no rule.
+        """
+        raise NotImplementedError(f"{type(self).__name__} declares no verify_ rule")
+
     def attrs(self) -> dict[str, object]:
-        """Attribute fields as a dict, in declaration order."""
-        return {name: getattr(self, name) for name in self.ATTRS}
+        """Attribute and flag fields as a dict, in declaration order."""
+        return {name: getattr(self, name) for name in (*self.ATTRS, *self.FLAGS)}
 
     @property
     def function(self) -> Function | None:
@@ -118,6 +136,29 @@ class Instruction(Value):
         assert self.block is not None
         self.block.instructions.remove(self)
         self.block = None
+
+
+class VerifyContext(Protocol):
+    """What an operation's verification rules may ask the verifier
+    (:meth:`Instruction.verify_`, :meth:`Instruction.verify_attrs`)."""
+
+    @property
+    def module(self) -> Module | None:
+        """The module holding the callees, or None (callee checks are skipped)."""
+        ...
+
+    @property
+    def function(self) -> Function:
+        """The function being verified."""
+        ...
+
+    def show(self, v: Value | None) -> str:
+        """``%name`` of ``v`` as the printer names it."""
+        ...
+
+    def show_block(self, b: Block) -> str:
+        """``^label`` of ``b`` as the printer names it."""
+        ...
 
 
 @dataclass(eq=False)

@@ -49,7 +49,7 @@ class DominatorTree:
 
     def __init__(self, fn: Function) -> None:
         self.function = fn
-        self.reverse_postorder: list[Block] = _reverse_postorder(fn.entry)
+        self.reverse_postorder: list[Block] = reverse_postorder(fn.entry)
         order = {b: i for i, b in enumerate(self.reverse_postorder)}
         self._order = order
         preds: dict[Block, list[Block]] = {b: [] for b in self.reverse_postorder}
@@ -170,10 +170,12 @@ def _intersect(idom: list[int], a: int, b: int) -> int:
     return a
 
 
-def _reverse_postorder(entry: Block) -> list[Block]:
+def reverse_postorder(entry: Block) -> list[Block]:
     """Blocks reachable from ``entry``, in reverse postorder of an iterative DFS.
 
-    Successors are visited in terminator order, so the numbering is deterministic.
+    Successors are visited in terminator order, so the order is deterministic: every
+    block comes after its dominators (definitions before uses, for codegen). The
+    dominator tree numbers blocks in this order; codegen lowers them in it.
     """
     seen: set[Block] = {entry}
     post: list[Block] = []

@@ -27,6 +27,7 @@ import json
 import re
 import typing
 from dataclasses import MISSING, dataclass, field
+from enum import StrEnum
 from typing import Any, NamedTuple
 
 from gradc.compiler.ir import ops
@@ -397,7 +398,8 @@ class _Parser:
         kwargs: dict[str, object] = {}
         literals: list[str] = []
         after_word = True  # after the opname or an attribute no comma is needed
-        for index, spec in enumerate(operation_fields(cls)):
+        specs = operation_fields(cls)
+        for index, spec in enumerate(f for f in specs if f.kind != "flag"):
             if spec.kind == "operand" and spec.optional:
                 k = 0 if after_word else 1
                 present = line.at("value", k=k) or line.at("word", "none", k=k)
@@ -441,6 +443,18 @@ class _Parser:
                 if is_literal_annotation(spec.annotation):
                     literals.append(spec.name)
             after_word = spec.kind == "attr"
+        flags = {f.name for f in specs if f.kind == "flag"}
+        if flags and line.accept("punct", "{"):
+            while True:
+                tok = line.expect(
+                    "word", what=f"a flag of {cls.OPNAME!r} ({', '.join(sorted(flags))})"
+                )
+                if tok.text not in flags:
+                    raise line.error(f"unknown flag {tok.text!r} of {cls.OPNAME!r}", tok)
+                kwargs[tok.text] = True
+                if line.accept("punct", "}"):
+                    break
+                line.punct(",", "',' or '}'")
         return kwargs, literals
 
     # -- leaves -------------------------------------------------------------------------
@@ -461,6 +475,13 @@ class _Parser:
                 return tok.text == "true"
             tok = line.expect("number", what=what)
             return int(tok.text) if _INT.fullmatch(tok.text) else float(tok.text)
+        if isinstance(ann, type) and issubclass(ann, StrEnum):
+            text = self._attr(line, str, what)
+            assert isinstance(text, str)
+            try:
+                return ann(text)
+            except ValueError:
+                return text  # not a member: the verifier names it (``unknown cmp predicate``)
         if ann is str:
             tok = line.peek()
             if tok is not None and tok.kind == "string":
@@ -580,7 +601,7 @@ def _what(spec: OpField, cls: type[Instruction]) -> str:
     }[spec.kind]
     if spec.kind == "attr":
         ann = spec.annotation
-        if ann is str:
+        if ann is str or (isinstance(ann, type) and issubclass(ann, StrEnum)):
             kind = "a word or quoted string"
         elif ann is int:
             kind = "an integer"

@@ -70,7 +70,9 @@ declarations alone: after ``OPNAME`` come its dataclass fields in declaration or
   (``[A-Za-z_][A-Za-z0-9_]*``, not a literal keyword) and JSON-quoted otherwise, or
   ``@name`` for the function-symbol attributes in :data:`SYMBOL_ATTRS` (always quoted
   for the free-text attributes in :data:`TEXT_ATTRS`, such as messages); a type as its
-  text; a tuple as ``[a, b]``; ``None`` as ``none``.
+  text; a tuple as ``[a, b]``; ``None`` as ``none``;
+- flag (a ``bool`` declared in ``FLAGS``): after every other field, the names of those
+  that are True, as ``{name, ...}`` (``newarray(%n), %z {on_stack}``).
 
 An attribute is followed by a space, any other field by a comma; a tuple of operands is
 attached to the word before it. Hence ``%2 = cmp lt %a, %b : i1``, ``%3 = math sin(%x) :
@@ -121,7 +123,7 @@ _SYMBOL = re.compile(r"[\w.$]+")
 _BARE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BAD_NAME_CHARS = re.compile(r"[^\w.]")
 
-FieldKind = Literal["operand", "operands", "successor", "attr"]
+FieldKind = Literal["operand", "operands", "successor", "attr", "flag"]
 
 _BASE_FIELDS = frozenset(f.name for f in dataclasses.fields(Instruction))
 
@@ -133,7 +135,8 @@ class OpField:
     Attributes:
         name: the dataclass field name.
         kind: ``"operand"`` (one Value), ``"operands"`` (a tuple of Values),
-            ``"successor"`` (a Block) or ``"attr"`` (plain data).
+            ``"successor"`` (a Block), ``"attr"`` (plain data) or ``"flag"`` (a bool,
+            False by default, printed as ``{name}`` when True).
         optional: the field may hold ``None`` (its annotation includes ``None``).
         annotation: the resolved type annotation (drives attribute parsing).
         default: an attribute's dataclass default, or ``dataclasses.MISSING``; a trailing
@@ -154,8 +157,8 @@ def operation_fields(cls: type[Instruction]) -> tuple[OpField, ...]:
     """The fields of operation class ``cls`` in declaration (= printing) order.
 
     Raises:
-        TypeError: a field of ``cls`` is not declared in ``OPERANDS``, ``SUCCESSORS`` or
-            ``ATTRS``, or a declared name is not a field (``Phi``, whose ``incoming`` is
+        TypeError: a field of ``cls`` is not declared in ``OPERANDS``, ``SUCCESSORS``,
+            ``ATTRS`` or ``FLAGS``, or a declared name is not a field (``Phi``, whose ``incoming`` is
             special, is the one operation this does not describe).
     """
     cached = _FIELDS_CACHE.get(cls)
@@ -168,7 +171,7 @@ def _compute_fields(cls: type[Instruction]) -> tuple[OpField, ...]:
     hints = typing.get_type_hints(cls)
     own = [f for f in dataclasses.fields(cls) if f.name not in _BASE_FIELDS]
     names = {f.name for f in own}
-    for declared in (*cls.OPERANDS, *cls.SUCCESSORS, *cls.ATTRS):
+    for declared in (*cls.OPERANDS, *cls.SUCCESSORS, *cls.ATTRS, *cls.FLAGS):
         if declared not in names:
             raise TypeError(f"{cls.__name__} declares {declared!r}, which is not a field")
     out: list[OpField] = []
@@ -182,9 +185,12 @@ def _compute_fields(cls: type[Instruction]) -> tuple[OpField, ...]:
             kind = "successor"
         elif f.name in cls.ATTRS:
             kind = "attr"
+        elif f.name in cls.FLAGS and ann is bool and f.default is False:
+            kind = "flag"
         else:
             raise TypeError(
-                f"{cls.__name__}.{f.name} is not declared in OPERANDS, SUCCESSORS or ATTRS"
+                f"{cls.__name__}.{f.name} is not declared in OPERANDS, SUCCESSORS, ATTRS "
+                "or FLAGS (a bool defaulting to False)"
             )
         default = f.default if kind == "attr" else dataclasses.MISSING
         out.append(OpField(f.name, kind, optional, ann, default))
@@ -405,7 +411,7 @@ def format_instruction(inst: Instruction, names: Names, *, locs: bool = False) -
 def _format_generic(inst: Instruction, names: Names) -> str:
     parts = [inst.OPNAME]
     after_word = True  # the opname or an attribute: followed by a space, not a comma
-    fields = operation_fields(type(inst))
+    fields = tuple(f for f in operation_fields(type(inst)) if f.kind != "flag")
     for index, spec in enumerate(fields):
         value = getattr(inst, spec.name)
         if spec.kind == "operand":
@@ -438,6 +444,11 @@ def _format_generic(inst: Instruction, names: Names) -> str:
             sep = " " if after_word else ", "
         parts.append(sep + text)
         after_word = spec.kind == "attr"
+    flags = [
+        f.name for f in operation_fields(type(inst)) if f.kind == "flag" and getattr(inst, f.name)
+    ]
+    if flags:
+        parts.append(" {" + ", ".join(flags) + "}")
     return "".join(parts)
 
 

@@ -11,7 +11,11 @@ Python gradc compiles: ``bool < i32 < i64 < f32 < f64`` with ``i64 ⊔ f32 = f64
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
+
+_T = TypeVar("_T", bound="Type")
 
 
 class Type:
@@ -19,6 +23,16 @@ class Type:
 
     def __str__(self) -> str:  # pragma: no cover - every subclass overrides
         raise NotImplementedError
+
+    def contains(self, kind: type[_T], where: Callable[[_T], bool] | None = None) -> bool:
+        """True when this type is a ``kind`` (for which ``where`` holds, if given) or a
+        tuple holding one at any depth.
+
+        ``t.contains(ArrayType)``: a value of type ``t`` holds an array reference (an
+        array, or a tuple with one), the values reference counting and array shadows
+        are about; ``t.contains(PointerType)``: it holds a derived pointer.
+        """
+        return isinstance(self, kind) and (where is None or where(self))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +87,12 @@ class TupleType(Type):
 
     def __str__(self) -> str:
         return "tuple[" + ",".join(str(t) for t in self.elements) + "]"
+
+    def contains(self, kind: type[_T], where: Callable[[_T], bool] | None = None) -> bool:
+        """True when the tuple is a ``kind`` or an element contains one."""
+        if isinstance(self, kind) and (where is None or where(self)):
+            return True
+        return any(e.contains(kind, where) for e in self.elements)
 
 
 @dataclass(frozen=True, slots=True)

@@ -210,9 +210,7 @@ def check_rules_exist(fn: Function, activity: Activity) -> None:
 
 def _holds_array(t: Type) -> bool:
     """A float array, or a tuple holding one (at any depth)."""
-    if isinstance(t, ArrayType):
-        return t.dtype.is_float
-    return isinstance(t, TupleType) and any(_holds_array(e) for e in t.elements)
+    return t.contains(ArrayType, lambda a: a.dtype.is_float)
 
 
 def is_active_param(p: Argument) -> bool:

@@ -28,6 +28,7 @@ from gradc.passes.ad.activity import is_active_param
 from gradc.passes.ad.aliasing import emit_overlap_checks
 from gradc.passes.ad.forward import check_returns_value, jvp_function, private_tangents
 from gradc.passes.ad.lowlevel import activity_export, check_shapes
+from gradc.passes.ad.taping import DEFAULT_OPTIONS, TapeOptions
 
 
 def add_derivative_export(
@@ -39,12 +40,14 @@ def add_derivative_export(
     wrt_sequence: bool,
     loc: Loc,
     activity: tuple[str, ...] = (),
+    tape: TapeOptions = DEFAULT_OPTIONS,
 ) -> Function:
     """Add the exported derivative function ``name`` of ``target`` to ``module``.
 
     ``kind`` is ``grad``, ``value_and_grad``, ``jvp``, ``vjp``, or the low-level
     ``reverse``/``forward`` (:mod:`.lowlevel`), whose ``activity`` gives each ``wrt``
-    parameter's annotation.
+    parameter's annotation. ``tape``: the taping strategies of ``grad``,
+    ``value_and_grad`` and ``vjp`` (:class:`.taping.TapeOptions`).
 
     Raises:
         PassError: a ``wrt`` parameter cannot be differentiated (an int, a bool), or the
@@ -65,7 +68,7 @@ def add_derivative_export(
         return _jvp_export(module, name, fn, wrt, loc)
     from gradc.passes.ad.reverse import reverse_export
 
-    return reverse_export(module, name, kind, fn, wrt, wrt_sequence, loc)
+    return reverse_export(module, name, kind, fn, wrt, wrt_sequence, loc, tape)
 
 
 def _copy_params(fn: Function, wrapper: Function) -> list[Argument]:

@@ -27,30 +27,15 @@ from __future__ import annotations
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
-from gradc.compiler.ir.types import ArrayType, PointerType, ScalarType, TupleType
-from gradc.passes.analysis.pointers import array_sources
+from gradc.compiler.ir.types import ArrayType, PointerType, Type
+from gradc.passes.analysis.pointers import array_roots
 
 __all__ = ["MemoryFacts", "callee_writes"]
 
 
-def _roots(v: Value) -> set[Value]:
-    """The values ``v`` may share memory with that are not views of something else."""
-    out = set()
-    for x in array_sources(v):
-        if isinstance(x, ops.ElementAddr | ops.Addr | ops.PointerAdd):
-            continue
-        if isinstance(x, ops.Select | ops.Phi | ops.Cast) and not isinstance(x.type, ScalarType):
-            continue
-        out.add(x)
-    return out
-
-
-def _has_array(t: object) -> bool:
-    if isinstance(t, ArrayType | PointerType):
-        return True
-    if isinstance(t, TupleType):
-        return any(_has_array(e) for e in t.elements)
-    return False
+def _has_array(t: Type) -> bool:
+    """An array or a derived pointer into one, or a tuple holding one (at any depth)."""
+    return t.contains(ArrayType) or t.contains(PointerType)
 
 
 def callee_writes(module: Module, root: str) -> dict[str, set[int]]:
@@ -76,10 +61,10 @@ def callee_writes(module: Module, root: str) -> dict[str, set[int]]:
             for inst in module.functions[name].instructions():
                 targets: set[Value] = set()
                 if isinstance(inst, ops.Store):
-                    targets = _roots(inst.pointer)
+                    targets = array_roots(inst.pointer)
                 elif isinstance(inst, ops.Call):
                     for k in _written_args(inst, written):
-                        targets |= _roots(inst.args[k])
+                        targets |= array_roots(inst.args[k])
                 new = {a.index for a in targets if isinstance(a, Argument)} - written[name]
                 if new:
                     written[name] |= new
@@ -121,10 +106,10 @@ class MemoryFacts:
         for blk, insts in body.items():
             for k, inst in enumerate(insts):
                 if isinstance(inst, ops.Store):
-                    self._writes.append((blk, k, _roots(inst.pointer)))
+                    self._writes.append((blk, k, array_roots(inst.pointer)))
                 elif isinstance(inst, ops.Call):
                     for a in _written_args(inst, writes):
-                        self._writes.append((blk, k, _roots(inst.args[a])))
+                        self._writes.append((blk, k, array_roots(inst.args[a])))
         self._reach: dict[Block, set[Block]] = {}
 
     # -- queries ----------------------------------------------------------------------
@@ -135,7 +120,7 @@ class MemoryFacts:
         pointer = load.pointer
         if not isinstance(pointer, ops.ElementAddr) or load.block is None:
             return False
-        roots = _roots(pointer.array)
+        roots = array_roots(pointer.array)
         return self._frozen(roots) and not self._written_after(load, roots)
 
     def frozen_args(self, call: ops.Call) -> frozenset[int]:
@@ -145,7 +130,7 @@ class MemoryFacts:
         for k, a in enumerate(call.args):
             if not isinstance(a.type, ArrayType):
                 continue
-            roots = _roots(a)
+            roots = array_roots(a)
             if self._frozen(roots) and not self._written_after(call, roots):
                 out.add(k)
         return frozenset(out)

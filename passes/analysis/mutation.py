@@ -11,12 +11,12 @@ from __future__ import annotations
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Module, Value
 from gradc.compiler.ir.types import PointerType
-from gradc.passes.analysis.pointers import array_sources
+from gradc.passes.analysis.pointers import array_roots
 
 
-def _roots(v: Value) -> set[Argument]:
+def _params(v: Value) -> set[Argument]:
     """The parameters an array or pointer value may alias."""
-    return {x for x in array_sources(v) if isinstance(x, Argument)}
+    return {x for x in array_roots(v) if isinstance(x, Argument)}
 
 
 def written_params(module: Module) -> dict[str, set[int]]:
@@ -29,10 +29,10 @@ def written_params(module: Module) -> dict[str, set[int]]:
             for inst in fn.instructions():
                 targets: set[Argument] = set()
                 if isinstance(inst, ops.Store) and isinstance(inst.pointer.type, PointerType):
-                    targets = _roots(inst.pointer)
+                    targets = _params(inst.pointer)
                 elif isinstance(inst, ops.Call) and inst.callee in written:
                     for k in written[inst.callee]:
-                        targets |= _roots(inst.args[k])
+                        targets |= _params(inst.args[k])
                 new = {a.index for a in targets} - written[name]
                 if new:
                     written[name] |= new

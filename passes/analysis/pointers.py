@@ -5,7 +5,10 @@
   while the pointer is live (DESIGN.md §2);
 * :func:`array_sources`: every array or pointer value an array or pointer may be the same
   memory as, through element addresses, phis, selects and layout casts — what a store
-  through it may modify (mutation and activity analyses).
+  through it may modify (mutation and activity analyses);
+* :func:`array_roots`: the memory behind those: the sources that are not views of
+  another value (parameters, allocations, call results) — what a store through ``v``
+  may write (the mutation analysis and AD's memory facts).
 """
 
 from __future__ import annotations
@@ -54,3 +57,18 @@ def array_sources(v: Value) -> list[Value]:
         elif isinstance(x, ops.Phi | ops.Cast) and not isinstance(x.type, ScalarType):
             work.extend(x.operands())
     return out
+
+
+def array_roots(v: Value) -> set[Value]:
+    """The values array or pointer ``v`` may share memory with that are not views of
+    something else: :func:`array_sources` less element addresses, pointer offsets and
+    phis, selects and casts of arrays or pointers. Parameters among them are
+    :class:`~gradc.compiler.ir.core.Argument` values."""
+    return {
+        x
+        for x in array_sources(v)
+        if not isinstance(x, ops.ElementAddr | ops.Addr | ops.PointerAdd)
+        and not (
+            isinstance(x, ops.Select | ops.Phi | ops.Cast) and not isinstance(x.type, ScalarType)
+        )
+    }

@@ -10,7 +10,7 @@ arrays — either owns one reference or borrows one):
 * owners: ``newarray``, ``copyarray``, ``call`` results, phis, ``tuple`` results, casts,
   and ``extract`` of a managed element (which takes its own reference);
 * borrowers: function arguments (the caller keeps them alive for the call) and
-  ``stackarray`` results (frame memory, no reference count: ``stack-promote``);
+  ``newarray {on_stack}`` results (frame memory, no reference count: ``stack-promote``);
 * consuming uses — ``ret``, a phi's incoming value, an element of ``tuple``, a cast, a
   ``tapepush`` — take a reference, so an ``incref`` goes before each of them (a
   ``tapepop`` result owns the reference the push took);
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
-from gradc.compiler.ir.types import NONE, ArrayType, PointerType, TupleType, Type
+from gradc.compiler.ir.types import NONE, ArrayType, PointerType, Type
 from gradc.passes.analysis.cfg import split_critical_edges
 from gradc.passes.analysis.liveness import compute_liveness
 from gradc.passes.analysis.pointers import pointer_bases
@@ -53,11 +53,7 @@ from gradc.passes.analysis.pointers import pointer_bases
 
 def is_managed(t: Type) -> bool:
     """True for arrays and tuples that contain arrays (at any depth)."""
-    if isinstance(t, ArrayType):
-        return True
-    if isinstance(t, TupleType):
-        return any(is_managed(e) for e in t.elements)
-    return False
+    return t.contains(ArrayType)
 
 
 def _managed(v: Value) -> bool:
@@ -66,7 +62,9 @@ def _managed(v: Value) -> bool:
 
 def _owns(v: Value) -> bool:
     """Does ``v`` hold a reference of its own (rather than borrow one)?"""
-    return _managed(v) and not isinstance(v, Argument | ops.StackArray)
+    if isinstance(v, ops.NewArray) and v.on_stack:
+        return False
+    return _managed(v) and not isinstance(v, Argument)
 
 
 def _uses(inst: Instruction) -> list[Value]:

@@ -1,6 +1,6 @@
 """``stack-promote``: escape analysis; small arrays that do not escape live on the stack.
 
-A ``newarray`` is rewritten to a ``stackarray`` (frame memory, no reference count, never
+A ``newarray`` is marked ``{on_stack}`` (frame memory, no reference count, never
 freed: ``lifetimes`` treats it as borrowed) when all of these hold:
 
 * every dimension is a non-negative ``const`` and the array takes at most
@@ -26,7 +26,7 @@ Before::
 
 After::
 
-    %a = stackarray(%three), %z : array[f64,1,C]
+    %a = newarray(%three), %z {on_stack} : array[f64,1,C]
     ...                                              (no incref/decref, no runtime call)
 """
 
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
-from gradc.compiler.ir.types import ArrayType, TupleType, Type
+from gradc.compiler.ir.types import ArrayType
 
 #: Largest array (in bytes) put on the stack.
 STACK_LIMIT_BYTES = 4096
@@ -49,8 +49,8 @@ def run(module: Module) -> Module:
     return module
 
 
-def promote_function(fn: Function) -> list[ops.StackArray]:
-    """Promote in ``fn``; returns the new ``stackarray`` instructions."""
+def promote_function(fn: Function) -> list[ops.NewArray]:
+    """Promote in ``fn``; returns the ``newarray`` instructions now ``on_stack``."""
     cyclic = _blocks_on_cycles(fn)
     uses = _uses(fn)
     promoted = []
@@ -58,16 +58,12 @@ def promote_function(fn: Function) -> list[ops.StackArray]:
         if block in cyclic:
             continue
         for inst in list(block.instructions):
-            if type(inst) is not ops.NewArray or not _small(inst):
+            if not isinstance(inst, ops.NewArray) or inst.on_stack or not _small(inst):
                 continue
             if _escapes(inst, uses):
                 continue
-            stack = ops.StackArray(inst.shape, inst.fill, type=inst.type, name=inst.name)
-            stack.loc = inst.loc
-            block.insert_before(inst, stack)
-            _replace_uses(fn, inst, stack)
-            inst.erase()
-            promoted.append(stack)
+            inst.on_stack = True
+            promoted.append(inst)
     return promoted
 
 
@@ -84,12 +80,6 @@ def _small(inst: ops.NewArray) -> bool:
     return nbytes <= STACK_LIMIT_BYTES
 
 
-def _managed(t: Type) -> bool:
-    if isinstance(t, ArrayType):
-        return True
-    return isinstance(t, TupleType) and any(_managed(e) for e in t.elements)
-
-
 def _escapes(root: Value, uses: dict[Value, list[Instruction]]) -> bool:
     """May the array ``root`` (or an alias of it) outlive the frame?"""
     seen = {root}
@@ -101,7 +91,7 @@ def _escapes(root: Value, uses: dict[Value, list[Instruction]]) -> bool:
                 case ops.Return() | ops.TapePush() | ops.MakeTuple():
                     return True
                 case ops.Call():
-                    if _managed(user.type):
+                    if user.type.contains(ArrayType):
                         return True  # the result may be a view of the argument
                 case ops.Cast() | ops.Phi() | ops.Select():
                     if user not in seen:
@@ -130,13 +120,6 @@ def _uses(fn: Function) -> dict[Value, list[Instruction]]:
         for v in inst.unwind:
             out.setdefault(v, []).append(inst)
     return out
-
-
-def _replace_uses(fn: Function, old: Value, new: Value) -> None:
-    for inst in fn.instructions():
-        inst.replace_operand(old, new)
-        if old in inst.unwind:
-            inst.unwind = tuple(new if u is old else u for u in inst.unwind)
 
 
 def _blocks_on_cycles(fn: Function) -> set[Block]:

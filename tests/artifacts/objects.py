@@ -8,8 +8,9 @@ from collections.abc import Callable
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from gradc.compiler.backend import abi_description
 from gradc.compiler.codegen.emit import add_abi_description
-from gradc.compiler.driver import BuildOutput, CompiledEntry, Param, Signature, abi_description
+from gradc.compiler.driver import BuildOutput, CompiledEntry, Param, Signature
 
 F64 = ir.DoubleType()
 F32 = ir.FloatType()

@@ -28,9 +28,10 @@ import numpy as np
 import pytest
 
 import gradc
-from gradc.artifacts.abi import AbiMismatchError
+from gradc.artifacts.abi import ABI_VERSION, Signature
+from gradc.artifacts.abi.description import AbiMismatchError
 from gradc.artifacts.errors import ArtifactError
-from gradc.artifacts.manifest import ABI_VERSION, MANIFEST_NAME
+from gradc.artifacts.manifest import MANIFEST_NAME
 from gradc.artifacts.store import previous_build, read_manifest, write_artifact
 from gradc.compiler.driver import build_module
 from gradc.compiler.options import CompilerOptions
@@ -222,6 +223,9 @@ def _edited(built: Path, folder: Path, name: str, edit: Callable[[dict[str, Any]
     shutil.copytree(built, art)
     raw = msgpack.unpackb((art / MANIFEST_NAME).read_bytes(), raw=False)
     edit(raw)
+    for e in raw["entries"]:  # keep the structured signature (1.4) in step with the strings
+        sig = e["signature"]
+        sig["types"] = Signature.parse(sig["params"], sig["result"]).types_data()
     (art / MANIFEST_NAME).write_bytes(msgpack.packb(raw, use_bin_type=True))
     read_manifest(art)  # a consistent edit: the manifest itself is valid
     return art
@@ -305,7 +309,7 @@ def test_object_without_description_is_refused(tmp_path: Path) -> None:
 
 def _without_description(code: bytes) -> bytes:
     """``code`` with the description symbol's name overwritten (so it is no longer found)."""
-    from gradc.artifacts.abi import DESCRIPTION_PREFIX
+    from gradc.artifacts.abi.symbols import DESCRIPTION_PREFIX
 
     marker = DESCRIPTION_PREFIX.encode()
     assert code.count(marker) == 1
@@ -337,7 +341,7 @@ def test_intact_artifact_is_fully_reusable(built: Path) -> None:
 
 @pytest.mark.parametrize("bad", [b"", b"\x7fELF", b"\x7fELF\x02\x01" + b"\xff" * 200])
 def test_unreadable_object_is_an_artifact_error(bad: bytes) -> None:
-    from gradc.artifacts.abi import check_object
+    from gradc.artifacts.abi.description import check_object
     from gradc.artifacts.manifest import Entry, EntrySignature, Target
 
     e = Entry(
@@ -374,7 +378,7 @@ def test_damaged_objects_never_break_the_check(built: Path) -> None:
     bounds."""
     import random
 
-    from gradc.artifacts.abi import check_object
+    from gradc.artifacts.abi.description import check_object
 
     m = read_manifest(built)
     e = m.entry("poly")

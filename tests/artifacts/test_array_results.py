@@ -290,12 +290,12 @@ def _counts() -> dict[str, Any]:
 def test_runtime_is_linked_once(artifact: Path, tmp_path: Path) -> None:
     import shutil
 
-    from gradc.artifacts.loader import cpu
+    from gradc.artifacts.loader import jit
 
     gradc.load(artifact)
-    first = cpu._runtime
+    first = jit.linked_runtime()
     copy = shutil.copytree(artifact, tmp_path / "again.gradc")
     lib2 = gradc.load(copy)
-    assert cpu._runtime is first
+    assert jit.linked_runtime() is first
     assert _counts()["live"] >= 0
     assert np.array_equal(lib2.zeros(2), [0.0, 0.0])

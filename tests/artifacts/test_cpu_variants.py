@@ -242,7 +242,7 @@ def test_swapped_variant_objects_are_refused(built: Path, tmp_path: Path) -> Non
     """Objects moved between CPU variants (an object for one CPU under a variant that
     claims another: code the host may not run) are refused by their ABI descriptions,
     which name the target each object was generated for."""
-    from gradc.artifacts.abi import AbiMismatchError
+    from gradc.artifacts.abi.description import AbiMismatchError
 
     def swap(raw: dict[str, Any]) -> None:
         e = next(e for e in raw["entries"] if e["name"] == "poly")

@@ -105,9 +105,9 @@ def test_load_refuses_damage_naming_the_file(
 
 
 def _runtime_linked() -> bool:
-    from gradc.artifacts.loader import cpu
+    from gradc.artifacts.loader import jit
 
-    return cpu._runtime is not None
+    return jit.linked_runtime() is not None
 
 
 @pytest.mark.parametrize("which", ["runtime", "object"])

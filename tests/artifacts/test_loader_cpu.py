@@ -14,7 +14,8 @@ import gradc
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.loader.cpu import Library, llvm_version, load
 from gradc.artifacts.manifest import MANIFEST_NAME
-from gradc.artifacts.store import host_producer, write_artifact
+from gradc.artifacts.store import write_artifact
+from gradc.artifacts.toolchain import host_producer
 
 from .objects import ERR, F32, F64, I8, I32, I64, build, entry, set_error
 
@@ -286,30 +287,6 @@ def test_template_error_messages(lib: Library) -> None:
     with pytest.raises(ValueError) as bad:
         lib.bad_template()
     assert str(bad.value) == "bad {7} template"  # not a valid template: shown as it is
-
-
-@pytest.mark.parametrize(
-    ("text", "ok"),
-    [
-        ("f64[:]", True),
-        ("bool[:, :, ::1]", True),
-        ("i32[::1, :]", True),
-        ("f32[::1]", True),
-        ("f64[:, ::1, :]", False),
-        ("f64[]", False),
-        ("f16[:]", False),
-        ("array[f64,0,C]", False),
-        ("tuple[f64[:],i64]", True),
-    ],
-)
-def test_type_strings(text: str, ok: bool) -> None:
-    from gradc.artifacts.loader.cpu import _parse_type
-
-    if ok:
-        assert _parse_type(text).text == text
-    else:
-        with pytest.raises(ArtifactError, match="unknown gradc type"):
-            _parse_type(text)
 
 
 def test_library_api(lib: Library, artifact: Path) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import msgpack
 import pytest
 
+from gradc.artifacts.abi import ABI_VERSION
 from gradc.artifacts.errors import ArtifactError, FormatVersionError
-from gradc.artifacts.manifest import ABI_VERSION, FORMAT_VERSION, Manifest, Runtime
+from gradc.artifacts.manifest import FORMAT_VERSION, Manifest, Runtime
 from gradc.artifacts.store import build_manifest, referenced_blobs
 from gradc.compiler.driver import BuildOutput, CompiledEntry, Param, Signature
 
@@ -39,13 +40,36 @@ def test_encoding_has_sorted_keys_and_is_stable() -> None:
     assert list(raw["entries"][0]) == sorted(raw["entries"][0])
     assert raw["format_version"] == list(FORMAT_VERSION)
     assert set(raw) == {"format_version", "producer", "target", "module", "entries", "sources"}
+    f64, i64 = {"kind": "scalar", "name": "f64"}, {"kind": "scalar", "name": "i64"}
     assert raw["entries"][0]["signature"] == {
         "params": [["x", "f64"], ["n", "i64"]], "result": "f64", "writes": [],
+        "types": {"params": [f64, i64], "result": f64},  # 1.4: structured
     }  # fmt: skip
     assert set(raw["entries"][0]) == {
         "name", "signature", "abi_version", "symbol", "object", "sha256", "key",
         "key_components", "dependencies", "texts", "sites",
     }  # fmt: skip
+
+
+def test_structured_signature_must_agree_with_the_strings() -> None:
+    raw = _raw()
+    raw["entries"][0]["signature"]["types"]["params"][1] = {"kind": "scalar", "name": "i32"}
+    with pytest.raises(ArtifactError, match=r"entries\[0\]\.signature: .*says n: i32"):
+        Manifest.decode(msgpack.packb(raw), "x/manifest.msgpack")
+    raw["entries"][0]["signature"]["types"] = {"params": "f64"}
+    with pytest.raises(ArtifactError, match=r"entries\[0\]\.signature: .*must list 2 types"):
+        Manifest.decode(msgpack.packb(raw), "x/manifest.msgpack")
+
+
+def test_manifests_without_structured_signature_still_load() -> None:
+    """1.3 manifests have no ``signature.types``: the strings are parsed when needed."""
+    raw = _raw()
+    raw["format_version"] = [1, 3]
+    for e in raw["entries"]:
+        del e["signature"]["types"]
+    m = Manifest.decode(msgpack.packb(raw))
+    assert m.format_version == (1, 3)
+    assert str(m.entry("f").signature.abi) == "(x: f64, n: i64) -> f64"
 
 
 def _raw() -> dict:  # type: ignore[type-arg]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import gradc
-from gradc.compiler.driver import merkle_hashes
+from gradc.compiler.keys import merkle_hashes
 
 from .helpers import MODULE, build_ok, objects, run_python
 

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import gradc
+import gradc.compiler.backend as backend
 import gradc.compiler.driver as driver
 from gradc.artifacts.keys import sha256_key
 from gradc.artifacts.store import read_manifest
@@ -38,8 +39,8 @@ def _no_lowering(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("an export was lowered although its key was cached")
 
-    monkeypatch.setattr(driver, "_compile_export", refuse)
-    monkeypatch.setattr(driver, "_emit_runtime", refuse)
+    monkeypatch.setattr(backend, "_lower_export", refuse)
+    monkeypatch.setattr(backend, "_emit_runtime", refuse)
 
 
 def test_unchanged_rebuild_reuses_everything_and_writes_nothing(
@@ -61,13 +62,13 @@ def test_changing_one_function_rebuilds_only_its_callers(
     before = read_manifest(out)
     src.write_text(MODULE.replace("return x + 1.0", "return x + 4.0"))
     lowered: list[str] = []
-    real = driver._compile_export
+    real = backend._lower_export
 
     def spy(module, name, *args):  # type: ignore[no-untyped-def]
         lowered.append(name)
         return real(module, name, *args)
 
-    monkeypatch.setattr(driver, "_compile_export", spy)
+    monkeypatch.setattr(backend, "_lower_export", spy)
     _, after = build_ok(src, out)
     assert lowered == ["g"]
     assert after.entry("f").sha256 == before.entry("f").sha256

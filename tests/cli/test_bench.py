@@ -16,21 +16,16 @@ import pytest
 from click.testing import CliRunner
 
 from gradc.artifacts.manifest import Entry, EntrySignature
-from gradc.cli.bench import (
-    Row,
+from gradc.cli.bench_args import (
     arguments_for,
     default_args,
-    format_seconds,
-    import_plain,
-    load_peers,
     module_defaults,
     parse_args_option,
     parse_shapes,
-    per_call,
-    plot,
-    short_error,
-    stats,
 )
+from gradc.cli.bench_baselines import import_plain, load_peers
+from gradc.cli.bench_report import format_seconds, plot
+from gradc.cli.bench_stats import Row, per_call, short_error, stats
 from gradc.cli.main import cli
 
 SOURCE = textwrap.dedent(

@@ -68,7 +68,15 @@ def test_inspect_json(fake_artifact: Path) -> None:
     (e,) = data["entries"]
     assert e["name"] == "f"
     assert e["object_size"] == len(OBJECT)
-    assert e["signature"] == {"params": [["x", "f64"]], "result": "f64", "writes": []}
+    assert e["signature"] == {
+        "params": [["x", "f64"]],
+        "result": "f64",
+        "types": {
+            "params": [{"kind": "scalar", "name": "f64"}],
+            "result": {"kind": "scalar", "name": "f64"},
+        },
+        "writes": [],
+    }
 
 
 @pytest.mark.parametrize(
@@ -258,6 +266,7 @@ def test_ir_broken_by_a_pass_is_caught_before_lowering(
     import dataclasses
 
     import gradc.passes.registry as registry
+    from gradc.compiler.diagnostics import InternalCompilerError
     from gradc.compiler.driver import build_module
     from gradc.compiler.ir.verifier import VerificationError
     from gradc.compiler.options import CompilerOptions
@@ -284,8 +293,13 @@ def test_ir_broken_by_a_pass_is_caught_before_lowering(
         "import gradc\nfrom gradc import f64\n\n\n@gradc.export\n"
         "def f(x: f64) -> f64:\n    return x * x\n"
     )
-    with pytest.raises(VerificationError, match="stored under the name 'not_its_name'"):
+    # a broken invariant is a bug of gradc: an internal compiler error naming the stage
+    # and the verification that caught it, with the verifier's error as its cause
+    with pytest.raises(InternalCompilerError, match="stored under the name 'not_its_name'") as e:
         build_module(src, CompilerOptions(verbose=verbose))
+    assert isinstance(e.value.__cause__, VerificationError)
+    assert e.value.stage == "passes"
+    assert e.value.step == f"verifying the IR after pass {first if verbose else rest[-1]!r}"
     assert ran == ([first] if verbose else [first, *rest])
 
 

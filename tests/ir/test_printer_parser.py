@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import textwrap
 import typing
+from enum import StrEnum
 
 import pytest
 
@@ -142,7 +143,8 @@ ALL_OPS = ir("""
       %b = newarray(%d), %v : array[f64,1,C]
       %e = newarray(%d) : array[f64,1,C]
       %two = const 2 : i64
-      %s = stackarray(%two), %v : array[f64,1,C]
+      %s = newarray(%two), %v {on_stack} : array[f64,1,C]
+      %s1 = newarray(%two) {on_stack} : array[f64,1,C]
       %c = copyarray %a : array[f64,2,C]
       arrayacc %c, %a
       incref %b
@@ -276,6 +278,8 @@ def _sample_attr(ann: object, result: Type, name: str) -> object:
         return {"callee": "f", "pred": "lt", "fn": "sin", "exception": "ValueError"}.get(
             name, "a b"
         )
+    if isinstance(ann, type) and issubclass(ann, StrEnum):
+        return list(ann)[-1]  # not the default (``div``'s ``kind``), so it is printed
     if ann is bool:
         return True
     if ann is int:
@@ -776,3 +780,17 @@ def test_div_kind_is_printed_only_for_int_division() -> None:
     assert isinstance(a, ops.Div) and isinstance(b, ops.Div)
     assert (a.kind, b.kind) == ("float", "int")
     assert print_function(fn) == text
+
+
+def test_enum_attributes_parse_to_members() -> None:
+    fn = parse_function(POLY.split("\n\n")[1])
+    cmp = next(i for i in fn.instructions() if isinstance(i, ops.Cmp))
+    math_call = next(i for i in fn.instructions() if isinstance(i, ops.MathCall))
+    assert cmp.pred is ops.CmpPred.LT
+    assert math_call.fn is ops.MathName.SIN
+    # an unknown word stays a plain string, for the verifier to name
+    odd = parse_function(
+        "func @f(%x: f64) -> i1 {\n^e:\n  %c = cmp spaceship %x, %x : i1\n  ret %c\n}"
+    )
+    pred = odd.entry.instructions[0].pred  # type: ignore[attr-defined]
+    assert type(pred) is str and pred == "spaceship"

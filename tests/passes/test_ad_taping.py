@@ -52,15 +52,18 @@ def derive(tmp_path: Path, source: str, name: str, wrt: list[int], options: Tape
 def run_counting(monkeypatch: pytest.MonkeyPatch, module: Module, name: str, args: list[Any]):
     """``(result, bytes pushed)`` of running export ``name`` in the interpreter."""
     pushed = [0]
-    push = interp._RULES[ops.TapePush]
+    lookup = interp.RULES.lookup
 
     def counting(m: Any, inst: Instruction, vals: list[object]) -> object:
         assert isinstance(inst, ops.TapePush)
         pushed[0] += entry_size(value_type(inst.value.type))
-        return push(m, inst, vals)
+        return lookup(inst)(m, inst, vals)
+
+    def counting_lookup(inst: Instruction) -> Any:
+        return counting if isinstance(inst, ops.TapePush) else lookup(inst)
 
     with monkeypatch.context() as patch:
-        patch.setitem(interp._RULES, ops.TapePush, counting)
+        patch.setattr(interp.RULES, "lookup", counting_lookup)
         result = interp.run_function(module, name, args)
     return result, pushed[0]
 

@@ -40,12 +40,12 @@ LOCAL_SUM = """
 
 
 def test_local_array_that_does_not_escape_is_promoted() -> None:
-    filecheck(run(LOCAL_SUM), "CHECK: %a = stackarray(%three), %z : array[f64,1,C]")
+    filecheck(run(LOCAL_SUM), "CHECK: %a = newarray(%three), %z {on_stack} : array[f64,1,C]")
 
 
 def test_promoted_array_gets_no_reference_counting() -> None:
     out = run(LOCAL_SUM, ("stack-promote", "lifetimes"))
-    filecheck(out, "CHECK: %a = stackarray\nCHECK-NOT: incref\nCHECK-NOT: decref")
+    filecheck(out, "CHECK: %a = newarray{{.*}}{on_stack}\nCHECK-NOT: incref\nCHECK-NOT: decref")
     out = run(LOCAL_SUM, ("lifetimes",))  # without promotion: released after the last use
     filecheck(out, "CHECK: %a = newarray\nCHECK: decref %a")
 
@@ -76,7 +76,7 @@ def test_escaping_array_stays_on_the_heap(why: str, body: str) -> None:
           {body}
         }}
     """
-    filecheck(run(text), "CHECK: func @f\nCHECK: %a = newarray(%two)")
+    filecheck(run(text), "CHECK: func @f\nCHECK: %a = newarray(%two), %z : array[f64,1,C]")
 
 
 def test_call_that_returns_no_array_only_borrows() -> None:
@@ -98,7 +98,7 @@ def test_call_that_returns_no_array_only_borrows() -> None:
         }
         """
     )
-    filecheck(out, "CHECK: func @f\nCHECK: %a = stackarray(%two), %x")
+    filecheck(out, "CHECK: func @f\nCHECK: %a = newarray(%two), %x {on_stack}")
 
 
 def test_allocation_in_a_loop_is_not_promoted() -> None:
@@ -121,7 +121,7 @@ def test_allocation_in_a_loop_is_not_promoted() -> None:
         }
         """
     )
-    filecheck(out, "CHECK: %a = newarray(%two)")
+    filecheck(out, "CHECK: %a = newarray(%two), %x : array[f64,1,C]")
 
 
 @pytest.mark.parametrize(
@@ -140,8 +140,8 @@ def test_only_small_constant_shapes(shape: str, promoted: bool) -> None:
         }}
         """
     )
-    op = "stackarray" if promoted else "newarray"
-    filecheck(out, f"CHECK: %a = {op}({shape})")
+    flag = " {on_stack}" if promoted else ""
+    filecheck(out, f"CHECK: %a = newarray({shape}), %x{flag} : array[f64,1,C]")
 
 
 def test_phi_of_two_local_arrays_is_followed() -> None:
@@ -162,6 +162,8 @@ def test_phi_of_two_local_arrays_is_followed() -> None:
         }
     """
     kept = run(text.replace("RESULT", "f64").replace("USE", "%n = dim %u, 0 : i64\n  ret %x"))
-    filecheck(kept, "CHECK: %a = stackarray\nCHECK: %b = stackarray")
+    filecheck(kept, "CHECK: %a = newarray{{.*}}{on_stack}\nCHECK: %b = newarray{{.*}}{on_stack}")
     escaped = run(text.replace("RESULT", "ARR").replace("USE", "ret %u"))
-    filecheck(escaped, "CHECK: %a = newarray\nCHECK: %b = newarray")
+    filecheck(
+        escaped, f"CHECK: %a = newarray(%two), %x : {ARR}\nCHECK: %b = newarray(%two), %x : {ARR}"
+    )

@@ -463,14 +463,14 @@ def test_runtime_mode_downloads_instead_of_compiling(
     """In-process twin of the runtime-mode part of the slow test: with everything in the
     bucket, runtime mode's build lowers and emits nothing (both refuse here) and writes
     machine A's artifact."""
-    import gradc.compiler.driver as driver
+    import gradc.compiler.backend as backend
     from gradc.runtime_mode import _compile
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("compiled although the remote cache has everything")
 
-    monkeypatch.setattr(driver, "_compile_export", refuse)
-    monkeypatch.setattr(driver, "_emit_runtime", refuse)
+    monkeypatch.setattr(backend, "_lower_export", refuse)
+    monkeypatch.setattr(backend, "_emit_runtime", refuse)
     out = tmp_path / "cache" / "m.gradc"
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a warning would mean something was not used
@@ -484,7 +484,7 @@ def test_build_all_workers_share_the_cache(
 ) -> None:
     """``gradc build-all --remote-cache``: a second build of the same modules elsewhere
     downloads every object (nothing lowered or emitted) and writes the same bytes."""
-    import gradc.compiler.driver as driver
+    import gradc.compiler.backend as backend
 
     pkg = tmp_path / "pkg"
     pkg.mkdir()
@@ -503,8 +503,8 @@ def test_build_all_workers_share_the_cache(
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("compiled although the remote cache has everything")
 
-    monkeypatch.setattr(driver, "_compile_export", refuse)
-    monkeypatch.setattr(driver, "_emit_runtime", refuse)
+    monkeypatch.setattr(backend, "_lower_export", refuse)
+    monkeypatch.setattr(backend, "_emit_runtime", refuse)
     second = runner.invoke(
         cli, ["build-all", str(pkg), "-o", str(tmp_path / "B"), "--remote-cache", remote_url]
     )

@@ -11,7 +11,7 @@ its own description (docs/abi.md "ABI description"), a constant data symbol
 defined in the same object as ``SYMBOL``, whose bytes are :func:`encode` of a map:
 
 =========== ==========================================================================
-``abi``     calling-convention version (:data:`~gradc.artifacts.manifest.ABI_VERSION`)
+``abi``     calling-convention version (:data:`~gradc.artifacts.abi.symbols.ABI_VERSION`)
 ``role``    ``"entry"`` (the C-ABI entry) or ``"wrapper"`` (its CPython fast-call wrapper)
 ``export``  the export's Python name
 ``symbol``  ``SYMBOL``
@@ -37,22 +37,18 @@ from typing import Any
 
 import msgpack
 
+from gradc.artifacts.abi.symbols import ABI_VERSION, description_symbol
 from gradc.artifacts.elf import ElfError, ElfObject
 from gradc.artifacts.errors import ArtifactError
-from gradc.artifacts.manifest import ABI_VERSION, Entry, Target
+from gradc.artifacts.manifest import Entry, Target
 
 __all__ = [
-    "DESCRIPTION_PREFIX",
     "AbiMismatchError",
     "check_object",
     "describe",
-    "description_symbol",
     "encode",
     "expected",
 ]
-
-#: Prefix of the description symbol of ``SYMBOL``: ``__gradc_abi_SYMBOL``.
-DESCRIPTION_PREFIX = "__gradc_abi_"
 
 #: Fields of a description, in the order a mismatch is reported, with their wording.
 _FIELDS: tuple[tuple[str, str], ...] = (
@@ -70,11 +66,6 @@ _FIELDS: tuple[tuple[str, str], ...] = (
 
 class AbiMismatchError(ArtifactError):
     """An object's ABI description disagrees with its manifest entry (or is missing)."""
-
-
-def description_symbol(symbol: str) -> str:
-    """The symbol of ``symbol``'s description: ``__gradc_abi_<symbol>``."""
-    return DESCRIPTION_PREFIX + symbol
 
 
 def describe(

@@ -1,0 +1,213 @@
+"""The ctypes call path: one Python callable per export (docs/abi.md "Signature").
+
+Each export is called with the C ABI::
+
+    int32_t entry(ARG_0, ..., ARG_{n-1}, RESULT *out, gradc_error *err);
+
+The callable binds positional and keyword arguments like Python, checks the argument
+types (TypeError naming the parameter), converts, calls, turns a nonzero status into the
+Python exception of the error record (:mod:`.exceptions`), and converts the result (tuple
+structs become tuples, ``bool`` becomes ``bool``, array descriptors become NumPy arrays).
+Everything that can be prepared once (the ctypes prototype, converters, result types) is
+prepared when the export is made, from its structured signature
+(``Entry.signature.abi``, parsed by ``gradc.artifacts.abi.parse_type``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gradc.artifacts.abi.types import AbiType, Array, Scalar, Tuple
+from gradc.artifacts.loader.arrays import array_ctype
+from gradc.artifacts.loader.convert import FLOAT_CHECKS, CType, scalar_ctype, tuple_ctype
+from gradc.artifacts.loader.exceptions import ErrorRecord, raise_error
+from gradc.artifacts.manifest import Entry
+
+__all__ = ["ctype_of", "make_export"]
+
+
+def ctype_of(t: AbiType, text: str | None = None) -> CType:
+    """How ABI type ``t`` crosses the C ABI (:class:`~.convert.CType`); messages spell it
+    ``text`` (as the manifest wrote it; default its canonical spelling)."""
+    text = str(t) if text is None else text.strip()
+    if isinstance(t, Scalar):
+        return scalar_ctype(t)
+    if isinstance(t, Array):
+        return array_ctype(t, text)
+    assert isinstance(t, Tuple)
+    return tuple_ctype(text, [ctype_of(e) for e in t.elements])
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+_MISSING: Any = _Missing()
+
+
+def _written(convert: Callable[[Any], Any], function: str) -> Callable[[Any], Any]:
+    """``convert`` for an array parameter the export writes: read-only arrays are refused."""
+
+    def convert_written(v: Any) -> Any:
+        d = convert(v)
+        if not v.flags.writeable:
+            raise ValueError(
+                f"is a read-only array, but {function}() writes to it; pass a writeable "
+                "copy (np.array(a))"
+            )
+        return d
+
+    return convert_written
+
+
+def _binder(name: str, names: tuple[str, ...], sig_text: str) -> Callable[..., tuple[Any, ...]]:
+    """``bind(args, kwargs)`` of export ``name`` with parameters ``names``: matches
+    positional and keyword arguments to parameters like Python does (TypeError otherwise)."""
+    nparams = len(names)
+
+    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        if len(args) > nparams:
+            raise TypeError(
+                f"{name}() takes {nparams} argument{'s' * (nparams != 1)} "
+                f"({sig_text}) but {len(args)} were given"
+            )
+        bound = list(args) + [_MISSING] * (nparams - len(args))
+        for key, value in kwargs.items():
+            if key not in names:
+                raise TypeError(f"{name}() got an unexpected keyword argument {key!r}")
+            i = names.index(key)
+            if bound[i] is not _MISSING:
+                raise TypeError(f"{name}() got multiple values for argument {key!r}")
+            bound[i] = value
+        missing = [n for n, v in zip(names, bound) if v is _MISSING]
+        if missing:
+            raise TypeError(
+                f"{name}() missing {len(missing)} required argument"
+                f"{'s' * (len(missing) != 1)}: {', '.join(repr(m) for m in missing)} ({sig_text})"
+            )
+        return tuple(bound)
+
+    return bind
+
+
+def _checker(
+    name: str, names: tuple[str, ...], checks: tuple[Callable[[Any], Any] | None, ...]
+) -> Callable[[Sequence[Any]], None]:
+    """``check_all(args)``: check every argument, raising the error of the first bad one,
+    prefixed with the export and parameter name."""
+
+    def check_all(args: Sequence[Any]) -> None:
+        for param, check, value in zip(names, checks, args):
+            if check is None:
+                continue
+            try:
+                check(value)
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise type(exc)(f"{name}() argument {param!r} {exc}") from None
+
+    return check_all
+
+
+def make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Callable[..., Any]:
+    """The Python callable of export ``entry`` whose entry is at ``address``; it keeps
+    ``keepalive`` (the linked code) referenced (see the module docstring)."""
+    signature = entry.signature.abi
+    texts = [t for _, t in entry.signature.params]
+    params = [(name, ctype_of(t, s)) for (name, t), s in zip(signature.params, texts)]
+    result = ctype_of(signature.result, entry.signature.result)
+    qualname = f"{module}.{entry.name}"
+    names = tuple(name for name, _ in params)
+    sig_text = f"{entry.name}({', '.join(f'{n}: {t.text}' for n, t in params)}) -> {result.text}"
+    bind = _binder(entry.name, names, sig_text)
+    unsupported = [t.text for _, t in params if not t.argument_ok]
+    if not result.result_ok:
+        unsupported.append(result.text)
+    if unsupported:
+        fn = _not_supported(qualname, unsupported)
+    else:
+        out_type = result.ctype
+        proto = ctypes.CFUNCTYPE(
+            ctypes.c_int32,
+            *(t.param_ctype or t.ctype for _, t in params),
+            ctypes.POINTER(out_type),
+            ctypes.POINTER(ErrorRecord),
+        )
+        written = set(signature.writes)
+        converters = tuple(
+            _written(t.convert, entry.name) if n in written and t.convert is not None else t.convert
+            for n, t in params
+        )
+        checks = tuple(c or FLOAT_CHECKS.get(t.text) for c, (_, t) in zip(converters, params))
+        fn = _caller(
+            entry, qualname, proto(address), out_type, converters, result,
+            bind, _checker(entry.name, names, checks),
+        )  # fmt: skip
+    fn.__name__ = entry.name
+    fn.__qualname__ = qualname
+    fn.__doc__ = f"{sig_text}\n\nCompiled by gradc (symbol {entry.symbol})."
+    fn.__gradc_entry__ = entry  # type: ignore[attr-defined]
+    fn.__gradc_address__ = address  # type: ignore[attr-defined]
+    fn.__gradc_keepalive__ = keepalive  # type: ignore[attr-defined]  # code stays mapped
+    fn.__gradc_bind__ = bind  # type: ignore[attr-defined]
+    return fn
+
+
+def _caller(
+    entry: Entry,
+    qualname: str,
+    cfunc: Any,
+    out_type: Any,
+    converters: tuple[Callable[[Any], Any] | None, ...],
+    result: CType,
+    bind: Callable[..., tuple[Any, ...]],
+    check_all: Callable[[Sequence[Any]], None],
+) -> Callable[..., Any]:
+    """The call of one export through ctypes function ``cfunc``."""
+    nparams = len(converters)
+    to_convert = tuple((i, c) for i, c in enumerate(converters) if c is not None)
+    scalar_result = result.scalar
+    convert_result = result.result
+    array_result = result.array_result
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if kwargs or len(args) != nparams:
+            args = bind(args, kwargs)
+        given = args  # the caller's objects stay referenced until the result is built
+        if to_convert:
+            converted = list(args)
+            try:
+                for i, convert in to_convert:
+                    converted[i] = convert(converted[i])
+            except (TypeError, ValueError, OverflowError):
+                check_all(args)
+                raise
+            args = converted  # type: ignore[assignment]
+        out = out_type()
+        err = ErrorRecord()
+        try:
+            status = cfunc(*args, out, err)
+        except ctypes.ArgumentError:
+            check_all(given)  # raises the named TypeError (checks the caller's objects)
+            raise
+        if status:
+            raise_error(status, err, qualname, entry)
+        if array_result is not None:
+            return array_result(out, given)
+        return convert_result(out.value if scalar_result else out)
+
+    return call
+
+
+def _not_supported(qualname: str, unsupported: list[str]) -> Callable[..., Any]:
+    """The callable of an export whose signature this loader cannot call."""
+
+    def not_supported(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f"{qualname}: this loader cannot call functions with {', '.join(unsupported)} "
+            "in their signature yet"
+        )
+
+    return not_supported

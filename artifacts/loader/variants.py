@@ -1,0 +1,97 @@
+"""CPU variants: which of an artifact's CPU variants this host runs best
+(docs/artifacts.md "CPU variants")."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import llvmlite.binding as llvm
+
+from gradc.artifacts.errors import ArtifactError
+from gradc.artifacts.manifest import Manifest, Target
+
+__all__ = ["CPU_LEVEL_FEATURES", "host_cpu", "required_features", "select_variant"]
+
+#: LLVM feature names each x86-64 micro-architecture level needs (the x86-64 psABI's
+#: levels, beyond the x86-64 baseline every such host has).
+_X86_64_V2 = frozenset({"cx16", "popcnt", "sahf", "sse3", "sse4.1", "sse4.2", "ssse3"})
+_X86_64_V3 = _X86_64_V2 | {"avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave"}
+_X86_64_V4 = _X86_64_V3 | {"avx512bw", "avx512cd", "avx512dq", "avx512f", "avx512vl"}
+CPU_LEVEL_FEATURES: dict[str, frozenset[str]] = {
+    "generic": frozenset(),
+    "x86-64": frozenset(),
+    "x86-64-v2": _X86_64_V2,
+    "x86-64-v3": _X86_64_V3,
+    "x86-64-v4": _X86_64_V4,
+}
+
+
+def required_features(target: Target) -> frozenset[str] | None:
+    """The CPU features code built for ``target`` may use: every ``+feature`` of its
+    feature string (``native`` records the build host's) and those of its CPU level
+    (:data:`CPU_LEVEL_FEATURES`). None for a named CPU model without recorded features
+    (``--cpu skylake``): its feature set is unknown here, so only a host whose CPU LLVM
+    names the same runs it.
+    """
+    explicit = frozenset(f[1:] for f in target.features.split(",") if f.startswith("+"))
+    level = CPU_LEVEL_FEATURES.get(target.cpu)
+    if level is None and not explicit:
+        return None
+    return explicit | (level or frozenset())
+
+
+@functools.cache
+def host_cpu() -> tuple[str, frozenset[str]]:
+    """This host's CPU name and enabled features, as LLVM detects them."""
+    try:
+        features = frozenset(n for n, on in llvm.get_host_cpu_features().items() if on)
+    except RuntimeError:  # LLVM cannot detect features on this platform
+        features = frozenset()
+    return llvm.get_host_cpu_name(), features
+
+
+def _misfit(target: Target, host: tuple[str, frozenset[str]]) -> str | None:
+    """Why code for ``target`` cannot run on ``host`` (None: it can)."""
+    required = required_features(target)
+    if required is None:
+        if target.cpu == host[0]:
+            return None
+        return f"cpu {target.cpu!r} is not this host's {host[0]!r} (its features are not recorded)"
+    missing = sorted(required - host[1])
+    if missing:
+        return f"cpu {target.cpu!r} needs CPU features this host lacks: {', '.join(missing)}"
+    return None
+
+
+def select_variant(path: Path, manifest: Manifest) -> int:
+    """The index of the best CPU variant of ``manifest`` this host runs (docs/artifacts.md
+    "CPU variants"): among the variants whose required features the host has, the one
+    requiring the most (a named CPU model matching the host counts as all the host's),
+    the first listed on a tie.
+
+    Raises:
+        ArtifactError: the triple's architecture is not this process's, or no variant
+            fits; the message names each variant and what the host lacks.
+    """
+    want = manifest.target.triple
+    triple = llvm.get_process_triple()
+    if want and want.split("-")[0] != triple.split("-")[0]:
+        raise ArtifactError(f"{path} was built for {want}; this process runs on {triple}")
+    host = host_cpu()
+    best, best_score, reasons = -1, -1, []
+    for i, target in enumerate(manifest.targets()):
+        why = _misfit(target, host)
+        if why is not None:
+            reasons.append(why)
+            continue
+        required = required_features(target)
+        score = len(host[1]) if required is None else len(required)
+        if score > best_score:
+            best, best_score = i, score
+    if best < 0:
+        raise ArtifactError(
+            f"{path}: no CPU variant of this artifact runs on this host ({host[0]}): "
+            f"{'; '.join(reasons)}; rebuild it with --cpu x86-64 or native"
+        )
+    return best

@@ -1,0 +1,33 @@
+"""The toolchain of this process: gradc, llvmlite and the LLVM it bundles.
+
+A manifest records the versions that produced it (``producer``), a remote-cache record
+those that made its blobs, runtime mode those it compares an artifact with. Reading the
+LLVM version imports ``llvmlite.binding`` (on first call only): this module is the one
+place outside the code generator and the loader that does (pyproject.toml, contract
+``llvmlite-codegen-loader-only``), so that the store needs neither.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from gradc.artifacts.manifest import Producer
+
+__all__ = ["host_producer", "llvm_version"]
+
+
+@functools.cache
+def llvm_version() -> str:
+    """Version of the LLVM bundled with llvmlite, as ``"22.1.0"``."""
+    import llvmlite.binding as llvm
+
+    return ".".join(str(v) for v in llvm.llvm_version_info)
+
+
+def host_producer() -> Producer:
+    """Versions of this process: gradc, llvmlite and its bundled LLVM (``"22.1.0"``)."""
+    from importlib.metadata import version
+
+    from gradc._version import __version__
+
+    return Producer(gradc=__version__, llvmlite=version("llvmlite"), llvm=llvm_version())

@@ -1,0 +1,273 @@
+"""The back-end stages of a build: keys, lower and emit, and the build's output.
+
+- ``keys``: the call graph, each export's signature, raise sites and, per CPU variant, its
+  cache key (``gradc.compiler.keys``) and symbol; a :class:`~gradc.compiler.state.Job`
+  per export and variant, holding the cache's blobs when the cache has its key.
+- ``lower``: each job the cache did not hold, to LLVM IR with its ABI description.
+- ``emit``: those LLVM modules to relocatable objects (checked), with their fast-call
+  wrappers; the runtime object unless the cache holds it.
+
+Codegen is imported inside the stages, so that importing the driver stays cheap.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from gradc.artifacts.abi import entry_symbol
+from gradc.artifacts.keys import sha256_key
+from gradc.compiler import keys
+from gradc.compiler.ir.core import Module
+from gradc.compiler.options import CompilerOptions
+from gradc.compiler.results import BuildOutput, CompiledEntry, Param, Signature
+from gradc.compiler.sources import module_relative, source_hashes
+from gradc.compiler.state import BuildState, ExportPlan, Job
+from gradc.passes.analysis.callgraph import call_graph, reachable
+
+
+def plan_keys(state: BuildState) -> None:
+    """The ``keys`` stage: plan every export's jobs and look their keys up in the cache."""
+    from gradc.compiler.codegen.emit import llvm_version, target_info
+    from gradc.compiler.ir.printer import print_function
+
+    module, options = state.module, state.options
+    variant_options = options.variants()
+    state.targets = [target_info(o) for o in variant_options]
+    versions = keys.versions(llvm_version())
+    shared_of = [
+        keys.shared_components(o, t, versions)
+        for o, t in zip(variant_options, state.targets, strict=True)
+    ]
+    state.printed = {n: print_function(f) for n, f in module.functions.items()}
+    state.callgraph = call_graph(module)
+    state.hashes = keys.module_hashes(module, state.printed, state.callgraph)
+    derivatives = {d.name: d for d in state.info.derivatives}
+    state.exports = []
+    for plan in _export_plans(state):
+        for variant, shared, target in zip(variant_options, shared_of, state.targets, strict=True):
+            components = keys.entry_components(
+                state.hashes[plan.name], shared, plan.signature, derivatives.get(plan.name)
+            )
+            key = sha256_key(components)
+            symbol = entry_symbol(plan.name, key)
+            plan.jobs.append(_job(state, plan.name, variant, target, components, key, symbol))
+        state.exports.append(plan)
+    # One runtime serves every variant (and every artifact of the process): with several
+    # CPUs it is built for the generic CPU, so that it runs wherever any variant does.
+    runtime = replace(options, cpu="generic", cpus=()) if options.cpus else options
+    shared = (
+        shared_of[0]
+        if not options.cpus
+        else keys.shared_components(runtime, target_info(runtime), versions)
+    )
+    state.runtime_options = runtime
+    state.runtime_key = keys.runtime_key(shared)
+    cached_runtime = state.cache.get(state.runtime_key)
+    state.runtime_object = cached_runtime.object_code if cached_runtime is not None else None
+
+
+def _export_plans(state: BuildState) -> list[ExportPlan]:
+    """The exports of the module (then its derivative exports), in declaration order."""
+    from gradc.compiler.codegen.sites import site_table
+    from gradc.compiler.ir.types import python_name
+    from gradc.passes.analysis.mutation import written_params
+
+    module, info = state.module, state.info
+    written = written_params(module)
+    base_dir = Path(os.path.abspath(state.source_path)).parent
+    plans = []
+    for name in [e.name for e in info.exports] + [d.name for d in info.derivatives]:
+        function = state.focus = module.functions[name]
+        params = tuple(
+            Param(p.name or f"arg{p.index}", python_name(p.type), writes=p.index in written[name])
+            for p in function.params
+        )
+        signature = Signature(params, python_name(function.return_type))
+        sites = tuple(
+            (loc.file, loc.line, loc.col)
+            for loc in site_table(module, name, lambda f: module_relative(f, base_dir))
+        )
+        plans.append(ExportPlan(name, signature, reachable(module, name), sites))
+    return plans
+
+
+def _job(
+    state: BuildState,
+    export: str,
+    options: CompilerOptions,
+    target: Mapping[str, str],
+    components: dict[str, str | int | bool],
+    key: str,
+    symbol: str,
+) -> Job:
+    """The job of ``export`` for one variant, filled from the cache when it has ``key``."""
+    job = Job(export, options, target, components, key, symbol, state.cache.get(key))
+    if job.cached is not None:
+        job.object_code, job.wrapper_object = job.cached.object_code, job.cached.wrapper_object
+        # not the assembly a cache of format <= 1.2 may hold: builds store none
+        # (gradc inspect --asm generates it), warm or cold alike
+        job.llvm_text = job.cached.llvm_text
+    return job
+
+
+def lower(state: BuildState) -> None:
+    """The ``lower`` stage: LLVM IR of every job the cache did not hold."""
+    for plan in state.exports:
+        for job in plan.jobs:
+            if job.cached is None:
+                state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
+                job.llvm_module = _lower_export(
+                    state.module, plan.name, job.symbol, plan.signature, job.options, job.target
+                )
+
+
+def emit(state: BuildState) -> None:
+    """The ``emit`` stage: objects of every lowered job, and the runtime object if the
+    cache did not hold it."""
+    for plan in state.exports:
+        for job in plan.jobs:
+            if job.cached is None:
+                state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
+                _emit_export(job, plan.signature)
+    if state.runtime_object is None:
+        state.focus, state.step = None, "runtime"
+        state.runtime_object = _emit_runtime(state.runtime_options)
+
+
+def needs_lowering(state: BuildState) -> bool:
+    """Some export must be compiled (the cache did not hold its key)."""
+    return bool(state.pending())
+
+
+def needs_emission(state: BuildState) -> bool:
+    """Some export or the runtime must be compiled."""
+    return bool(state.pending()) or state.runtime_object is None
+
+
+def _step(plan: ExportPlan, job: Job) -> str:
+    """``export 'f'``, with the CPU when the export has several variants."""
+    cpu = f" for CPU {job.options.cpu!r}" if len(plan.jobs) > 1 else ""
+    return f"export {plan.name!r}{cpu}"
+
+
+def _lower_export(
+    module: Module,
+    export_name: str,
+    symbol: str,
+    signature: Signature,
+    options: CompilerOptions,
+    target: Mapping[str, str],
+) -> Any:
+    """The LLVM module of one export, carrying its ABI description (``gradc.artifacts.abi``)
+    for ``target``."""
+    from gradc.compiler.codegen.emit import add_abi_description
+    from gradc.compiler.codegen.lower import lower_export
+
+    llvm_module = lower_export(module, export_name, symbol, options)
+    add_abi_description(
+        llvm_module, symbol, abi_description(export_name, symbol, signature, target)
+    )
+    return llvm_module
+
+
+def _emit_export(job: Job, signature: Signature) -> None:
+    """Emit ``job``'s lowered module: its object (checked: relocatable, no forbidden
+    symbols), LLVM text, assembly and fast-call wrapper object."""
+    from gradc.compiler.codegen.emit import emit_object
+    from gradc.compiler.codegen.pywrapper import PYTHON_API_SYMBOLS, emit_wrapper
+    from gradc.compiler.codegen.relocatable import RelocatableError, check_object
+    from gradc.compiler.diagnostics import InternalCompilerError
+
+    emitted = emit_object(job.llvm_module, job.options)
+    job.llvm_module = None  # free it: a large gradient's LLVM IR is large
+    try:
+        check_object(emitted.object_code, job.export, emitted.llvm_text)
+    except RelocatableError as exc:
+        raise InternalCompilerError(f"relocatable check failed: {exc}") from None
+    description = abi_description(job.export, job.symbol, signature, job.target, wrapper=True)
+    wrapper = emit_wrapper(signature, job.symbol, job.options, description)
+    if wrapper:
+        allowed = frozenset(PYTHON_API_SYMBOLS) | {job.symbol}
+        check_object(wrapper, f"{job.export} (wrapper)", extra_symbols=allowed)
+    job.object_code, job.wrapper_object = emitted.object_code, wrapper
+    job.llvm_text, job.asm_text = emitted.llvm_text, emitted.asm_text
+
+
+def _emit_runtime(options: CompilerOptions) -> bytes:
+    """The runtime object (``gradc_rt*`` functions) for ``options``, checked."""
+    from gradc.compiler.codegen.relocatable import check_object
+    from gradc.compiler.codegen.runtime import emit_runtime_object
+
+    runtime = emit_runtime_object(options).object_code
+    check_object(runtime, "runtime")
+    return runtime
+
+
+def abi_description(
+    export_name: str,
+    symbol: str,
+    signature: Signature,
+    target: Mapping[str, str],
+    *,
+    wrapper: bool = False,
+) -> bytes:
+    """The encoded ABI description (``gradc.artifacts.abi``) of export ``export_name``'s
+    entry object, or of its fast-call wrapper object with ``wrapper``: what the loader
+    checks the manifest against before linking (docs/abi.md "ABI description")."""
+    from gradc.artifacts.abi.description import describe, encode
+    from gradc.compiler.codegen.pywrapper import wrapper_symbol
+
+    return encode(
+        describe(
+            role="wrapper" if wrapper else "entry",
+            export=export_name,
+            symbol=wrapper_symbol(symbol) if wrapper else symbol,
+            calls=symbol,
+            params=[(p.name, p.type) for p in signature.params],
+            result=signature.result,
+            writes=[p.name for p in signature.params if p.writes],
+            target=(target["triple"], target["cpu"], target["features"]),
+        )
+    )
+
+
+def build_output(state: BuildState) -> BuildOutput:
+    """What the stages produced, as the artifact store takes it."""
+    entries = []
+    for plan in state.exports:
+        compiled = [
+            CompiledEntry(
+                name=plan.name,
+                signature=plan.signature,
+                symbol=job.symbol,
+                object_code=job.object_code,
+                key=job.key,
+                key_components=job.components,
+                ir_text="\n".join(state.printed[n] for n in plan.reached),
+                llvm_text=job.llvm_text,
+                asm_text=job.asm_text,
+                wrapper_object=job.wrapper_object,
+                dependencies={n: state.hashes[n] for n in plan.reached},
+                sites=plan.sites,
+                reused=job.cached is not None,
+            )
+            for job in plan.jobs
+        ]
+        entries.append(replace(compiled[0], variants=tuple(compiled[1:])))
+    base_dir = Path(os.path.abspath(state.source_path)).parent
+    assert state.runtime_object is not None  # the emit stage made it if the cache had none
+    return BuildOutput(
+        state.info.name,
+        tuple(entries),
+        state.targets[0],
+        state.timings,
+        state.runtime_object,
+        runtime_key=state.runtime_key,
+        sources=source_hashes(state.info, base_dir, {str(state.source_path): state.data}),
+        callees=state.callgraph,
+        variant_targets=tuple(state.targets) if len(state.targets) > 1 else (),
+    )

@@ -1,0 +1,263 @@
+"""Lower calls: of ``math`` functions, NumPy allocators, builtins and user functions.
+
+Arguments are evaluated left to right (NumPy's keyword arguments in source order); a call
+of a user function, in this module or an imported one, is emitted with the callee's
+:attr:`~.imports.FunctionRef.symbol` for inference to specialise.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+
+from gradc.compiler.frontend.imports import (
+    ConstantRef,
+    ForeignRef,
+    FunctionRef,
+    ModuleRef,
+    NonConstantRef,
+    foreign_error,
+    resolve,
+)
+from gradc.compiler.frontend.lower_state import LoweringState
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Value
+from gradc.compiler.ir.types import F64, I1, I64, ScalarType
+
+_CAST_BUILTINS: dict[str, ScalarType] = {"int": I64, "float": F64, "bool": I1}
+
+#: numpy allocator -> its parameters by NumPy's names, in order (``dtype`` optional).
+_NUMPY_ALLOCATORS: dict[str, tuple[str, ...]] = {
+    "zeros": ("shape", "dtype"),
+    "ones": ("shape", "dtype"),
+    "empty": ("shape", "dtype"),
+    "full": ("shape", "fill_value", "dtype"),
+    "zeros_like": ("a", "dtype"),
+    "ones_like": ("a", "dtype"),
+    "empty_like": ("a", "dtype"),
+    "full_like": ("a", "fill_value", "dtype"),
+}
+
+#: dtype spellings -> IR scalar type names.
+_DTYPES: dict[str, str] = {
+    "float64": "f64",
+    "float": "f64",
+    "double": "f64",
+    "f8": "f64",
+    "float_": "f64",
+    "float32": "f32",
+    "single": "f32",
+    "f4": "f32",
+    "int64": "i64",
+    "int": "i64",
+    "i8": "i64",
+    "int_": "i64",
+    "intp": "i64",
+    "int32": "i32",
+    "i4": "i32",
+    "intc": "i32",
+    "bool_": "i1",
+    "bool": "i1",
+    "?": "i1",
+}
+
+#: Builtins compiled code can call (``range`` only as a for loop's iterable).
+SUPPORTED_BUILTINS = ("abs", "min", "max", "int", "float", "bool", "len")
+
+
+class CallLowering(LoweringState):
+    """The lowering of call expressions (``f(x)``, ``math.exp(x)``, ``np.zeros(n)``)."""
+
+    def call(self, e: ast.Call) -> Value:
+        """A call: of ``math``, NumPy, ``x.copy()``, a builtin or a user function."""
+        if any(isinstance(a, ast.Starred) for a in e.args):
+            raise self.src.error("unsupported expression 'Starred'", e)
+        func = e.func
+        if e.keywords and self.info.numpy_attr(func) is None:
+            raise self.src.error("keyword arguments are not supported", e)
+        math_fn = self.info.math_attr(func)
+        if math_fn is not None:
+            return self.math_call(math_fn, e)
+        numpy_fn = self.info.numpy_attr(func)
+        if numpy_fn is not None:
+            return self.numpy_call(numpy_fn, e)
+        if self._is_imported(func):
+            return self.imported_call(func, e)
+        if isinstance(func, ast.Attribute) and func.attr == "copy":
+            if e.args or e.keywords:
+                raise self.src.error("copy() takes no arguments", e)
+            return self.b.insert(ops.CopyArray(self.expr(func.value)))
+        if isinstance(func, ast.Name):
+            name = func.id
+            if name in self.locals:
+                raise self.src.error(f"local variable '{name}' is not callable", func)
+            if name in self.info.functions:
+                return self.user_call(FunctionRef(self.info, name), name, e)
+            if name in SUPPORTED_BUILTINS:
+                return self.builtin_call(name, e)
+            if name == "range":
+                raise self.src.error("range() is supported only as the iterable of a for loop", e)
+            if name in self.info.constants:
+                raise self.src.error(f"module constant '{name}' is not callable", func)
+            raise self.undefined(name, func)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            raise self.src.error(f"unsupported function '{ast.unparse(func)}'", func)
+        raise self.src.error(f"unsupported call of '{ast.unparse(func)}'", func)
+
+    def math_call(self, fn_name: str, e: ast.Call) -> Value:
+        """``math.<fn_name>(...)``; ``floor``/``ceil``/``trunc`` return an int, as in Python."""
+        fn = ops.MATH_FUNCTIONS.get(fn_name)
+        if fn is None or fn.internal:
+            if hasattr(math, fn_name) and not fn_name.startswith("_"):  # math.fmod, ...
+                raise self.src.error(
+                    f"function 'math.{fn_name}' is not supported in compiled code", e.func
+                )
+            raise self.src.error(f"module 'math' has no function '{fn_name}'", e.func)
+        if len(e.args) != fn.arity:
+            raise self.src.error(
+                f"math.{fn_name}() takes {fn.arity} argument{'s' * (fn.arity != 1)} "
+                f"but {len(e.args)} were given",
+                e,
+            )
+        args = [self.expr(a) for a in e.args]
+        result = self.b.math(fn_name, *args)
+        if fn_name in ("floor", "ceil", "trunc"):
+            return self.b.insert(ops.Cast(result, type=I64))  # Python returns an int
+        return result
+
+    def numpy_call(self, name: str, e: ast.Call) -> Value:
+        """``np.zeros/ones/empty/full`` and their ``*_like`` forms.
+
+        Arguments bind as NumPy's (positional or by name: ``shape=``, ``fill_value=``,
+        ``a=``, ``dtype=``; ``dtype=None`` is the default) and are evaluated in source
+        order; a shape may be a list (``np.zeros([n, 2])``).
+        """
+        if name not in _NUMPY_ALLOCATORS:
+            raise self.src.error(f"numpy function 'np.{name}' is not supported", e.func)
+        params = _NUMPY_ALLOCATORS[name]
+        if len(e.args) > len(params):
+            raise self.src.error(
+                f"np.{name}() takes at most {len(params)} positional arguments "
+                f"({', '.join(params)}) but {len(e.args)} were given",
+                e,
+            )
+        bound: dict[str, ast.expr] = dict(zip(params, e.args, strict=False))
+        for kw in e.keywords:
+            if kw.arg is None or kw.arg not in params:
+                shown = f"keyword '{kw.arg}'" if kw.arg else "'**' argument"
+                allowed = ", ".join(f"{p}=" for p in params)
+                raise self.src.error(
+                    f"np.{name}() {shown} is not supported (only {allowed})", kw.value
+                )
+            if kw.arg in bound:
+                raise self.src.error(
+                    f"np.{name}() got multiple values for argument '{kw.arg}'", kw.value
+                )
+            bound[kw.arg] = kw.value
+        for param in params[:-1]:
+            if param not in bound:
+                raise self.src.error(f"np.{name}() missing required argument '{param}'", e)
+        dtype_node = bound.pop("dtype", None)
+        dtype = ""
+        if dtype_node is not None and not (
+            isinstance(dtype_node, ast.Constant) and dtype_node.value is None
+        ):
+            dtype = self.dtype(dtype_node)
+        values: dict[str, Value] = {}
+        for param, node in sorted(bound.items(), key=lambda item: _source_order(item[1])):
+            if param == "shape" and isinstance(node, ast.List):
+                with self.b.at(self.src.loc(node)):
+                    values[param] = self.b.make_tuple([self.expr(x) for x in node.elts])
+            else:
+                values[param] = self.expr(node)
+        shape, like = values.get("shape"), values.get("a")
+        fill = values.get("fill_value")
+        kind = name.removesuffix("_like")
+        return self.b.insert(ops.Allocate(ops.AllocKind(kind), dtype, shape, like, fill))
+
+    def dtype(self, node: ast.expr) -> str:
+        """The IR type name of a dtype expression (``np.float64``, ``float``, ``"f8"``)."""
+        name: str | None = None
+        if isinstance(node, ast.Name) and node.id in ("float", "int", "bool"):
+            name = node.id
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            name = node.value
+        else:
+            name = self.info.numpy_attr(node)
+        if name is None or name not in _DTYPES:
+            raise self.src.error(
+                f"unsupported dtype '{ast.unparse(node)}' (use np.float64, np.float32, "
+                "np.int64, np.int32 or np.bool_)",
+                node,
+            )
+        return _DTYPES[name]
+
+    def imported_call(self, func: ast.expr, e: ast.Call) -> Value:
+        """A call of a user module's function (``g(x)``, ``helpers.f(x)``)."""
+        assert isinstance(func, ast.Name | ast.Attribute)
+        ref = resolve(self.info, func)
+        shown = ast.unparse(func)
+        if isinstance(ref, FunctionRef):
+            return self.user_call(ref, shown, e)
+        if isinstance(ref, ForeignRef):
+            raise foreign_error(self.info, ref, func, called=True)
+        what = {
+            ConstantRef: "module constant",
+            ModuleRef: "module",
+            NonConstantRef: "module variable",
+        }[type(ref)]
+        raise self.src.error(f"{what} '{shown}' is not callable", func)
+
+    def user_call(self, callee: FunctionRef, shown: str, e: ast.Call) -> Value:
+        """A call of a top-level function of this or another user module.
+
+        The call names the callee by :attr:`FunctionRef.symbol`; inference replaces it by
+        the specialisation's symbol.
+        """
+        expected = len(callee.node.args.args)
+        if len(e.args) != expected:
+            raise self.src.error(
+                f"function '{shown}' takes {expected} argument{'s' * (expected != 1)} "
+                f"but {len(e.args)} were given",
+                e,
+            )
+        args = [self.expr(a) for a in e.args]
+        self.callees[callee.symbol] = callee
+        return self.b.call(callee.symbol, args)
+
+    def builtin_call(self, name: str, e: ast.Call) -> Value:
+        """A call of one of :data:`SUPPORTED_BUILTINS` (``int()`` and friends, ``len``, ``abs``,
+        ``min``/``max`` of two or more scalars)."""
+        n = len(e.args)
+        if name in _CAST_BUILTINS:
+            if n == 0:
+                zero = {"int": 0, "float": 0.0, "bool": False}[name]
+                return self.b.const(zero, _CAST_BUILTINS[name])
+            if n != 1:
+                raise self.src.error(f"{name}() takes at most 1 argument ({n} given)", e)
+            return self.b.insert(ops.Cast(self.expr(e.args[0]), type=_CAST_BUILTINS[name]))
+        if name == "len":
+            if n != 1:
+                raise self.src.error(f"len() takes exactly one argument ({n} given)", e)
+            return self.b.insert(ops.Len(self.expr(e.args[0])))
+        if name == "abs":
+            if n != 1:
+                raise self.src.error(f"abs() takes exactly one argument ({n} given)", e)
+            return self.b.insert(ops.Abs(self.expr(e.args[0])))
+        if name in ("min", "max"):
+            if n < 2:
+                raise self.src.error(
+                    f"{name}() of one value (an iterable) is not supported; pass two or "
+                    "more scalars",
+                    e,
+                )
+            cls = ops.Min if name == "min" else ops.Max
+            acc = self.expr(e.args[0])
+            for a in e.args[1:]:
+                acc = self.b.insert(cls(acc, self.expr(a)))
+            return acc
+        raise self.src.error(f"unsupported call of builtin '{name}'", e)
+
+
+def _source_order(node: ast.expr) -> tuple[int, int]:
+    return (node.lineno, node.col_offset)

@@ -1,0 +1,353 @@
+"""Lower statements: assignments, ``if``, ``for``/``while`` loops, ``raise``, ``assert``.
+
+A suite stops at the first statement no path reaches (after ``return``, ``break``, ...);
+a constant condition branches straight to the block it selects. ``range`` loops evaluate
+their bounds once and raise ValueError on a zero step; ``for v in a`` loops over the first
+axis of an array; ``else`` suites run when the loop ends without ``break``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from gradc.compiler.frontend.constants import fold_constant
+from gradc.compiler.frontend.lower_expr import ExpressionLowering
+from gradc.compiler.frontend.lower_state import IntCheck, Loop, UnpackCheck
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Value
+from gradc.compiler.ir.types import I64
+
+#: Exceptions a ``raise`` statement may name (all map to docs/abi.md kinds).
+
+RAISABLE = (
+    "ValueError",
+    "ZeroDivisionError",
+    "OverflowError",
+    "IndexError",
+    "TypeError",
+    "RuntimeError",
+    "AssertionError",
+)
+
+
+class StatementLowering(ExpressionLowering):
+    """The lowering of statements, loops included."""
+
+    def suite(self, body: list[ast.stmt]) -> None:
+        """Lower ``body`` statement by statement, stopping where no path reaches."""
+        for stmt in body:
+            if not self._live():
+                return  # the rest of the suite is unreachable
+            with self.b.at(self.src.loc(stmt)):
+                self.statement(stmt)
+
+    def statement(self, s: ast.stmt) -> None:
+        """Lower one statement.
+
+        Raises:
+            CompileError: an unsupported statement or assignment target, ``break`` or
+                ``continue`` outside a loop."""
+        match s:
+            case ast.Assign(targets=targets, value=value):
+                self.assign(targets, value)
+            case ast.AnnAssign(target=target, value=value) if value is not None:
+                self.assign([target], value)
+            case ast.AugAssign(target=ast.Name(id=name) as target, op=op, value=value):
+                cls = self._binop_class(op, s)
+                current = self.read(name, target)
+                rhs = self.expr(value)
+                with self.b.at(self.src.loc(s)):
+                    self.write(name, self.b.insert(cls(current, rhs)))
+            case ast.AugAssign(target=ast.Subscript(value=container, slice=index), op=op):
+                cls = self._binop_class(op, s)
+                array = self.expr(container)
+                indices = self.indices(index)  # evaluated once, as in Python
+                with self.b.at(self.src.loc(s.target)):
+                    current = self.b.insert(ops.GetItem(array, indices))
+                rhs = self.expr(s.value)
+                with self.b.at(self.src.loc(s)):
+                    result = self.b.insert(cls(current, rhs))
+                    self.b.insert(ops.SetItem(array, indices, result))
+            case ast.AugAssign(target=target):
+                raise self.src.error(
+                    f"unsupported assignment target '{type(target).__name__}'", target
+                )
+            case ast.If():
+                self.if_stmt(s)
+            case ast.For():
+                self.for_stmt(s)
+            case ast.While():
+                self.while_stmt(s)
+            case ast.Break():
+                if not self.loops:
+                    raise self.src.error("'break' outside loop", s)
+                self._jump(self.loops[-1].break_to)
+            case ast.Continue():
+                if not self.loops:
+                    raise self.src.error("'continue' not properly in loop", s)
+                self._jump(self.loops[-1].continue_to)
+            case ast.Return(value=value):
+                self.b.ret(self.expr(value) if value is not None else None)
+            case ast.Pass():
+                pass
+            case ast.Expr(value=ast.Constant(value=str())):
+                pass  # docstring
+            case ast.Expr(value=value):
+                self.expr(value)
+            case ast.Raise():
+                self.raise_stmt(s)
+            case ast.Assert(test=test, msg=msg):
+                self.assert_stmt(s, test, msg)
+            case _:
+                raise self.src.error(f"unsupported statement '{type(s).__name__}'", s)
+
+    def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
+        """``t1 = t2 = value``; ``a, b = x, y`` evaluates the right side before binding."""
+        # ``a, b = b, a``: evaluate every element first, then bind (no tuple needed).
+        if (
+            len(targets) == 1
+            and isinstance(targets[0], ast.Tuple)
+            and isinstance(value, ast.Tuple)
+            and len(targets[0].elts) == len(value.elts)
+            and not any(isinstance(e, ast.Starred) for e in value.elts)
+        ):
+            values = [self.expr(e) for e in value.elts]
+            for target, v in zip(targets[0].elts, values, strict=True):
+                self.bind(target, v)
+            return
+        v = self.expr(value)
+        for target in targets:
+            self.bind(target, v)
+
+    def bind(self, target: ast.expr, value: Value) -> None:
+        """Bind an assignment target (a name, ``a[i]``, or a tuple/list of targets) to ``value``."""
+        match target:
+            case ast.Name(id=name):
+                self.write(name, value)
+            case ast.Subscript(value=container, slice=index):
+                array = self.expr(container)
+                indices = self.indices(index)
+                with self.b.at(self.src.loc(target)):
+                    self.b.insert(ops.SetItem(array, indices, value))
+            case ast.Tuple(elts=elts) | ast.List(elts=elts):
+                if any(isinstance(e, ast.Starred) for e in elts):
+                    raise self.src.error("starred assignment is not supported", target)
+                self.unpacks.append(UnpackCheck(value, len(elts), self.src.loc(target)))
+                with self.b.at(self.src.loc(target)):
+                    parts = [self.b.tuple_get(value, i) for i in range(len(elts))]
+                for part, elt in zip(parts, elts, strict=True):
+                    self.bind(elt, part)
+            case _:
+                raise self.src.error(
+                    f"unsupported assignment target '{type(target).__name__}'", target
+                )
+
+    def if_stmt(self, s: ast.If) -> None:
+        """``if``/``else``: a constant condition branches straight to the suite it selects."""
+        cond = self.expr(s.test)
+        then = self.b.new_block("if.then")
+        join = self.b.new_block("if.end")
+        orelse = self.b.new_block("if.else") if s.orelse else join
+        self._cond_branch(cond, then, orelse)
+        self._start(then)
+        self.suite(s.body)
+        if self._live():
+            self._jump(join)
+        if s.orelse:
+            self._start(orelse)
+            self.suite(s.orelse)
+            if self._live():
+                self._jump(join)
+        self._start(join)
+
+    def for_stmt(self, s: ast.For) -> None:
+        """``for`` over ``range(...)`` (bounds evaluated once; a zero step raises ValueError)
+        or over an array (:meth:`for_each`)."""
+        it = s.iter
+        if not (
+            isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name)
+            and it.func.id == "range"
+            and "range" not in self.locals
+            and "range" not in self.info.functions
+            and "range" not in self.info.user_imports
+        ):
+            if isinstance(it, ast.Name | ast.Attribute | ast.Subscript):
+                self.for_each(s)
+                return
+            raise self.src.error(
+                "unsupported iterable in for loop: only range(...) and arrays are supported",
+                it,
+            )
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.src.error("range() takes 1 to 3 positional arguments", it)
+        step_value = fold_constant(self.info, it.args[2]) if len(it.args) == 3 else 1
+        if step_value is not None and (not isinstance(step_value, int) or step_value == 0):
+            raise self.src.error(
+                "range() arg 3 must not be zero"
+                if step_value == 0
+                else "range() arguments must be integers",
+                it.args[2],
+            )
+        args = [self.expr(a) for a in it.args[: 2 if step_value is not None else 3]]
+        for a, node in zip(args, it.args, strict=False):
+            self.int_checks.append(IntCheck(a, "range() argument", self.src.loc(node)))
+        with self.b.at(self.src.loc(it)):
+            zero: Value = self.b.const(0, I64)
+            start: Value
+            stop: Value
+            step: Value
+            if len(args) == 1:
+                start, stop = zero, args[0]
+            else:
+                start, stop = args[0], args[1]
+            if step_value is not None:
+                step = self.b.const(step_value, I64)
+            else:
+                step = args[2]
+                bad = self.b.new_block("range.zero")
+                ok = self.b.new_block("range.ok")
+                self._branch(self.b.cmp("eq", step, zero), bad, ok)
+                self._start(bad)
+                self.b.raise_("ValueError", "range() arg 3 must not be zero")
+                self._start(ok)
+
+        self._counted_loop(s, start, stop, step)
+
+    def _counted_loop(
+        self,
+        s: ast.For,
+        start: Value,
+        stop: Value,
+        step: Value,
+        element_of: Value | None = None,
+    ) -> None:
+        """The loop of ``for target in range(start, stop, step)`` (or over an array).
+
+        With ``element_of``, the target is bound to ``element_of[i]`` instead of ``i``.
+        """
+        it = s.iter
+        header = self.b.new_block("for.header")
+        body = self.b.new_block("for.body")
+        latch = self.b.new_block("for.latch")
+        orelse = self.b.new_block("for.else") if s.orelse else None
+        exit_ = self.b.new_block("for.end")
+        # The induction variable is a hidden SSA variable (not a valid Python name), so
+        # rebinding the target inside the body does not change the iteration.
+        counter = f"range.{s.lineno}.{s.col_offset}"
+        assert self.b.block is not None
+        self.ssa.write(self.b.block, counter, start)
+        self._jump(header)
+
+        self._start(header, seal=False)
+        i = self.ssa.read(header, counter, self.src.loc(s))
+        with self.b.at(self.src.loc(it)):
+            if isinstance(step, ops.Const):  # the direction is known
+                more = self.b.cmp("lt" if step.value > 0 else "gt", i, stop)
+            else:
+                zero = self.b.const(0, I64)
+                up = self.b.cmp("gt", step, zero)
+                below = self.b.cmp("lt", i, stop)
+                above = self.b.cmp("gt", i, stop)
+                more = self.b.select(up, below, above)
+        self._branch(more, body, orelse or exit_)
+
+        self._start(body)
+        if element_of is not None:
+            with self.b.at(self.src.loc(it)):
+                item = self.b.insert(ops.GetItem(element_of, (i,)))
+            self.bind(s.target, item)
+        else:
+            self.bind(s.target, i)
+        self.loops.append(Loop(continue_to=latch, break_to=exit_))
+        self.suite(s.body)
+        self.loops.pop()
+        if self._live():
+            self._jump(latch)
+
+        self._start(latch)
+        if self._live():  # else the body never reaches its end or a ``continue``
+            with self.b.at(self.src.loc(it)):
+                self.ssa.write(latch, counter, self.b.add(i, step))
+            self._jump(header)
+        self.ssa.seal(header)
+
+        if orelse is not None:
+            self._start(orelse)
+            self.suite(s.orelse)
+            if self._live():
+                self._jump(exit_)
+        self._start(exit_)
+
+    def for_each(self, s: ast.For) -> None:
+        """``for v in a``: an index loop over the first axis of a 1-D array."""
+        array = self.expr(s.iter)
+        with self.b.at(self.src.loc(s.iter)):
+            n = self.b.insert(ops.Len(array))
+        self._counted_loop(s, self.b.const(0, I64), n, self.b.const(1, I64), element_of=array)
+
+    def while_stmt(self, s: ast.While) -> None:
+        """``while``, with its ``else`` suite run when the condition becomes false."""
+        header = self.b.new_block("while.header")
+        body = self.b.new_block("while.body")
+        orelse = self.b.new_block("while.else") if s.orelse else None
+        exit_ = self.b.new_block("while.end")
+        self._jump(header)
+        self._start(header, seal=False)
+        cond = self.expr(s.test)
+        self._cond_branch(cond, body, orelse or exit_)
+        self._start(body)
+        self.loops.append(Loop(continue_to=header, break_to=exit_))
+        self.suite(s.body)
+        self.loops.pop()
+        if self._live():
+            self._jump(header)
+        self.ssa.seal(header)
+        if orelse is not None:
+            self._start(orelse)
+            self.suite(s.orelse)
+            if self._live():
+                self._jump(exit_)
+        self._start(exit_)
+
+    def raise_stmt(self, s: ast.Raise) -> None:
+        """``raise E`` or ``raise E("constant message")`` for E in :data:`RAISABLE`."""
+        exc = s.exc
+        if s.cause is not None:
+            raise self.src.error("'raise ... from ...' is not supported", s)
+        name: str | None = None
+        message = ""
+        if isinstance(exc, ast.Name):
+            name = exc.id
+        elif isinstance(exc, ast.Call) and isinstance(exc.func, ast.Name):
+            name = exc.func.id
+            if exc.keywords or len(exc.args) > 1:
+                raise self.src.error("raise takes at most one message argument", exc)
+            if exc.args:
+                arg = exc.args[0]
+                if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                    raise self.src.error("the message of raise must be a constant string", arg)
+                message = arg.value
+        if name not in RAISABLE:
+            got = ast.unparse(exc) if exc is not None else "a bare re-raise"
+            raise self.src.error(
+                "raise supports only ValueError, ZeroDivisionError, OverflowError, "
+                f"IndexError, TypeError, RuntimeError and AssertionError (got {got})",
+                s,
+            )
+        self.b.raise_(name, message)
+
+    def assert_stmt(self, s: ast.Assert, test: ast.expr, msg: ast.expr | None) -> None:
+        """``assert test[, "constant message"]``: raises AssertionError when false."""
+        message = ""
+        if msg is not None:
+            if not (isinstance(msg, ast.Constant) and isinstance(msg.value, str)):
+                raise self.src.error("the message of assert must be a constant string", msg)
+            message = msg.value
+        cond = self.expr(test)
+        ok = self.b.new_block("assert.ok")
+        fail = self.b.new_block("assert.fail")
+        self._cond_branch(cond, ok, fail)
+        self._start(fail)
+        self.b.raise_("AssertionError", message)
+        self._start(ok)

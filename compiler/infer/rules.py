@@ -1,0 +1,369 @@
+"""Transfer rules of type inference: an operation's type from its operands' types.
+
+The typing rules are Python's, restricted to static types (the package docstring);
+:data:`TRANSFER` holds one rule per operation the front end emits. A rule returns the
+instruction's new type, or None when it keeps its type (not known yet, or fixed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.dispatch import OpTable
+from gradc.compiler.ir.types import (
+    F64,
+    I1,
+    I64,
+    NONE,
+    SCALARS,
+    UNKNOWN,
+    ArrayType,
+    NoneType,
+    ScalarType,
+    TupleType,
+    Type,
+    UnknownType,
+    join,
+    python_name,
+)
+
+if TYPE_CHECKING:
+    from gradc.compiler.infer.specialize import Inference, Spec
+
+#: A transfer rule: ``(inference, specialisation, instruction) -> new type or None``.
+TransferRule = Callable[["Inference", "Spec", Instruction], "Type | None"]
+
+#: The transfer rule of every operation the front end emits.
+TRANSFER: OpTable[TransferRule] = OpTable("inference")
+
+
+def has_unknown(t: Type) -> bool:
+    """True when ``t`` is ``UNKNOWN`` or a tuple with an ``UNKNOWN`` part, at any depth
+    (a tuple built from a call whose callee's return type is not inferred yet)."""
+    if isinstance(t, TupleType):
+        return any(has_unknown(e) for e in t.elements)
+    return isinstance(t, UnknownType)
+
+
+def _scalar_operands(inf: Inference, inst: Instruction, symbol: str) -> list[ScalarType] | None:
+    types = [v.type for v in inst.operands()]
+    if any(isinstance(t, UnknownType) for t in types):
+        return None
+    if not all(isinstance(t, ScalarType) for t in types):
+        shown = " and ".join(f"'{python_name(t)}'" for t in types)
+        raise inf.error(f"unsupported operand type(s) for {symbol}: {shown}", inst)
+    return types  # type: ignore[return-value]
+
+
+def _widened(inst: Instruction, j: ScalarType) -> Type:
+    """Python's arithmetic result: the join, any integer widened to ``i64``."""
+    return I64 if j.is_int else j
+
+
+def _joined(inst: Instruction, j: ScalarType) -> Type:
+    """``min``/``max``: the join itself (``min(True, False)`` is a bool)."""
+    return j
+
+
+def _true_division(inst: Instruction, j: ScalarType) -> Type:
+    """``/``: ``f64`` for ints. Python's ``int / int`` has its own ZeroDivisionError
+    message; the operands are converted to floats afterwards, so the division records
+    what its source was (``kind``)."""
+    assert isinstance(inst, ops.Div)
+    inst.kind = ops.DivKind.INT if j.is_int else ops.DivKind.FLOAT
+    return F64 if j.is_int else j
+
+
+def _arith(symbol: str, result: Callable[[Instruction, ScalarType], Type]) -> TransferRule:
+    """The rule of arithmetic written ``symbol`` in Python (``"+"``, ``"abs()"``): the
+    join of the scalar operands, made the result type by ``result``."""
+
+    def rule(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+        types = _scalar_operands(inf, inst, symbol)
+        if types is None:
+            return None
+        j = types[0]
+        for t in types[1:]:
+            j = join(j, t)  # type: ignore[assignment]
+        return result(inst, j)
+
+    return rule
+
+
+@TRANSFER.register(ops.Cmp)
+def _cmp(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    _scalar_operands(inf, inst, "comparison")
+    return I1
+
+
+def _truth_operand(inf: Inference, value: Value, inst: Instruction) -> None:
+    t = value.type
+    if not isinstance(t, ScalarType | UnknownType):
+        raise inf.error(f"a value of type {python_name(t)} has no truth value here", inst)
+
+
+@TRANSFER.register(ops.Not)
+def _not(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.Not)
+    _truth_operand(inf, inst.operand, inst)
+    return I1
+
+
+@TRANSFER.register(ops.Select)
+def _select(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.Select)
+    a, b = inst.if_true.type, inst.if_false.type
+    j = join(a, b)
+    if j is None:
+        raise inf.unify_error(inst, a, b)
+    return None if isinstance(j, UnknownType) else j
+
+
+@TRANSFER.register(ops.Phi)
+def _phi(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.Phi)
+    result: Type = UNKNOWN
+    for _, v in inst.incoming:
+        j = join(result, v.type)
+        if j is None:
+            raise inf.unify_error(inst, result, v.type)
+        result = j
+    return None if isinstance(result, UnknownType) else result
+
+
+@TRANSFER.register(ops.MathCall)
+def _math(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.MathCall)
+    _scalar_operands(inf, inst, f"math.{inst.fn}()")
+    return I1 if ops.MATH_FUNCTIONS[inst.fn].returns_bool else F64
+
+
+@TRANSFER.register(ops.Cast)
+def _cast(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.Cast)
+    t = inst.value.type
+    if not isinstance(t, ScalarType | UnknownType):
+        raise inf.error(f"cannot convert a value of type {python_name(t)} to a number", inst)
+    return None
+
+
+@TRANSFER.register(ops.MakeTuple)
+def _make_tuple(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.MakeTuple)
+    types = [e.type for e in inst.elements]
+    if any(isinstance(t, UnknownType) for t in types):
+        return None
+    for t in types:
+        if isinstance(t, NoneType):
+            raise inf.error("a tuple cannot hold None", inst)
+    return TupleType(tuple(types))
+
+
+@TRANSFER.register(ops.TupleGet)
+def _tuple_get(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.TupleGet)
+    t = inst.tuple.type
+    if isinstance(t, UnknownType):
+        return None
+    if not isinstance(t, TupleType):
+        raise inf.error(f"cannot unpack or subscript a value of type {python_name(t)}", inst)
+    if not -len(t.elements) <= inst.index < len(t.elements):
+        raise inf.error(f"tuple index {inst.index} out of range for {python_name(t)}", inst)
+    if inst.index < 0:
+        inst.index += len(t.elements)
+    return t.elements[inst.index]
+
+
+@TRANSFER.register(ops.Branch)
+def _branch(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.Branch)
+    _truth_operand(inf, inst.cond, inst)
+    return None
+
+
+# -- arrays ---------------------------------------------------------------------------
+
+
+def _index_types(inf: Inference, inst: Instruction, indices: tuple[Value, ...]) -> bool:
+    """True when every index is typed; raises unless each is an integer."""
+    for index in indices:
+        t = index.type
+        if isinstance(t, UnknownType):
+            return False
+        if not (isinstance(t, ScalarType) and t.is_int and not t.is_bool):
+            raise inf.error(f"array indices must be integers, not {python_name(t)}", inst)
+    return True
+
+
+def _check_rank(inf: Inference, inst: Instruction, t: ArrayType, n: int) -> None:
+    if n != t.ndim:
+        raise inf.error(
+            f"a {t.ndim}-D array needs {t.ndim} index{'es' * (t.ndim != 1)}, got {n} "
+            "(partial indexing and views are not supported yet)",
+            inst,
+        )
+
+
+@TRANSFER.register(ops.GetItem)
+def _getitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.GetItem)
+    t = inst.value.type
+    if isinstance(t, UnknownType):
+        return None
+    if isinstance(t, TupleType):
+        (index,) = inst.indices if len(inst.indices) == 1 else (None,)
+        if not isinstance(index, ops.Const) or isinstance(index.value, bool | float):
+            raise inf.error(
+                "a tuple can be indexed only by a constant integer (iterating over tuples "
+                "is not supported)",
+                inst,
+            )
+        n = len(t.elements)
+        if not -n <= int(index.value) < n:
+            raise inf.error(f"tuple index {index.value} out of range for {python_name(t)}", inst)
+        return t.elements[int(index.value)]
+    if isinstance(t, ArrayType):
+        _check_rank(inf, inst, t, len(inst.indices))
+        _index_types(inf, inst, inst.indices)
+        return t.dtype
+    raise inf.error(f"cannot unpack or subscript a value of type {python_name(t)}", inst)
+
+
+@TRANSFER.register(ops.SetItem)
+def _setitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.SetItem)
+    t, item = inst.value.type, inst.item.type
+    if isinstance(t, UnknownType):
+        return NONE
+    if not isinstance(t, ArrayType):
+        raise inf.error(f"cannot assign to an element of a value of type {python_name(t)}", inst)
+    _check_rank(inf, inst, t, len(inst.indices))
+    _index_types(inf, inst, inst.indices)
+    if not isinstance(item, UnknownType) and not _stores_into(item, t.dtype):
+        raise inf.error(
+            f"cannot store a {python_name(item)} into a {python_name(t)} array element "
+            "(convert it explicitly, e.g. with int())",
+            inst,
+        )
+    return NONE
+
+
+def _stores_into(item: Type, dtype: ScalarType) -> bool:
+    """NumPy's 'same_kind' rule: bool → int → float, and within a kind any width."""
+    if not isinstance(item, ScalarType):
+        return False
+    if dtype.is_float:
+        return True
+    if dtype.is_bool:
+        return item.is_bool
+    return item.is_int
+
+
+@TRANSFER.register(ops.Len)
+def _len(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.Len)
+    t = inst.value.type
+    if isinstance(t, UnknownType):
+        return None
+    if isinstance(t, ArrayType | TupleType):
+        return I64
+    raise inf.error(f"object of type {python_name(t)} has no len()", inst)
+
+
+@TRANSFER.register(ops.ArrayAttr)
+def _array_attr(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.ArrayAttr)
+    t = inst.value.type
+    if isinstance(t, UnknownType):
+        return None
+    if not isinstance(t, ArrayType):
+        raise inf.error(f"a value of type {python_name(t)} has no attribute '{inst.attr}'", inst)
+    if inst.attr == "shape":
+        return TupleType((I64,) * t.ndim)
+    return I64
+
+
+@TRANSFER.register(ops.Allocate)
+def _allocate(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.Allocate)
+    if inst.like is not None:
+        like = inst.like.type
+        if isinstance(like, UnknownType):
+            return None
+        if not isinstance(like, ArrayType):
+            raise inf.error(f"expected an array, got {python_name(like)}", inst)
+        ndim, dtype = like.ndim, like.dtype
+    else:
+        assert inst.shape is not None
+        shape = inst.shape.type
+        if has_unknown(shape):  # ``(2, h(n))`` before h's return type is known
+            return None
+        dims = shape.elements if isinstance(shape, TupleType) else (shape,)
+        if not dims or not all(
+            isinstance(d, ScalarType) and d.is_int and not d.is_bool for d in dims
+        ):
+            raise inf.error(
+                f"an array shape must be an int or a tuple of ints, not {python_name(shape)}",
+                inst,
+            )
+        ndim, dtype = len(dims), F64
+    fill = inst.fill.type if inst.fill is not None else None
+    if inst.dtype:
+        dtype = SCALARS[inst.dtype]
+    elif inst.kind == "full" and inst.like is None:
+        if fill is None or isinstance(fill, UnknownType):
+            return None
+        if isinstance(fill, ScalarType):  # np.full(3, 7) is an int64 array
+            dtype = I64 if fill.is_int and not fill.is_bool else fill
+    if fill is not None and not isinstance(fill, UnknownType) and not _stores_into(fill, dtype):
+        raise inf.error(
+            f"cannot fill a {python_name(dtype)} array with a {python_name(fill)}", inst
+        )
+    return ArrayType(dtype, ndim, "C")
+
+
+@TRANSFER.register(ops.CopyArray)
+def _copy_array(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.CopyArray)
+    t = inst.array.type
+    if isinstance(t, UnknownType):
+        return None
+    if not isinstance(t, ArrayType):
+        raise inf.error(f"a value of type {python_name(t)} has no method copy()", inst)
+    return ArrayType(t.dtype, t.ndim, "C")
+
+
+@TRANSFER.register(ops.Store, ops.IncRef, ops.DecRef)
+def _no_result(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    return NONE
+
+
+@TRANSFER.register(ops.Const, ops.Jump, ops.Return, ops.Raise)
+def _keep(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    return None  # constants and terminators keep their type
+
+
+@TRANSFER.register(ops.Call)
+def _call(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.Call)
+    callee = inf.callee(spec, inst)
+    return callee.return_type if callee is not None else None
+
+
+for _cls, _symbol, _result in (
+    (ops.Add, "+", _widened),
+    (ops.Sub, "-", _widened),
+    (ops.Mul, "*", _widened),
+    (ops.Div, "/", _true_division),
+    (ops.FloorDiv, "//", _widened),
+    (ops.Mod, "%", _widened),
+    (ops.Pow, "**", _widened),
+    (ops.Min, "min()", _joined),
+    (ops.Max, "max()", _joined),
+    (ops.Neg, "unary -", _widened),
+    (ops.Abs, "abs()", _widened),
+):
+    TRANSFER.set([_cls], _arith(_symbol, _result))

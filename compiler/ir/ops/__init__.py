@@ -1,0 +1,224 @@
+"""The IR's operations: one small final dataclass each, grouped by family.
+
+Every operation is a ``@final`` slotted dataclass that declares its operands, successors,
+attributes and flags (``OPERANDS``, ``SUCCESSORS``, ``ATTRS``, ``FLAGS``), its traits
+(``IS_TERMINATOR``, ``MAY_RAISE``, ``HAS_SIDE_EFFECTS``) and, beside them, its
+verification rule; the printer, parser and verifier are derived from these declarations
+(:mod:`gradc.compiler.ir.printer`). The families:
+
+- :mod:`.scalar`: constants, casts, tuples, arithmetic, comparisons;
+- :mod:`.mathcall`: ``math`` module functions;
+- :mod:`.control`: phis, calls, branches, returns, raises;
+- :mod:`.arrays`: array shapes, element addresses, loads and stores, allocation,
+  reference counts;
+- :mod:`.tape`: the reverse-mode tape;
+- :mod:`.frontend`: the untyped front end's polymorphic operations.
+
+Printed form (see :mod:`gradc.compiler.ir.printer`)::
+
+    %2 = add %0, %1 : f64
+    %3 = cmp lt %2, %c : i1
+    condbr %3, ^then, ^else
+"""
+
+from __future__ import annotations
+
+from gradc.compiler.ir.core import Instruction
+from gradc.compiler.ir.ops.arrays import (
+    AccumulateArray,
+    Addr,
+    ArrayAddress,
+    ArrayDim,
+    CopyArray,
+    DecRef,
+    ElementAddr,
+    ElementOffset,
+    IncRef,
+    Load,
+    NewArray,
+    PointerAdd,
+    Store,
+)
+from gradc.compiler.ir.ops.control import (
+    EXCEPTION_KINDS,
+    Branch,
+    Call,
+    ExceptionKind,
+    Jump,
+    Phi,
+    Raise,
+    Return,
+)
+from gradc.compiler.ir.ops.frontend import (
+    Allocate,
+    AllocKind,
+    ArrayAttr,
+    ArrayProperty,
+    GetItem,
+    Len,
+    SetItem,
+)
+from gradc.compiler.ir.ops.mathcall import (
+    IEEE_MATH,
+    MATH_FUNCTIONS,
+    MathCall,
+    MathCheck,
+    MathFn,
+    MathName,
+)
+from gradc.compiler.ir.ops.scalar import (
+    CMP_PREDICATES,
+    Abs,
+    Add,
+    BinaryOp,
+    Cast,
+    Cmp,
+    CmpPred,
+    Const,
+    Div,
+    DivKind,
+    FDiv,
+    FloorDiv,
+    MakeTuple,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Neg,
+    Not,
+    Poison,
+    Pow,
+    Select,
+    Sub,
+    TupleGet,
+    UnaryOp,
+)
+from gradc.compiler.ir.ops.tape import TapeFree, TapeNew, TapePop, TapePush
+
+#: Every concrete operation class by its printed name (used by the parser). The abstract
+#: bases :class:`BinaryOp` and :class:`UnaryOp` are not operations.
+OPERATIONS: dict[str, type[Instruction]] = {
+    cls.OPNAME: cls
+    for cls in (
+        Const,
+        Cast,
+        Select,
+        Phi,
+        MakeTuple,
+        TupleGet,
+        Add,
+        Sub,
+        Mul,
+        Div,
+        FDiv,
+        FloorDiv,
+        Mod,
+        Pow,
+        Min,
+        Max,
+        Neg,
+        Abs,
+        Not,
+        Cmp,
+        MathCall,
+        Call,
+        Jump,
+        Branch,
+        Return,
+        Raise,
+        ArrayDim,
+        ElementAddr,
+        Load,
+        Store,
+        NewArray,
+        CopyArray,
+        AccumulateArray,
+        IncRef,
+        DecRef,
+        ElementOffset,
+        Addr,
+        PointerAdd,
+        ArrayAddress,
+        Poison,
+        TapeNew,
+        TapePush,
+        TapePop,
+        TapeFree,
+        GetItem,
+        SetItem,
+        Len,
+        ArrayAttr,
+        Allocate,
+    )
+}
+
+#: Operations only the untyped front end emits; inference replaces every one of them.
+FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate)
+
+__all__ = [
+    "CMP_PREDICATES",
+    "EXCEPTION_KINDS",
+    "FRONT_END_OPERATIONS",
+    "IEEE_MATH",
+    "MATH_FUNCTIONS",
+    "OPERATIONS",
+    "Abs",
+    "AccumulateArray",
+    "Add",
+    "Addr",
+    "AllocKind",
+    "Allocate",
+    "ArrayAddress",
+    "ArrayAttr",
+    "ArrayDim",
+    "ArrayProperty",
+    "BinaryOp",
+    "Branch",
+    "Call",
+    "Cast",
+    "Cmp",
+    "CmpPred",
+    "Const",
+    "CopyArray",
+    "DecRef",
+    "Div",
+    "DivKind",
+    "ElementAddr",
+    "ElementOffset",
+    "ExceptionKind",
+    "FDiv",
+    "FloorDiv",
+    "GetItem",
+    "IncRef",
+    "Jump",
+    "Len",
+    "Load",
+    "MakeTuple",
+    "MathCall",
+    "MathCheck",
+    "MathFn",
+    "MathName",
+    "Max",
+    "Min",
+    "Mod",
+    "Mul",
+    "Neg",
+    "NewArray",
+    "Not",
+    "Phi",
+    "PointerAdd",
+    "Poison",
+    "Pow",
+    "Raise",
+    "Return",
+    "Select",
+    "SetItem",
+    "Store",
+    "Sub",
+    "TapeFree",
+    "TapeNew",
+    "TapePop",
+    "TapePush",
+    "TupleGet",
+    "UnaryOp",
+]

@@ -1,0 +1,190 @@
+"""``math`` module functions as the IR knows them, and the operation that calls them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import ClassVar, final
+
+from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.types import F64, I1
+
+
+class MathName(StrEnum):
+    """The ``math`` functions the IR knows (:data:`MATH_FUNCTIONS` holds their facts)."""
+
+    SIN = "sin"
+    COS = "cos"
+    TAN = "tan"
+    ASIN = "asin"
+    ACOS = "acos"
+    ATAN = "atan"
+    SINH = "sinh"
+    COSH = "cosh"
+    TANH = "tanh"
+    EXP = "exp"
+    EXPM1 = "expm1"
+    LOG = "log"
+    LOG1P = "log1p"
+    LOG2 = "log2"
+    LOG10 = "log10"
+    SQRT = "sqrt"
+    FABS = "fabs"
+    FLOOR = "floor"
+    CEIL = "ceil"
+    TRUNC = "trunc"
+    ERF = "erf"
+    ERFC = "erfc"
+    GAMMA = "gamma"
+    LGAMMA = "lgamma"
+    ATAN2 = "atan2"
+    HYPOT = "hypot"
+    COPYSIGN = "copysign"
+    POW = "pow"
+    ISNAN = "isnan"
+    ISINF = "isinf"
+    ISFINITE = "isfinite"
+    IEEE_POW = "ieee_pow"
+    IEEE_SIN = "ieee_sin"
+    IEEE_COS = "ieee_cos"
+    IEEE_SINH = "ieee_sinh"
+    IEEE_COSH = "ieee_cosh"
+    IEEE_EXP = "ieee_exp"
+    IEEE_LOG = "ieee_log"
+    IEEE_SQRT = "ieee_sqrt"
+    DIGAMMA = "digamma"
+
+
+class MathCheck(StrEnum):
+    """How lowering reports a ``math`` function's errors, after CPython's
+    ``mathmodule.c``: ``none`` (never raises); ``domain`` (NaN from non-NaN input →
+    ValueError "math domain error"; ±inf from finite input → ValueError too);
+    ``overflow`` (as domain, but ±inf from finite input → OverflowError "math range
+    error"); ``pow`` (``math.pow``'s own rules)."""
+
+    NONE = "none"
+    DOMAIN = "domain"
+    OVERFLOW = "overflow"
+    POW = "pow"
+
+
+@dataclass(frozen=True)
+class MathFn:
+    """A ``math`` module function as the IR knows it.
+
+    Attributes:
+        name: the Python name (``"sin"``), also the IR attribute.
+        arity: number of float arguments.
+        check: how lowering reports errors (:class:`MathCheck`).
+        returns_bool: the result is ``i1`` (``isnan``), else ``f64``.
+        internal: not a Python ``math`` function; made by passes only (``ieee_pow``,
+            ``ieee_log`` and the other :data:`IEEE_MATH` twins, ``digamma``).
+        libm: the C math library function lowering calls (``"tgamma"`` for ``gamma``),
+            ``""`` where it uses the LLVM intrinsic ``llvm.<name>`` instead (which LLVM
+            lowers to an instruction or to the libm function ``name``) or inline code
+            (``isnan``, the internal functions).
+    """
+
+    name: MathName
+    arity: int
+    check: MathCheck
+    returns_bool: bool = False
+    internal: bool = False
+    libm: str = ""
+
+
+#: The one-argument functions with a non-checking ``ieee_<name>`` twin (C's result, no
+#: Python exception), for derivative code.
+IEEE_MATH: tuple[MathName, ...] = (
+    MathName.SIN,
+    MathName.COS,
+    MathName.SINH,
+    MathName.COSH,
+    MathName.EXP,
+    MathName.LOG,
+    MathName.SQRT,
+)
+
+#: Every function's facts by its name.
+MATH_FUNCTIONS: dict[str, MathFn] = {
+    f.name: f
+    for f in (
+        MathFn(MathName.SIN, 1, MathCheck.DOMAIN),
+        MathFn(MathName.COS, 1, MathCheck.DOMAIN),
+        MathFn(MathName.TAN, 1, MathCheck.DOMAIN),
+        MathFn(MathName.ASIN, 1, MathCheck.DOMAIN),
+        MathFn(MathName.ACOS, 1, MathCheck.DOMAIN),
+        MathFn(MathName.ATAN, 1, MathCheck.DOMAIN),
+        MathFn(MathName.SINH, 1, MathCheck.OVERFLOW),
+        MathFn(MathName.COSH, 1, MathCheck.OVERFLOW),
+        MathFn(MathName.TANH, 1, MathCheck.DOMAIN),
+        MathFn(MathName.EXP, 1, MathCheck.OVERFLOW),
+        MathFn(MathName.EXPM1, 1, MathCheck.OVERFLOW, libm="expm1"),
+        MathFn(MathName.LOG, 1, MathCheck.DOMAIN),
+        MathFn(MathName.LOG1P, 1, MathCheck.DOMAIN, libm="log1p"),
+        MathFn(MathName.LOG2, 1, MathCheck.DOMAIN),
+        MathFn(MathName.LOG10, 1, MathCheck.DOMAIN),
+        MathFn(MathName.SQRT, 1, MathCheck.DOMAIN),
+        MathFn(MathName.FABS, 1, MathCheck.NONE),
+        MathFn(MathName.FLOOR, 1, MathCheck.NONE),
+        MathFn(MathName.CEIL, 1, MathCheck.NONE),
+        MathFn(MathName.TRUNC, 1, MathCheck.NONE),
+        MathFn(MathName.ERF, 1, MathCheck.DOMAIN, libm="erf"),
+        MathFn(MathName.ERFC, 1, MathCheck.DOMAIN, libm="erfc"),
+        MathFn(MathName.GAMMA, 1, MathCheck.OVERFLOW, libm="tgamma"),
+        MathFn(MathName.LGAMMA, 1, MathCheck.OVERFLOW, libm="lgamma"),
+        MathFn(MathName.ATAN2, 2, MathCheck.NONE),
+        MathFn(MathName.HYPOT, 2, MathCheck.NONE, libm="hypot"),
+        MathFn(MathName.COPYSIGN, 2, MathCheck.NONE),
+        MathFn(MathName.POW, 2, MathCheck.POW, libm="pow"),
+        MathFn(MathName.ISNAN, 1, MathCheck.NONE, returns_bool=True),
+        MathFn(MathName.ISINF, 1, MathCheck.NONE, returns_bool=True),
+        MathFn(MathName.ISFINITE, 1, MathCheck.NONE, returns_bool=True),
+        # C pow without Python's checks, for derivative code (IEEE inf/NaN results)
+        MathFn(MathName.IEEE_POW, 2, MathCheck.NONE, internal=True),
+        # the same for the functions derivative rules evaluate (``ieee_log(0.0)`` is
+        # -inf, ``ieee_sqrt(-1.0)`` NaN): a derivative never raises where its primal
+        # did not (passes/ad/rules.py)
+        *(MathFn(MathName(f"ieee_{name}"), 1, MathCheck.NONE, internal=True) for name in IEEE_MATH),
+        # the digamma function psi = lgamma', for the rules of gamma/lgamma (special.py)
+        MathFn(MathName.DIGAMMA, 1, MathCheck.NONE, internal=True),
+    )
+}
+
+
+@final
+@dataclass(eq=False, slots=True)
+class MathCall(Instruction):
+    """A call of a ``math`` function (:data:`MATH_FUNCTIONS`) on ``f64`` arguments.
+
+    ``math.floor/ceil/trunc`` compute the ``f64`` value here; the front end converts it to
+    ``int`` with a :class:`Cast` as Python does.
+    """
+
+    OPNAME: ClassVar[str] = "math"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("args",)
+    ATTRS: ClassVar[tuple[str, ...]] = ("fn",)
+    MAY_RAISE: ClassVar[bool] = True
+    fn: MathName
+    args: tuple[Value, ...]
+
+    def verify_attrs(self, ctx: VerifyContext) -> str | None:
+        """The function is in :data:`MATH_FUNCTIONS`, called with its arity."""
+        fn = MATH_FUNCTIONS.get(self.fn)
+        if fn is None:
+            return f"unknown math function {self.fn!r}"
+        if len(self.args) != fn.arity:
+            return f"math.{fn.name} takes {fn.arity} argument(s), got {len(self.args)}"
+        return None
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """``f64`` arguments, result ``f64`` (``i1`` for ``isnan``, ``isinf``,
+        ``isfinite``)."""
+        fn = MATH_FUNCTIONS[self.fn]
+        for arg in self.args:
+            if arg.type != F64:
+                return f"math.{fn.name} argument {ctx.show(arg)} has type {arg.type}, expected f64"
+        expected = I1 if fn.returns_bool else F64
+        if self.type != expected:
+            return f"math.{fn.name} result type is {self.type}, expected {expected}"
+        return None
