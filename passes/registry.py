@@ -88,13 +88,13 @@ PASSES: dict[str, Pass | PassWithOptions[Any]] = {
             "ad-forward",
             ad_pass.run_forward,
             ad_pass.ForwardOptions,
-            "add a forward-mode derivative export (jvp{fn=f wrt=x})",
+            "add a forward-mode derivative export: ad-forward{fn=f wrt=x}",
         ),
         PassWithOptions(
             "ad-reverse",
             ad_pass.run_reverse,
             ad_pass.ReverseOptions,
-            "add a reverse-mode derivative export (grad{fn=f wrt=x,y})",
+            "add a reverse-mode derivative export: ad-reverse{fn=f wrt=x,y}",
         ),
     )
 }

@@ -7,6 +7,7 @@ package is split, until it is ``size_report.SOURCE_FOLDERS``.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 from pathlib import Path
@@ -28,13 +29,15 @@ CHECKED = (
 )
 
 
+@functools.cache
 def _size_report() -> ModuleType:
+    """``scripts/size_report.py`` (not a package module), imported once."""
     spec = importlib.util.spec_from_file_location(
         "size_report", ROOT / "scripts" / "size_report.py"
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("size_report", module)
+    sys.modules["size_report"] = module  # its dataclass looks its module up there
     spec.loader.exec_module(module)
     return module
 

@@ -40,9 +40,17 @@ from gradc.compiler.frontend.source import SourceFile
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.ops import MATH_FUNCTIONS
 
-#: ``requested_derivative`` and ``GradRequestError`` (of :mod:`.derivatives`) are what the
-#: driver and ``gradc build --grad`` use with a scanned module.
-__all__ = ["GradRequestError", "ModuleInfo", "requested_derivative", "scan_module"]
+#: ``Export`` and ``Derivative`` (of :mod:`.exports`, :mod:`.derivatives`) are what
+#: ``ModuleInfo.exports``/``.derivatives`` hold; ``requested_derivative`` and
+#: ``GradRequestError`` are what the driver uses for ``gradc build --grad``.
+__all__ = [
+    "Derivative",
+    "Export",
+    "GradRequestError",
+    "ModuleInfo",
+    "requested_derivative",
+    "scan_module",
+]
 
 
 @dataclass(eq=False)

@@ -15,10 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import ClassVar, Protocol
+from typing import Annotated, ClassVar, Protocol
 
 from gradc.compiler.ir.loc import UNKNOWN_LOC, Loc
 from gradc.compiler.ir.types import UNKNOWN, Type
+
+#: A string attribute naming a function of the module: printed ``@name``.
+Symbol = Annotated[str, "symbol"]
+
+#: A string attribute holding free text (a message): always printed quoted.
+Text = Annotated[str, "text"]
 
 
 @dataclass(eq=False, kw_only=True)
@@ -56,6 +62,7 @@ class Instruction(Value):
         ATTRS: names of fields holding plain data (str, int, float, bool).
         FLAGS: names of ``bool`` fields, False by default, printed as ``{name}`` when
             True (``newarray(%n) {on_stack}``).
+        EDGES: names of fields holding ``(predecessor Block, Value)`` pairs (``phi``).
         IS_TERMINATOR: ends a block.
         MAY_RAISE: may raise a Python exception at run time (lowering adds an error exit).
         HAS_SIDE_EFFECTS: must not be removed even when its result is unused.
@@ -66,6 +73,7 @@ class Instruction(Value):
     SUCCESSORS: ClassVar[tuple[str, ...]] = ()
     ATTRS: ClassVar[tuple[str, ...]] = ()
     FLAGS: ClassVar[tuple[str, ...]] = ()
+    EDGES: ClassVar[tuple[str, ...]] = ()
     IS_TERMINATOR: ClassVar[bool] = False
     MAY_RAISE: ClassVar[bool] = False
     HAS_SIDE_EFFECTS: ClassVar[bool] = False
@@ -74,6 +82,7 @@ class Instruction(Value):
     block: Block | None = field(default=None, repr=False)
     #: Owned arrays to release if this (``MAY_RAISE``) instruction raises; the
     #: ``lifetimes`` pass fills it, lowering emits the releases on the error exit.
+    #: Printed after the result type: ``%p = elemaddr %a, (%i) : ptr[f64] unwind(%b)``.
     unwind: tuple[Value, ...] = field(default=(), repr=False)
 
     def operands(self) -> list[Value]:

@@ -2,8 +2,8 @@
 
 The parser is generic: an operation is looked up by its ``OPNAME`` in
 :data:`gradc.compiler.ir.ops.OPERATIONS` and its fields are read in the order
-:func:`gradc.compiler.ir.printer.operation_fields` gives, attributes by their annotation;
-only ``phi`` has its own syntax. Values and blocks may be used before their definition
+:func:`gradc.compiler.ir.printer.operation_fields` gives, attributes by their annotation.
+Values and blocks may be used before their definition
 (phis naming later values, branches to later blocks); names are resolved when the
 function's closing ``}`` is read.
 
@@ -28,10 +28,11 @@ import re
 import typing
 from dataclasses import MISSING, dataclass, field
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
+from gradc.compiler.ir.lexer import IRParseError, Line, Tok
 from gradc.compiler.ir.loc import UNKNOWN_LOC, Loc
 from gradc.compiler.ir.printer import (
     OpField,
@@ -41,129 +42,8 @@ from gradc.compiler.ir.printer import (
 )
 from gradc.compiler.ir.types import NONE, UNKNOWN, Type, parse_type
 
-
-class IRParseError(Exception):
-    """A syntax or name error in IR text.
-
-    The message reads ``line L:C: <what was expected>, found <token>`` followed by the
-    offending source line and a caret under column C.
-
-    Attributes:
-        message: what went wrong (without the position).
-        line: 1-based line number.
-        col: 0-based column of the offending token.
-        source_line: the text of that line.
-    """
-
-    def __init__(self, message: str, line: int, col: int, source_line: str) -> None:
-        self.message = message
-        self.line = line
-        self.col = col
-        self.source_line = source_line
-        super().__init__(f"line {line}:{col + 1}: {message}\n  {source_line}\n  {' ' * col}^")
-
-
-# ---------------------------------------------------------------------------------
-# tokens
-
-_TOKEN = re.compile(
-    r"""
-     (?P<ws>\s+)
-    |(?P<comment>//.*)
-    |(?P<string>"(?:[^"\\]|\\.)*")
-    |(?P<badstring>"[^\n]*)
-    |(?P<value>%[\w.]+)
-    |(?P<label>\^[\w.]+)
-    |(?P<symbol>@(?:"(?:[^"\\]|\\.)*"|[\w.$]+))
-    |(?P<arrow>->)
-    |(?P<number>[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf\b|nan\b))
-    |(?P<word>[^\W\d]\w*)
-    |(?P<punct>[()\[\]{},:=?])
-    """,
-    re.VERBOSE,
-)
 _INT = re.compile(r"[-+]?\d+")
 _VALUE_NAME = re.compile(r"[^\W\d][\w.]*")
-
-
-class _Tok(NamedTuple):
-    kind: str  # value label symbol string number word punct arrow
-    text: str
-    col: int
-
-    @property
-    def end(self) -> int:
-        return self.col + len(self.text)
-
-
-def _describe(tok: _Tok | None) -> str:
-    return "end of line" if tok is None else repr(tok.text)
-
-
-class _Line:
-    """The tokens of one source line, with a cursor."""
-
-    def __init__(self, lineno: int, text: str) -> None:
-        self.lineno = lineno
-        self.text = text
-        self.toks: list[_Tok] = []
-        self.pos = 0
-        i = 0
-        while i < len(text):
-            m = _TOKEN.match(text, i)
-            if m is None:
-                raise self.error_at(i, f"unexpected character {text[i]!r}")
-            kind = m.lastgroup
-            assert kind is not None
-            if kind == "badstring":
-                raise self.error_at(i, "unterminated string")
-            if kind not in ("ws", "comment"):
-                self.toks.append(_Tok(kind, m.group(), i))
-            i = m.end()
-
-    def error_at(self, col: int, message: str) -> IRParseError:
-        return IRParseError(message, self.lineno, col, self.text)
-
-    def error(self, message: str, tok: _Tok | None = None) -> IRParseError:
-        """An error at ``tok`` (default: the current token, or the end of the line)."""
-        if tok is None:
-            tok = self.peek()
-        col = tok.col if tok is not None else len(self.text.rstrip())
-        return self.error_at(col, message)
-
-    def expected(self, what: str) -> IRParseError:
-        return self.error(f"expected {what}, found {_describe(self.peek())}")
-
-    def peek(self, k: int = 0) -> _Tok | None:
-        i = self.pos + k
-        return self.toks[i] if i < len(self.toks) else None
-
-    def at(self, kind: str, text: str | None = None, k: int = 0) -> bool:
-        tok = self.peek(k)
-        return tok is not None and tok.kind == kind and (text is None or tok.text == text)
-
-    def accept(self, kind: str, text: str | None = None) -> _Tok | None:
-        if self.at(kind, text):
-            tok = self.toks[self.pos]
-            self.pos += 1
-            return tok
-        return None
-
-    def expect(self, kind: str, text: str | None = None, what: str | None = None) -> _Tok:
-        tok = self.accept(kind, text)
-        if tok is None:
-            raise self.expected(what or repr(text))
-        return tok
-
-    def punct(self, text: str, what: str | None = None) -> _Tok:
-        return self.expect("punct", text, what or repr(text))
-
-    def expect_end(self) -> None:
-        if self.peek() is not None:
-            raise self.expected("end of line")
-
-    def at_end(self) -> bool:
-        return self.pos >= len(self.toks)
 
 
 # ---------------------------------------------------------------------------------
@@ -191,7 +71,7 @@ class _Scope:
     block_refs: dict[str, tuple[int, int, str]] = field(default_factory=dict)
     block: Block | None = None
 
-    def use(self, line: _Line, tok: _Tok) -> Value:
+    def use(self, line: Line, tok: Tok) -> Value:
         key = tok.text[1:]
         if key in self.defs:
             return self.defs[key][0]
@@ -201,14 +81,14 @@ class _Scope:
             )
         return self.forwards[key]
 
-    def define(self, line: _Line, tok: _Tok, value: Value) -> None:
+    def define(self, line: Line, tok: Tok, value: Value) -> None:
         key = tok.text[1:]
         if key in self.defs:
             first = self.defs[key][1]
             raise line.error(f"redefinition of {tok.text} (first defined on line {first})", tok)
         self.defs[key] = (value, line.lineno)
 
-    def block_ref(self, line: _Line, tok: _Tok) -> Block:
+    def block_ref(self, line: Line, tok: Tok) -> Block:
         label = tok.text[1:]
         if label not in self.blocks:
             self.blocks[label] = Block(label)
@@ -233,6 +113,10 @@ class _Scope:
                 for v in inst.operands():
                     if isinstance(v, _Forward):
                         inst.replace_operand(v, self.defs[v.key][0])
+                if any(isinstance(v, _Forward) for v in inst.unwind):
+                    inst.unwind = tuple(
+                        self.defs[v.key][0] if isinstance(v, _Forward) else v for v in inst.unwind
+                    )
 
 
 def _hint(key: str) -> str | None:
@@ -254,9 +138,9 @@ class _Parser:
 
     def run(self) -> None:
         scope: _Scope | None = None
-        last: _Line | None = None
+        last: Line | None = None
         for index, text in enumerate(self.lines):
-            line = _Line(index + 1, text)
+            line = Line(index + 1, text)
             if line.at_end():
                 continue
             last = line
@@ -285,7 +169,7 @@ class _Parser:
 
     # -- module and function headers ------------------------------------------------
 
-    def _top_level(self, line: _Line) -> _Scope | None:
+    def _top_level(self, line: Line) -> _Scope | None:
         if line.accept("word", "module"):
             if self.module_name is not None or self.functions:
                 raise line.error("the 'module' line must come first, once", line.toks[0])
@@ -299,7 +183,7 @@ class _Parser:
             return self._function_header(line)
         raise line.expected("'func' or 'module'")
 
-    def _function_header(self, line: _Line) -> _Scope:
+    def _function_header(self, line: Line) -> _Scope:
         name = self._symbol(line)
         fn = Function(name, source_name=name)
         scope = _Scope(fn, line.lineno)
@@ -328,7 +212,7 @@ class _Parser:
         self.functions.append((fn, line.lineno))
         return scope
 
-    def _block_label(self, line: _Line, scope: _Scope) -> None:
+    def _block_label(self, line: Line, scope: _Scope) -> None:
         tok = line.expect("label")
         line.punct(":")
         line.expect_end()
@@ -346,9 +230,9 @@ class _Parser:
 
     # -- instructions -----------------------------------------------------------------
 
-    def _instruction(self, line: _Line, scope: _Scope) -> None:
+    def _instruction(self, line: Line, scope: _Scope) -> None:
         assert scope.block is not None
-        result: _Tok | None = None
+        result: Tok | None = None
         if line.at("value") and line.at("punct", "=", k=1):
             result = line.expect("value")
             line.punct("=")
@@ -356,29 +240,36 @@ class _Parser:
         cls = ops.OPERATIONS.get(op.text)
         if cls is None:
             raise line.error(f"unknown operation {op.text!r}", op)
-        kwargs: dict[str, Any]
-        literals: list[str] = []
-        if cls is ops.Phi:
-            kwargs = {"incoming": self._phi_edges(line, scope)}
-        else:
-            kwargs, literals = self._fields(line, scope, cls)
+        kwargs, literals = self._fields(line, scope, cls)
         if line.accept("punct", ":"):
             result_type = self._type(line)
         elif result is not None:
             raise line.expected("':' and the result type")
         else:
             result_type = UNKNOWN if cls.IS_TERMINATOR else NONE
+        unwind = self._unwind(line, scope)
         loc = self._loc(line)
         line.expect_end()
         for name in literals:
             kwargs[name] = coerce_literal(kwargs[name], result_type)
         hint = _hint(result.text[1:]) if result is not None else None
-        inst = cls(**kwargs, type=result_type, name=hint, loc=loc)
+        inst = cls(**kwargs, type=result_type, name=hint, loc=loc, unwind=unwind)
         scope.block.append(inst)
         if result is not None:
             scope.define(line, result, inst)
 
-    def _phi_edges(self, line: _Line, scope: _Scope) -> list[tuple[Block, Value]]:
+    def _unwind(self, line: Line, scope: _Scope) -> tuple[Value, ...]:
+        if not (line.at("word", "unwind") and line.at("punct", "(", k=1)):
+            return ()
+        line.pos += 2
+        values: list[Value] = []
+        while True:
+            values.append(scope.use(line, line.expect("value", what="a value (%name)")))
+            if line.accept("punct", ")"):
+                return tuple(values)
+            line.punct(",", "',' or ')'")
+
+    def _phi_edges(self, line: Line, scope: _Scope) -> list[tuple[Block, Value]]:
         edges: list[tuple[Block, Value]] = []
         if not line.at("punct", "["):
             return edges
@@ -393,9 +284,9 @@ class _Parser:
                 return edges
 
     def _fields(
-        self, line: _Line, scope: _Scope, cls: type[Instruction]
-    ) -> tuple[dict[str, object], list[str]]:
-        kwargs: dict[str, object] = {}
+        self, line: Line, scope: _Scope, cls: type[Instruction]
+    ) -> tuple[dict[str, Any], list[str]]:
+        kwargs: dict[str, Any] = {}
         literals: list[str] = []
         after_word = True  # after the opname or an attribute no comma is needed
         specs = operation_fields(cls)
@@ -438,6 +329,8 @@ class _Parser:
             elif spec.kind == "successor":
                 tok = line.expect("label", what=_what(spec, cls))
                 kwargs[spec.name] = scope.block_ref(line, tok)
+            elif spec.kind == "edges":
+                kwargs[spec.name] = self._phi_edges(line, scope)
             else:
                 kwargs[spec.name] = self._attr(line, spec.annotation, _what(spec, cls))
                 if is_literal_annotation(spec.annotation):
@@ -459,7 +352,7 @@ class _Parser:
 
     # -- leaves -------------------------------------------------------------------------
 
-    def _attr(self, line: _Line, ann: object, what: str) -> object:
+    def _attr(self, line: Line, ann: object, what: str) -> object:
         origin = typing.get_origin(ann)
         args = typing.get_args(ann)
         if origin is not None and type(None) in args:
@@ -523,7 +416,7 @@ class _Parser:
             return self._type(line)
         raise TypeError(f"the IR text format cannot read attributes annotated {ann!r}")
 
-    def _type(self, line: _Line) -> Type:
+    def _type(self, line: Line) -> Type:
         first = line.peek()
         if first is None or not (
             first.kind == "word" or (first.kind == "punct" and first.text == "?")
@@ -551,7 +444,7 @@ class _Parser:
         except ValueError as exc:
             raise line.error(f"invalid type {text!r}: {exc}", first) from None
 
-    def _loc(self, line: _Line) -> Loc:
+    def _loc(self, line: Line) -> Loc:
         if not (line.at("word", "loc") and line.at("punct", "(", k=1)):
             return UNKNOWN_LOC
         line.pos += 2
@@ -564,26 +457,26 @@ class _Parser:
         loc = Loc(file, lineno, col)
         return UNKNOWN_LOC if loc == UNKNOWN_LOC else loc
 
-    def _nonnegative(self, line: _Line, what: str) -> int:
+    def _nonnegative(self, line: Line, what: str) -> int:
         tok = line.peek()
         if tok is None or tok.kind != "number" or not tok.text.isdigit():
             raise line.expected(what)
         line.pos += 1
         return int(tok.text)
 
-    def _symbol(self, line: _Line) -> str:
+    def _symbol(self, line: Line) -> str:
         return self._decode_symbol(line, line.expect("symbol", what="a symbol (@name)"))
 
-    def _string(self, line: _Line) -> str:
+    def _string(self, line: Line) -> str:
         return self._decode(line, line.expect("string", what="a quoted string"))
 
-    def _decode_symbol(self, line: _Line, tok: _Tok) -> str:
+    def _decode_symbol(self, line: Line, tok: Tok) -> str:
         body = tok.text[1:]
         if body.startswith('"'):
-            return self._decode(line, _Tok("string", body, tok.col + 1))
+            return self._decode(line, Tok("string", body, tok.col + 1))
         return body
 
-    def _decode(self, line: _Line, tok: _Tok) -> str:
+    def _decode(self, line: Line, tok: Tok) -> str:
         try:
             value = json.loads(tok.text)
         except json.JSONDecodeError as exc:
@@ -597,6 +490,7 @@ def _what(spec: OpField, cls: type[Instruction]) -> str:
         "operand": "a value (%name)",
         "operands": "'(' to open a list of values",
         "successor": "a block label (^name)",
+        "edges": "'[' to start a phi edge",
         "attr": "an attribute",
     }[spec.kind]
     if spec.kind == "attr":
@@ -666,3 +560,6 @@ def parse_function(text: str) -> Function:
             source,
         )
     return parser.functions[0][0]
+
+
+__all__ = ["IRParseError", "parse_function", "parse_module"]

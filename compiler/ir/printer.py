@@ -48,16 +48,16 @@ Grammar (one construct per line; ``//`` starts a comment; blank lines are ignore
     function    ::= "func" SYMBOL "(" [VALUE ":" TYPE {"," VALUE ":" TYPE}] ")"
                     "->" TYPE ["export"] ["source_name" STRING] [LOC] "{"
                     {LABEL ":" instruction*} "}"
-    instruction ::= [VALUE "="] OPNAME items [":" TYPE] [LOC]
-                  | VALUE "=" "phi" ["[" LABEL ":" VALUE "]" {"," ...}] ":" TYPE [LOC]
+    instruction ::= [VALUE "="] OPNAME items [":" TYPE] [UNWIND] [LOC]
+    UNWIND      ::= "unwind(" VALUE {"," VALUE} ")"
     LOC         ::= "loc(" STRING ":" LINE ":" COL ")"      (1-based line, 0-based col)
 
 ``VALUE`` is ``%name`` or ``%N``, ``LABEL`` is ``^label``, ``SYMBOL`` is ``@name`` (or
 ``@"any text"``), ``TYPE`` is ``str(type)`` (:func:`gradc.compiler.ir.types.parse_type`).
 
-Generic operation syntax. Every operation except ``phi`` is printed from its class
-declarations alone: after ``OPNAME`` come its dataclass fields in declaration order
-(:func:`operation_fields`), each printed by kind:
+Generic operation syntax. Every operation is printed from its class declarations alone:
+after ``OPNAME`` come its dataclass fields in declaration order (:func:`operation_fields`),
+each printed by kind:
 
 - operand: ``%v``; an absent optional operand is ``none``, or left out when only absent
   optional operands follow it (``ret``; ``allocate zeros_like "" none, %a``);
@@ -65,12 +65,14 @@ declarations alone: after ``OPNAME`` come its dataclass fields in declaration or
   when only such attributes follow it (``div %a, %b`` is ``div %a, %b, float``);
 - tuple of operands: ``(%a, %b)``;
 - successor: ``^label``;
+- edges (``phi``): ``[^pred: %v], [^pred2: %w]``;
 - attribute: ``true``/``false``; an int; a float as ``repr`` (``0.5``, ``1e+300``,
   ``inf``, ``-inf``, ``nan``); a string bare when it is a plain word
   (``[A-Za-z_][A-Za-z0-9_]*``, not a literal keyword) and JSON-quoted otherwise, or
-  ``@name`` for the function-symbol attributes in :data:`SYMBOL_ATTRS` (always quoted
-  for the free-text attributes in :data:`TEXT_ATTRS`, such as messages); a type as its
-  text; a tuple as ``[a, b]``; ``None`` as ``none``;
+  ``@name`` for attributes annotated :data:`~gradc.compiler.ir.core.Symbol` (always
+  quoted for those annotated :data:`~gradc.compiler.ir.core.Text`, such as messages); a
+  ``StrEnum`` member as a string; a type as its text; a tuple as ``[a, b]``; ``None`` as
+  ``none``;
 - flag (a ``bool`` declared in ``FLAGS``): after every other field, the names of those
   that are True, as ``{name, ...}`` (``newarray(%n), %z {on_stack}``).
 
@@ -84,7 +86,10 @@ result type says (:func:`coerce_literal`): ``const 1.0 : f64``, ``const true : i
 An instruction prints ``%name =`` and ``: TYPE`` unless it is a terminator (a terminator
 whose type is neither unknown nor ``none`` prints them too) or an unused ``none``-typed
 operation (``store %p, %v``, ``incref %a``); the parser gives a line without a result
-name and type the type ``none`` (unknown for a terminator).
+name and type the type ``none`` (unknown for a terminator). An instruction whose
+``unwind`` set is not empty (the owned arrays and tapes its error exit releases, recorded
+by ``lifetimes``) ends in ``unwind(%a, %t)``, so that the text holds everything a later
+pass or the code generator reads.
 
 Names: a value's ``name`` hint is used when it is an identifier-like word
 (``[^\\W\\d][\\w.]*``; other characters become ``_``); repeated hints get ``.1``, ``.2``,
@@ -104,16 +109,9 @@ import typing
 from dataclasses import dataclass
 from typing import Literal
 
-from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
 from gradc.compiler.ir.loc import UNKNOWN_LOC, Loc
 from gradc.compiler.ir.types import NONE, UNKNOWN, ScalarType, Type
-
-#: Attribute fields that name a function of the module; printed as ``@name``.
-SYMBOL_ATTRS: frozenset[str] = frozenset({"callee"})
-
-#: Attribute fields holding free text (messages); always printed quoted.
-TEXT_ATTRS: frozenset[str] = frozenset({"message"})
 
 #: Words that are literals in attribute position, so strings equal to them are quoted.
 LITERAL_WORDS: frozenset[str] = frozenset({"true", "false", "inf", "nan", "none", "loc"})
@@ -123,7 +121,7 @@ _SYMBOL = re.compile(r"[\w.$]+")
 _BARE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BAD_NAME_CHARS = re.compile(r"[^\w.]")
 
-FieldKind = Literal["operand", "operands", "successor", "attr", "flag"]
+FieldKind = Literal["operand", "operands", "successor", "edges", "attr", "flag"]
 
 _BASE_FIELDS = frozenset(f.name for f in dataclasses.fields(Instruction))
 
@@ -135,10 +133,15 @@ class OpField:
     Attributes:
         name: the dataclass field name.
         kind: ``"operand"`` (one Value), ``"operands"`` (a tuple of Values),
-            ``"successor"`` (a Block), ``"attr"`` (plain data) or ``"flag"`` (a bool,
-            False by default, printed as ``{name}`` when True).
+            ``"successor"`` (a Block), ``"edges"`` (``(Block, Value)`` pairs), ``"attr"``
+            (plain data) or ``"flag"`` (a bool, False by default, printed as ``{name}``
+            when True).
         optional: the field may hold ``None`` (its annotation includes ``None``).
-        annotation: the resolved type annotation (drives attribute parsing).
+        annotation: the resolved type annotation (drives attribute parsing), without
+            its ``Annotated`` wrapper.
+        syntax: ``"symbol"`` or ``"text"`` for a ``str`` attribute annotated
+            :data:`~gradc.compiler.ir.core.Symbol` or :data:`~gradc.compiler.ir.core.Text`
+            (printed ``@name``, or always quoted), else ``""``.
         default: an attribute's dataclass default, or ``dataclasses.MISSING``; a trailing
             attribute equal to it is left out of the text (``div``'s ``kind``).
     """
@@ -148,6 +151,7 @@ class OpField:
     optional: bool
     annotation: object
     default: object = dataclasses.MISSING
+    syntax: str = ""
 
 
 _FIELDS_CACHE: dict[type[Instruction], tuple[OpField, ...]] = {}
@@ -158,8 +162,7 @@ def operation_fields(cls: type[Instruction]) -> tuple[OpField, ...]:
 
     Raises:
         TypeError: a field of ``cls`` is not declared in ``OPERANDS``, ``SUCCESSORS``,
-            ``ATTRS`` or ``FLAGS``, or a declared name is not a field (``Phi``, whose ``incoming`` is
-            special, is the one operation this does not describe).
+            ``EDGES``, ``ATTRS`` or ``FLAGS``, or a declared name is not a field.
     """
     cached = _FIELDS_CACHE.get(cls)
     if cached is None:
@@ -168,32 +171,36 @@ def operation_fields(cls: type[Instruction]) -> tuple[OpField, ...]:
 
 
 def _compute_fields(cls: type[Instruction]) -> tuple[OpField, ...]:
-    hints = typing.get_type_hints(cls)
+    hints = typing.get_type_hints(cls, include_extras=True)
     own = [f for f in dataclasses.fields(cls) if f.name not in _BASE_FIELDS]
     names = {f.name for f in own}
-    for declared in (*cls.OPERANDS, *cls.SUCCESSORS, *cls.ATTRS, *cls.FLAGS):
+    for declared in (*cls.OPERANDS, *cls.SUCCESSORS, *cls.EDGES, *cls.ATTRS, *cls.FLAGS):
         if declared not in names:
             raise TypeError(f"{cls.__name__} declares {declared!r}, which is not a field")
     out: list[OpField] = []
     for f in own:
-        ann = hints[f.name]
+        ann, syntax = hints[f.name], ""
+        if typing.get_origin(ann) is typing.Annotated:
+            ann, syntax = ann.__origin__, ann.__metadata__[0]
         optional, inner = _split_optional(ann)
         kind: FieldKind
         if f.name in cls.OPERANDS:
             kind = "operands" if typing.get_origin(inner) is tuple else "operand"
         elif f.name in cls.SUCCESSORS:
             kind = "successor"
+        elif f.name in cls.EDGES:
+            kind = "edges"
         elif f.name in cls.ATTRS:
             kind = "attr"
         elif f.name in cls.FLAGS and ann is bool and f.default is False:
             kind = "flag"
         else:
             raise TypeError(
-                f"{cls.__name__}.{f.name} is not declared in OPERANDS, SUCCESSORS, ATTRS "
-                "or FLAGS (a bool defaulting to False)"
+                f"{cls.__name__}.{f.name} is not declared in OPERANDS, SUCCESSORS, EDGES, "
+                "ATTRS or FLAGS (a bool defaulting to False)"
             )
         default = f.default if kind == "attr" else dataclasses.MISSING
-        out.append(OpField(f.name, kind, optional, ann, default))
+        out.append(OpField(f.name, kind, optional, ann, default, syntax))
     return tuple(out)
 
 
@@ -261,7 +268,7 @@ class Names:
         self._foreign_values: dict[Value, str] = {}
         self._used: set[Value] = set()
         for inst in fn.instructions():
-            for v in inst.operands():
+            for v in (*inst.operands(), *inst.unwind):
                 if isinstance(v, Value):
                     self._used.add(v)
         taken: set[str] = set()
@@ -395,14 +402,12 @@ def format_loc(loc: Loc) -> str:
 
 def format_instruction(inst: Instruction, names: Names, *, locs: bool = False) -> str:
     """One instruction line (without indentation), names taken from ``names``."""
-    if isinstance(inst, ops.Phi):
-        edges = ", ".join(f"[{names.block(b)}: {names.value(v)}]" for b, v in inst.incoming)
-        body = "phi" + (" " + edges if edges else "")
-    else:
-        body = _format_generic(inst, names)
+    body = _format_generic(inst, names)
     text = body
     if names.shows_result(inst):
         text = f"{names.value(inst)} = {body} : {inst.type}"
+    if inst.unwind:
+        text += " unwind(" + ", ".join(names.value(v) for v in inst.unwind) + ")"
     if locs and inst.loc != UNKNOWN_LOC:
         text += "  " + format_loc(inst.loc)
     return text
@@ -428,6 +433,10 @@ def _format_generic(inst: Instruction, names: Names) -> str:
             text = "(" + ", ".join(names.value(v) for v in items) + ")"
         elif spec.kind == "successor":
             text = names.block(value)
+        elif spec.kind == "edges":
+            if not value:
+                continue  # a phi without edges: ``phi``
+            text = ", ".join(f"[{names.block(b)}: {names.value(v)}]" for b, v in value)
         elif not after_word and all(
             f.kind == "attr" and getattr(inst, f.name) == f.default for f in fields[index:]
         ):
@@ -435,9 +444,7 @@ def _format_generic(inst: Instruction, names: Names) -> str:
         else:
             if is_literal_annotation(spec.annotation):
                 value = coerce_literal(value, inst.type)
-            text = format_attr(
-                value, symbol=spec.name in SYMBOL_ATTRS, quote=spec.name in TEXT_ATTRS
-            )
+            text = format_attr(value, symbol=spec.syntax == "symbol", quote=spec.syntax == "text")
         if spec.kind == "operands" and after_word:
             sep = ""
         else:
@@ -502,8 +509,6 @@ def print_module(mod: Module, *, locs: bool = False) -> str:
 
 __all__ = [
     "LITERAL_WORDS",
-    "SYMBOL_ATTRS",
-    "TEXT_ATTRS",
     "Names",
     "OpField",
     "coerce_literal",

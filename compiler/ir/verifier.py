@@ -211,23 +211,11 @@ class _Verifier:
                 self.check_fields(inst, blocks)
 
     def check_fields(self, inst: Instruction, blocks: set[Block]) -> None:
-        if isinstance(inst, ops.Phi):
-            for edge in inst.incoming:
-                if not (isinstance(edge, tuple) and len(edge) == 2):
-                    raise self.fail("phi edge is not a (block, value) pair", inst=inst)
-                b, v = edge
-                if not isinstance(b, Block):
-                    raise self.fail("phi edge block is not a Block", inst=inst)
-                if b not in blocks:
-                    raise self.fail(
-                        f"phi edge from ^{b.label}, not a block of @{self.fn.name}", inst=inst
-                    )
-                if not isinstance(v, Value):
-                    raise self.fail("phi edge value is not a Value", inst=inst)
-            return
         for spec in operation_fields(type(inst)):
             value = getattr(inst, spec.name)
-            if spec.kind == "operand":
+            if spec.kind == "edges":
+                self.check_edges(inst, value, blocks)
+            elif spec.kind == "operand":
                 if value is None and not spec.optional:
                     raise self.fail(f"operand {spec.name!r} is None", inst=inst)
                 if value is not None and not isinstance(value, Value):
@@ -242,6 +230,20 @@ class _Verifier:
                     raise self.fail(
                         f"successor ^{value.label} is not a block of @{self.fn.name}", inst=inst
                     )
+
+    def check_edges(self, inst: Instruction, edges: list[object], blocks: set[Block]) -> None:
+        for edge in edges:
+            if not (isinstance(edge, tuple) and len(edge) == 2):
+                raise self.fail("phi edge is not a (block, value) pair", inst=inst)
+            b, v = edge
+            if not isinstance(b, Block):
+                raise self.fail("phi edge block is not a Block", inst=inst)
+            if b not in blocks:
+                raise self.fail(
+                    f"phi edge from ^{b.label}, not a block of @{self.fn.name}", inst=inst
+                )
+            if not isinstance(v, Value):
+                raise self.fail("phi edge value is not a Value", inst=inst)
 
     # -- rule 7 ---------------------------------------------------------------------------
 

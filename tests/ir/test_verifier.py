@@ -594,6 +594,14 @@ CASES += [
         "newarray fill %i has type i64, expected f64",
     ),
     (
+        "newarray on the stack: constant dimensions",
+        arr(
+            "^entry:\n  %two = const 2 : i64\n  %n = newarray(%two) {on_stack} : array[f64,1,C]\n  ret %x"
+        ),
+        arr("^entry:\n  %n = newarray(%i) {on_stack} : array[f64,1,C]\n  ret %x"),
+        "on-stack newarray dimension %i is not a non-negative const",
+    ),
+    (
         "copyarray result",
         arr("^entry:\n  %c = copyarray %a : array[f64,2,C]\n  ret %x"),
         arr("^entry:\n  %c = copyarray %a : array[f64,2,A]\n  ret %x"),

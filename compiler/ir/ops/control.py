@@ -9,7 +9,7 @@ from typing import ClassVar, final
 # The one leaf of gradc outside the IR that the IR imports (standard library only;
 # pyproject.toml contract ``ir-standalone``): the exception codes are an ABI fact.
 from gradc.artifacts.abi.codes import EXCEPTION_CODES
-from gradc.compiler.ir.core import Block, Instruction, Value, VerifyContext
+from gradc.compiler.ir.core import Block, Instruction, Symbol, Text, Value, VerifyContext
 from gradc.compiler.ir.types import I1, NONE
 
 
@@ -22,6 +22,7 @@ class Phi(Instruction):
     """
 
     OPNAME: ClassVar[str] = "phi"
+    EDGES: ClassVar[tuple[str, ...]] = ("incoming",)
     incoming: list[tuple[Block, Value]] = field(default_factory=list)
 
     def operands(self) -> list[Value]:
@@ -70,7 +71,7 @@ class Call(Instruction):
     ATTRS: ClassVar[tuple[str, ...]] = ("callee",)
     MAY_RAISE: ClassVar[bool] = True
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
-    callee: str
+    callee: Symbol
     args: tuple[Value, ...]
 
     def verify_attrs(self, ctx: VerifyContext) -> str | None:
@@ -195,7 +196,7 @@ class Raise(Instruction):
     IS_TERMINATOR: ClassVar[bool] = True
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
     exception: ExceptionKind
-    message: str
+    message: Text
 
     def verify_attrs(self, ctx: VerifyContext) -> str | None:
         """The kind is an :class:`ExceptionKind`; the message a string."""
