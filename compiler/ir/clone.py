@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Value
 
 
@@ -54,9 +53,9 @@ def remap(inst: Instruction, values: dict[Value, Value], blocks: dict[Block, Blo
     Values and blocks missing from a map are kept (constants shared on purpose, or
     values of the function ``inst`` already belongs to).
     """
-    if isinstance(inst, ops.Phi):
-        inst.incoming = [(blocks.get(b, b), values.get(v, v)) for b, v in inst.incoming]
-        return
+    for name in inst.EDGES:
+        edges = getattr(inst, name)
+        setattr(inst, name, [(blocks.get(b, b), values.get(v, v)) for b, v in edges])
     for name in inst.OPERANDS:
         v = getattr(inst, name)
         if isinstance(v, tuple):

@@ -19,7 +19,7 @@ Structure
 
 Operands and control flow
   7. Every operand is an Argument of this function or an instruction, with a result, in
-     one of its blocks.
+     one of its blocks; so is every value of an ``unwind`` set (``lifetimes``).
   8. The entry block has no predecessors and no phis.
   9. A phi's incoming blocks equal the block's predecessors as a multiset (a block that
      branches twice to the same successor gives two edges, which must carry one value).
@@ -264,6 +264,13 @@ class _Verifier:
                     f"operand {self.show(v)} is not an argument or instruction of @{self.fn.name}",
                     inst=inst,
                 )
+            for v in inst.unwind:
+                if v not in defined:
+                    raise self.fail(
+                        f"unwind value {self.show(v)} is not an argument or instruction of "
+                        f"@{self.fn.name}",
+                        inst=inst,
+                    )
 
     # -- rules 8-9 --------------------------------------------------------------------------
 

@@ -822,6 +822,16 @@ def test_operand_erased_but_still_used() -> None:
     )
 
 
+def test_unwind_value_from_another_function() -> None:
+    fn = parse_function("func @f(%x: f64) -> f64 {\n^entry:\n  %y = fdiv %x, %x : f64\n  ret %y\n}")
+    other = parse_function(
+        "func @g(%t: tape) -> f64 {\n^entry:\n  %z = const 0.0 : f64\n  ret %z\n}"
+    )
+    fn.entry.instructions[0].unwind = (other.params[0],)
+    with pytest.raises(VerificationError, match="unwind value %\\?t is not an argument"):
+        verify_function(fn)
+
+
 def test_operand_is_a_terminator() -> None:
     fn = parsed()
     term = fn.blocks[1].instructions[0]

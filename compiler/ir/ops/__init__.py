@@ -1,7 +1,8 @@
 """The IR's operations: one small final dataclass each, grouped by family.
 
 Every operation is a ``@final`` slotted dataclass that declares its operands, successors,
-attributes and flags (``OPERANDS``, ``SUCCESSORS``, ``ATTRS``, ``FLAGS``), its traits
+phi edges, attributes and flags (``OPERANDS``, ``SUCCESSORS``, ``EDGES``, ``ATTRS``,
+``FLAGS``; an attribute with a fixed set of values is a ``StrEnum``), its traits
 (``IS_TERMINATOR``, ``MAY_RAISE``, ``HAS_SIDE_EFFECTS``) and, beside them, its
 verification rule; the printer, parser and verifier are derived from these declarations
 (:mod:`gradc.compiler.ir.printer`). The families:
