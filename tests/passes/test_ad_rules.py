@@ -19,9 +19,8 @@ from gradc.passes.ad.rules.math import MATH_RULES, MathRule
 from gradc.passes.ad.rules.registry import rebuild_of
 
 #: Operations without a rule, and why: the sweeps handle them structurally (constants,
-#: phis, terminators), they never carry a
-#: derivative and are never rebuilt (``dataaddr``, ``poison``), or inference replaces
-#: them before AD (the front-end operations).
+#: phis, terminators), they never carry a derivative and are never rebuilt (``dataaddr``,
+#: ``poison``), or inference replaces them before AD (the front-end operations).
 WITHOUT_RULE = [
     "allocate",
     "arrayattr",

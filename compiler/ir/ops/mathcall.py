@@ -148,7 +148,7 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         MathFn(MathName.IEEE_POW, 2, MathCheck.NONE, internal=True),
         # the same for the functions derivative rules evaluate (``ieee_log(0.0)`` is
         # -inf, ``ieee_sqrt(-1.0)`` NaN): a derivative never raises where its primal
-        # did not (passes/ad/rules.py)
+        # did not (passes/ad/rules/math.py)
         *(MathFn(MathName(f"ieee_{name}"), 1, MathCheck.NONE, internal=True) for name in IEEE_MATH),
         # the digamma function psi = lgamma', for the rules of gamma/lgamma (special.py)
         MathFn(MathName.DIGAMMA, 1, MathCheck.NONE, internal=True),

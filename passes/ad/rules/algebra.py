@@ -10,6 +10,7 @@ import math
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Value
+from gradc.compiler.ir.ops import CmpPred, MathName
 from gradc.compiler.ir.types import ScalarType
 
 
@@ -51,11 +52,11 @@ class RuleOps:
     def neg(self, x: Value | None) -> Value | None:
         return None if x is None else self.b.unary(ops.Neg, x)
 
-    def math(self, fn: str, *args: Value) -> Value:
+    def math(self, fn: MathName, *args: Value) -> Value:
         """``math.fn(*args)`` without Python's checks (``ieee_log(0.0)`` is -inf): a
         partial is evaluated where the primal was, and must not raise where it did not."""
         if fn in ops.IEEE_MATH:
-            fn = f"ieee_{fn}"
+            fn = MathName(f"ieee_{fn.value}")
         return self.b.math(fn, *args)
 
     def scale(self, t: Value, p: Value, active_p: bool = False) -> Value:
@@ -80,14 +81,14 @@ class RuleOps:
                 return self.b.mul(t, p)  # ±inf·p, NaN·p and 0·p are what they should be
         elif active_p:
             return self.b.mul(t, p)
-        product = self.b.select(self.b.cmp("eq", p, zero), zero, self.b.mul(t, p))
-        return self.b.select(self.b.cmp("eq", t, zero), zero, product)
+        product = self.b.select(self.b.cmp(CmpPred.EQ, p, zero), zero, self.b.mul(t, p))
+        return self.b.select(self.b.cmp(CmpPred.EQ, t, zero), zero, product)
 
     def sign(self, x: Value) -> Value:
         """-1, 0 or 1 as a float of ``x``'s type (0 for 0 and NaN)."""
         zero = self.c(0.0, x)
-        pos = self.b.cmp("gt", x, zero)
-        neg = self.b.cmp("lt", x, zero)
+        pos = self.b.cmp(CmpPred.GT, x, zero)
+        neg = self.b.cmp(CmpPred.LT, x, zero)
         return self.b.select(pos, self.c(1.0, x), self.b.select(neg, self.c(-1.0, x), zero))
 
     def select(self, cond: Value, x: Value | None, y: Value | None, like: Value) -> Value | None:

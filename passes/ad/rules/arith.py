@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.ops import CmpPred, MathName
 from gradc.passes.ad.rules.algebra import RuleOps
 from gradc.passes.ad.rules.base import (
     KEEP_NOTHING,
@@ -81,12 +82,12 @@ def pow_partials(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Par
     a, b = inst.operands()
     one = o.c(1.0, a)
     zero = o.c(0.0, a)
-    da = o.b.mul(b, o.b.math("ieee_pow", a, o.b.sub(b, one)))
-    da = o.b.select(o.b.cmp("eq", b, zero), zero, da)
-    da = o.b.select(o.b.math("isinf", b), zero, da)
+    da = o.b.mul(b, o.b.math(MathName.IEEE_POW, a, o.b.sub(b, one)))
+    da = o.b.select(o.b.cmp(CmpPred.EQ, b, zero), zero, da)
+    da = o.b.select(o.b.math(MathName.ISINF, b), zero, da)
     db = None
     if active(b):
-        db = o.b.select(o.b.cmp("eq", r, zero), zero, o.b.mul(r, o.math("log", a)))
+        db = o.b.select(o.b.cmp(CmpPred.EQ, r, zero), zero, o.b.mul(r, o.math(MathName.LOG, a)))
     return [(a, da), (b, db)]
 
 
@@ -105,12 +106,12 @@ AD_RULES.set([ops.Mod], NoDerivative(Rebuild.INTEGER))  # float % has no rule ye
 
 def _min(o: RuleOps, inst: Instruction) -> tuple[Value, Value, Value]:
     a, b = inst.operands()
-    return o.b.cmp("lt", b, a), b, a  # min(a, b) = b if b < a else a
+    return o.b.cmp(CmpPred.LT, b, a), b, a  # min(a, b) = b if b < a else a
 
 
 def _max(o: RuleOps, inst: Instruction) -> tuple[Value, Value, Value]:
     a, b = inst.operands()
-    return o.b.cmp("gt", b, a), b, a  # max(a, b) = b if b > a else a
+    return o.b.cmp(CmpPred.GT, b, a), b, a  # max(a, b) = b if b > a else a
 
 
 AD_RULES.set([ops.Min], Choice(_min, Keep((0, 1)), Rebuild.INTEGER))

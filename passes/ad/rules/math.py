@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.ops import CmpPred, MathName
 from gradc.passes.ad.rules.algebra import RuleOps
 from gradc.passes.ad.rules.arith import POW
 from gradc.passes.ad.rules.base import (
@@ -79,14 +80,14 @@ def unary(derivative: Derivative, keep: Keep) -> Smooth:
 def _erf(sign: float) -> Derivative:
     def derivative(o: RuleOps, a: Value, r: Value, one: Value) -> Value:
         k = o.c(sign * 2.0 / math.sqrt(math.pi), a)
-        return o.b.mul(k, o.math("exp", o.b.unary(ops.Neg, o.b.mul(a, a))))
+        return o.b.mul(k, o.math(MathName.EXP, o.b.unary(ops.Neg, o.b.mul(a, a))))
 
     return derivative
 
 
 def _inverse_sqrt_1_minus_square(o: RuleOps, a: Value, one: Value) -> Value | None:
     """1 / √(1 − a²)."""
-    return o.div(one, o.math("sqrt", o.b.sub(one, o.b.mul(a, a))))
+    return o.div(one, o.math(MathName.SQRT, o.b.sub(one, o.b.mul(a, a))))
 
 
 def _log_base(base: float) -> Derivative:
@@ -102,10 +103,10 @@ def _atan2(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
     y, x = inst.operands()
     den = o.b.add(o.b.mul(x, x), o.b.mul(y, y))
     zero = o.c(0.0, r)
-    dy = o.b.select(o.b.math("isinf", den), zero, o.b.binary(ops.FDiv, x, den))
-    dy = o.b.select(o.b.cmp("eq", den, zero), zero, dy)
-    dx = o.b.select(o.b.math("isinf", den), zero, o.b.binary(ops.FDiv, y, den))
-    dx = o.b.select(o.b.cmp("eq", den, zero), zero, dx)
+    dy = o.b.select(o.b.math(MathName.ISINF, den), zero, o.b.binary(ops.FDiv, x, den))
+    dy = o.b.select(o.b.cmp(CmpPred.EQ, den, zero), zero, dy)
+    dx = o.b.select(o.b.math(MathName.ISINF, den), zero, o.b.binary(ops.FDiv, y, den))
+    dx = o.b.select(o.b.cmp(CmpPred.EQ, den, zero), zero, dx)
     return [(y, dy), (x, o.b.unary(ops.Neg, dx))]
 
 
@@ -113,7 +114,7 @@ def _hypot(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
     # at the origin (r == 0, a kink) 0, as abs'(0): not 0/0
     a, b = inst.operands()
     zero = o.c(0.0, r)
-    at_origin = o.b.cmp("eq", r, zero)
+    at_origin = o.b.cmp(CmpPred.EQ, r, zero)
     return [
         (a, o.b.select(at_origin, zero, o.b.binary(ops.FDiv, a, r))),
         (b, o.b.select(at_origin, zero, o.b.binary(ops.FDiv, b, r))),
@@ -122,49 +123,51 @@ def _hypot(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
 
 def _copysign(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
     a, b = inst.operands()
-    sa = o.math("copysign", o.c(1.0, a), a)
-    sb = o.math("copysign", o.c(1.0, b), b)
+    sa = o.math(MathName.COPYSIGN, o.c(1.0, a), a)
+    sb = o.math(MathName.COPYSIGN, o.c(1.0, b), b)
     return [(a, o.b.mul(sa, sb)), (b, None)]
 
 
 def _fmod(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
     # x/y rounded: within an ulp of a jump the quotient may name the next piece
     x, y = inst.operands()
-    dy = o.neg(o.math("trunc", o.b.binary(ops.FDiv, x, y))) if active(y) else None
+    dy = o.neg(o.math(MathName.TRUNC, o.b.binary(ops.FDiv, x, y))) if active(y) else None
     return [(x, o.c(1.0, x)), (y, dy)]
 
 
-MATH_RULES: Mapping[str, ScalarRule] = {
-    "sin": unary(lambda o, a, r, one: o.math("cos", a), _A),
-    "cos": unary(lambda o, a, r, one: o.neg(o.math("sin", a)), _A),
-    "tan": unary(lambda o, a, r, one: o.add(one, o.mul(r, r)), _R),
-    "asin": unary(lambda o, a, r, one: _inverse_sqrt_1_minus_square(o, a, one), _A),
-    "acos": unary(lambda o, a, r, one: o.neg(_inverse_sqrt_1_minus_square(o, a, one)), _A),
-    "atan": unary(lambda o, a, r, one: o.div(one, o.b.add(one, o.b.mul(a, a))), _A),
-    "sinh": unary(lambda o, a, r, one: o.math("cosh", a), _A),
-    "cosh": unary(lambda o, a, r, one: o.math("sinh", a), _A),
-    "tanh": unary(lambda o, a, r, one: o.b.sub(one, o.b.mul(r, r)), _R),
-    "exp": unary(lambda o, a, r, one: r, _R),
-    "expm1": unary(lambda o, a, r, one: o.b.add(r, one), _R),
-    "log": unary(lambda o, a, r, one: o.div(one, a), _A),
-    "log1p": unary(lambda o, a, r, one: o.div(one, o.b.add(one, a)), _A),
-    "log2": unary(_log_base(2.0), _A),
-    "log10": unary(_log_base(10.0), _A),
-    "sqrt": unary(lambda o, a, r, one: o.div(one, o.b.mul(o.c(2.0, a), r)), _R),
-    "fabs": unary(lambda o, a, r, one: o.sign(a), _A),
-    "erf": unary(_erf(1.0), _A),
-    "erfc": unary(_erf(-1.0), _A),
-    "lgamma": unary(lambda o, a, r, one: o.math("digamma", a), _A),
-    "gamma": unary(lambda o, a, r, one: o.b.mul(r, o.math("digamma", a)), Keep((0,), result=True)),
-    "floor": unary(lambda o, a, r, one: None, KEEP_NOTHING),
-    "ceil": unary(lambda o, a, r, one: None, KEEP_NOTHING),
-    "trunc": unary(lambda o, a, r, one: None, KEEP_NOTHING),
-    "atan2": Smooth(_atan2, Keep((0, 1))),
-    "hypot": Smooth(_hypot, Keep((0, 1), result=True)),
-    "copysign": Smooth(_copysign, Keep((0, 1))),
-    "fmod": Smooth(_fmod, Keep((0, 1), only_if_active=1)),
-    "pow": POW,
-    "ieee_pow": POW,
+MATH_RULES: Mapping[MathName, ScalarRule] = {
+    MathName.SIN: unary(lambda o, a, r, one: o.math(MathName.COS, a), _A),
+    MathName.COS: unary(lambda o, a, r, one: o.neg(o.math(MathName.SIN, a)), _A),
+    MathName.TAN: unary(lambda o, a, r, one: o.add(one, o.mul(r, r)), _R),
+    MathName.ASIN: unary(lambda o, a, r, one: _inverse_sqrt_1_minus_square(o, a, one), _A),
+    MathName.ACOS: unary(lambda o, a, r, one: o.neg(_inverse_sqrt_1_minus_square(o, a, one)), _A),
+    MathName.ATAN: unary(lambda o, a, r, one: o.div(one, o.b.add(one, o.b.mul(a, a))), _A),
+    MathName.SINH: unary(lambda o, a, r, one: o.math(MathName.COSH, a), _A),
+    MathName.COSH: unary(lambda o, a, r, one: o.math(MathName.SINH, a), _A),
+    MathName.TANH: unary(lambda o, a, r, one: o.b.sub(one, o.b.mul(r, r)), _R),
+    MathName.EXP: unary(lambda o, a, r, one: r, _R),
+    MathName.EXPM1: unary(lambda o, a, r, one: o.b.add(r, one), _R),
+    MathName.LOG: unary(lambda o, a, r, one: o.div(one, a), _A),
+    MathName.LOG1P: unary(lambda o, a, r, one: o.div(one, o.b.add(one, a)), _A),
+    MathName.LOG2: unary(_log_base(2.0), _A),
+    MathName.LOG10: unary(_log_base(10.0), _A),
+    MathName.SQRT: unary(lambda o, a, r, one: o.div(one, o.b.mul(o.c(2.0, a), r)), _R),
+    MathName.FABS: unary(lambda o, a, r, one: o.sign(a), _A),
+    MathName.ERF: unary(_erf(1.0), _A),
+    MathName.ERFC: unary(_erf(-1.0), _A),
+    MathName.LGAMMA: unary(lambda o, a, r, one: o.math(MathName.DIGAMMA, a), _A),
+    MathName.GAMMA: unary(
+        lambda o, a, r, one: o.b.mul(r, o.math(MathName.DIGAMMA, a)), Keep((0,), result=True)
+    ),
+    MathName.FLOOR: unary(lambda o, a, r, one: None, KEEP_NOTHING),
+    MathName.CEIL: unary(lambda o, a, r, one: None, KEEP_NOTHING),
+    MathName.TRUNC: unary(lambda o, a, r, one: None, KEEP_NOTHING),
+    MathName.ATAN2: Smooth(_atan2, Keep((0, 1))),
+    MathName.HYPOT: Smooth(_hypot, Keep((0, 1), result=True)),
+    MathName.COPYSIGN: Smooth(_copysign, Keep((0, 1))),
+    MathName.FMOD: Smooth(_fmod, Keep((0, 1), only_if_active=1)),
+    MathName.POW: POW,
+    MathName.IEEE_POW: POW,
 }
 """The rule of each differentiable ``math`` function, by name."""
 
@@ -174,7 +177,7 @@ class MathRule(ScalarRule):
     """The rule of :class:`~gradc.compiler.ir.ops.MathCall`: the entry of
     :data:`MATH_RULES` for its function."""
 
-    functions: Mapping[str, ScalarRule]
+    functions: Mapping[MathName, ScalarRule]
 
     def of(self, inst: Instruction) -> ScalarRule:
         """The rule of ``inst``'s function.
