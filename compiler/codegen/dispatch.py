@@ -3,7 +3,7 @@
 A rule gets the function's lowering state and the instruction, emits LLVM IR at the
 builder, and returns the instruction's LLVM value (None for operations without one):
 ``(FunctionLowering, Instruction) -> ll.Value | None``. The rules are registered by
-:mod:`.lower_scalar`, :mod:`.lower_arith`, :mod:`.lower_math`, :mod:`.lower_control`,
+:mod:`.lower_scalar`, :mod:`.lower_arith`, :mod:`.lower_bitwise`, :mod:`.lower_math`, :mod:`.lower_control`,
 :mod:`.arrays`, :mod:`.array_alloc` and :mod:`.tape`; importing :mod:`.lower` imports
 all of them.
 """

@@ -22,7 +22,7 @@ identical module.
 This module declares the functions and holds what they share (:class:`ModuleLowering`);
 each body is lowered by :class:`.lower_function.FunctionLowering`, one rule per operation
 in :data:`.dispatch.LOWERING`: :mod:`.lower_scalar` (constants, casts, tuples,
-comparisons), :mod:`.lower_arith`, :mod:`.lower_math`, :mod:`.lower_control` (calls,
+comparisons), :mod:`.lower_arith`, :mod:`.lower_bitwise`, :mod:`.lower_math`, :mod:`.lower_control` (calls,
 returns, branches). Arrays (descriptors by value inside functions, a descriptor pointer
 per array parameter, owned blocks from the ``gradc_rt1_*`` runtime) are lowered by
 :mod:`.arrays` and :mod:`.array_alloc`; the reverse-mode tape (a pointer to a runtime
@@ -53,6 +53,7 @@ from gradc.compiler.codegen import (  # noqa: F401
     array_alloc,
     arrays,
     lower_arith,
+    lower_bitwise,
     lower_control,
     lower_math,
     lower_scalar,

@@ -2,7 +2,8 @@
 
 A constant expression is built from numeric literals, module constants (of this module or,
 through a user-module import, of another), ``math`` constants and ``math`` functions, with
-the arithmetic operators: ``N = 10``, ``SCALE = 2 * math.pi``, ``TINY = math.exp(-30)``.
+the arithmetic and bitwise operators: ``N = 10``, ``SCALE = 2 * math.pi``,
+``TINY = math.exp(-30)``, ``MASK = (1 << 40) - 1``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,18 @@ MATH_CONSTANTS: dict[str, float] = {
     "nan": math.nan,
 }
 
+#: The largest ``<<`` count folded: past it the unbounded int CPython would build is
+#: enormous, and no result outside 64 bits is a constant gradc can use anyway.
+_MAX_FOLDED_SHIFT = 64
+
+
+def _lshift(a: object, n: object) -> object:
+    """``a << n``, refused (TypeError: not a constant) for counts over 64."""
+    if isinstance(n, int) and n > _MAX_FOLDED_SHIFT:
+        raise TypeError("shift count too large to fold")
+    return operator.lshift(a, n)
+
+
 _FOLD_BINOPS: dict[type[ast.operator], Callable[[object, object], object]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -36,6 +49,11 @@ _FOLD_BINOPS: dict[type[ast.operator], Callable[[object, object], object]] = {
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+    ast.LShift: _lshift,
+    ast.RShift: operator.rshift,
 }
 
 Number = int | float | bool
@@ -81,6 +99,8 @@ def _fold(info: ModuleInfo, node: ast.expr) -> object:
             return +operand  # type: ignore[operator]
         if isinstance(node.op, ast.Not):
             return not operand
+        if isinstance(node.op, ast.Invert):
+            return ~operand  # type: ignore[operator]
     if isinstance(node, ast.BinOp) and type(node.op) in _FOLD_BINOPS:
         return _FOLD_BINOPS[type(node.op)](_fold(info, node.left), _fold(info, node.right))
     if isinstance(node, ast.Call) and not node.keywords:

@@ -32,16 +32,15 @@ _BINOPS: dict[type[ast.operator], type[ops.BinaryOp]] = {
     ast.FloorDiv: ops.FloorDiv,
     ast.Mod: ops.Mod,
     ast.Pow: ops.Pow,
+    ast.BitAnd: ops.BitAnd,
+    ast.BitOr: ops.BitOr,
+    ast.BitXor: ops.BitXor,
+    ast.LShift: ops.LShift,
+    ast.RShift: ops.RShift,
 }
 
 _OPERATOR_SYMBOLS: dict[type[ast.AST], str] = {
     ast.MatMult: "@",
-    ast.BitAnd: "&",
-    ast.BitOr: "|",
-    ast.BitXor: "^",
-    ast.LShift: "<<",
-    ast.RShift: ">>",
-    ast.Invert: "~",
     ast.Is: "is",
     ast.IsNot: "is not",
     ast.In: "in",
@@ -93,6 +92,8 @@ class ExpressionLowering(CallLowering):
                 # ``+x`` is x, except that ``+True`` is the int 1: multiply by int 1,
                 # exact for every int and float (``-0.0 * 1 == -0.0``).
                 return self.b.insert(ops.Mul(self.expr(operand), self.b.const(1, I64)))
+            case ast.UnaryOp(op=ast.Invert(), operand=operand):
+                return self.b.insert(ops.Invert(self.expr(operand)))
             case ast.UnaryOp(op=ast.Not(), operand=operand):
                 return self.b.insert(ops.Not(self.expr(operand), type=I1))
             case ast.UnaryOp(op=op):

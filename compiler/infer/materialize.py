@@ -119,8 +119,14 @@ class Materializer:
     ops.Pow,
     ops.Min,
     ops.Max,
+    ops.BitAnd,
+    ops.BitOr,
+    ops.BitXor,
+    ops.LShift,
+    ops.RShift,
     ops.Neg,
     ops.Abs,
+    ops.Invert,
 )
 def _arith(m: Materializer, inst: Instruction) -> None:
     for name in inst.OPERANDS:

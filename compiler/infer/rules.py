@@ -93,6 +93,45 @@ def _arith(symbol: str, result: Callable[[Instruction, ScalarType], Type]) -> Tr
     return rule
 
 
+def _class_name(t: Type) -> str:
+    """The name of the Python class of a value of type ``t`` (``float`` for ``f64``), as
+    CPython's TypeError messages show it; ``python_name`` for arrays and tuples."""
+    if isinstance(t, ScalarType):
+        return "float" if t.is_float else "bool" if t.is_bool else "int"
+    return python_name(t)
+
+
+def _bitwise(symbol: str) -> TransferRule:
+    """The rule of ``&``, ``|``, ``^``, ``<<``, ``>>`` (``symbol``): ints or bools, never
+    floats (CPython's TypeError, at compile time); a bool for ``&``, ``|``, ``^`` of two
+    bools, else an ``i64`` (``True & 3`` and ``True << 1`` are ints)."""
+
+    def rule(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+        types = _scalar_operands(inf, inst, symbol)
+        if types is None:
+            return None
+        if any(t.is_float for t in types):
+            shown = " and ".join(f"'{_class_name(t)}'" for t in types)
+            raise inf.error(f"unsupported operand type(s) for {symbol}: {shown}", inst)
+        if isinstance(inst, ops.BinaryOp) and inst.ON_BOOL and all(t.is_bool for t in types):
+            return I1
+        return I64
+
+    return rule
+
+
+@TRANSFER.register(ops.Invert)
+def _invert(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    """``~x``: an int (``~True`` is -2); CPython's TypeError for a float or a tuple."""
+    assert isinstance(inst, ops.Invert)
+    t = inst.operand.type
+    if isinstance(t, UnknownType):
+        return None
+    if not isinstance(t, ScalarType) or t.is_float:
+        raise inf.error(f"bad operand type for unary ~: '{_class_name(t)}'", inst)
+    return I64
+
+
 @TRANSFER.register(ops.Cmp)
 def _cmp(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     _scalar_operands(inf, inst, "comparison")
@@ -367,3 +406,12 @@ for _cls, _symbol, _result in (
     (ops.Abs, "abs()", _widened),
 ):
     TRANSFER.set([_cls], _arith(_symbol, _result))
+
+for _bit_op, _bit_symbol in (
+    (ops.BitAnd, "&"),
+    (ops.BitOr, "|"),
+    (ops.BitXor, "^"),
+    (ops.LShift, "<<"),
+    (ops.RShift, ">>"),
+):
+    TRANSFER.set([_bit_op], _bitwise(_bit_symbol))

@@ -179,6 +179,32 @@ def _max(m: Machine, inst: Instruction, vals: list[object]) -> object:
     return b if b > a else a  # type: ignore[operator]
 
 
+RULES.set([ops.BitAnd], _arith(operator.and_))
+RULES.set([ops.BitOr], _arith(operator.or_))
+RULES.set([ops.BitXor], _arith(operator.xor))
+
+
+def _shift_count(inst: Instruction, vals: list[object]) -> tuple[int, int, int]:
+    """``(x, n, bits)`` of ``x << n`` / ``x >> n``; ValueError for ``n < 0`` (CPython's)."""
+    x, n = vals
+    assert isinstance(x, int) and isinstance(n, int)
+    if n < 0:
+        raise ValueError(MESSAGES["negative_shift"])
+    return x, n, scalar_type(inst).bits
+
+
+@RULES.register(ops.LShift)
+def _lshift(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    x, n, bits = _shift_count(inst, vals)
+    return 0 if n >= bits else wrap_int(x << n, bits)  # every bit shifted out: 0
+
+
+@RULES.register(ops.RShift)
+def _rshift(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    x, n, bits = _shift_count(inst, vals)
+    return x >> min(n, bits)  # Python's >> of a value in range: 0 or -1 past the width
+
+
 @RULES.register(ops.Neg)
 def _neg(m: Machine, inst: Instruction, vals: list[object]) -> object:
     (x,) = vals
@@ -191,6 +217,13 @@ def _abs(m: Machine, inst: Instruction, vals: list[object]) -> object:
     (x,) = vals
     assert isinstance(x, int | float)
     return normalize(abs(x), scalar_type(inst))
+
+
+@RULES.register(ops.Invert)
+def _invert(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    (x,) = vals
+    assert isinstance(x, int)
+    return normalize(~x, scalar_type(inst))
 
 
 @RULES.register(ops.Not)

@@ -40,6 +40,7 @@ MESSAGES: dict[str, str] = {
     "float_pow_zero_negative": "0.0 cannot be raised to a negative power",
     "float_pow_fractional": "negative number cannot be raised to a fractional power",
     "float_pow_overflow": "(34, 'Numerical result out of range')",  # str() of CPython's
+    "negative_shift": "negative shift count",
     "cast_nan": "cannot convert float NaN to integer",
     "cast_inf": "cannot convert float infinity to integer",
     "cast_range": "int too large to convert",

@@ -311,6 +311,24 @@ CASES: list[tuple[str, str, str, str]] = [
         "div on i64: true division is defined on floats only",
     ),
     (
+        "bitwise operators on ints and bools only",
+        func("^entry:\n  %d = bitxor %b, %b : i1\n  ret %x"),
+        func("^entry:\n  %d = bitxor %x, %x : f64\n  ret %x"),
+        "bitxor on f64: bitwise operators are defined on ints only",
+    ),
+    (
+        "shifts on ints only (not i1)",
+        func("^entry:\n  %d = rshift %i, %i : i64\n  ret %x"),
+        func("^entry:\n  %d = lshift %b, %b : i1\n  ret %x"),
+        "lshift on i1",
+    ),
+    (
+        "invert on ints only",
+        func("^entry:\n  %d = invert %i : i64\n  ret %x"),
+        func("^entry:\n  %d = invert %x : f64\n  ret %x"),
+        "invert on f64: bitwise operators are defined on ints only",
+    ),
+    (
         "unary operand has the result type",
         func("^entry:\n  %n = neg %i : i64\n  ret %x"),
         func("^entry:\n  %n = neg %i : f64\n  ret %x"),

@@ -200,12 +200,14 @@ class BinaryOp(Instruction):
     ON_BOOL: ClassVar[bool] = False
     #: Defined on floats only (true division).
     FLOATS_ONLY: ClassVar[bool] = False
+    #: Defined on ints (and ``i1`` where ``ON_BOOL``) only (the bitwise operators).
+    INTS_ONLY: ClassVar[bool] = False
     lhs: Value
     rhs: Value
 
     def verify_(self, ctx: VerifyContext) -> str | None:
         """Both operands have the result type, a scalar; not ``i1`` unless ``ON_BOOL``;
-        a float unless not ``FLOATS_ONLY``."""
+        a float unless not ``FLOATS_ONLY``; not a float if ``INTS_ONLY``."""
         t = self.type
         if not isinstance(t, ScalarType):
             return f"result type {t} is not a scalar"
@@ -218,6 +220,8 @@ class BinaryOp(Instruction):
             return f"{self.OPNAME} on i1 (cast to an int first)"
         if self.FLOATS_ONLY and not t.is_float:
             return f"{self.OPNAME} on {t}: true division is defined on floats only"
+        if self.INTS_ONLY and t.is_float:
+            return f"{self.OPNAME} on {t}: bitwise operators are defined on ints only"
         return None
 
 
@@ -342,6 +346,68 @@ class Max(BinaryOp):
     ON_BOOL: ClassVar[bool] = True
 
 
+# Python's bitwise operators on ints (two's complement: ``&``, ``|``, ``^`` on i64 are
+# exact) and, for ``&``, ``|``, ``^``, on bools (a bool result). Inference widens a bool
+# mixed with an int to i64, as Python's ``True & 3`` is the int 1.
+
+
+@final
+@dataclass(eq=False, slots=True)
+class BitAnd(BinaryOp):
+    """``lhs & rhs`` on ints or bools."""
+
+    OPNAME: ClassVar[str] = "bitand"
+    ON_BOOL: ClassVar[bool] = True
+    INTS_ONLY: ClassVar[bool] = True
+
+
+@final
+@dataclass(eq=False, slots=True)
+class BitOr(BinaryOp):
+    """``lhs | rhs`` on ints or bools."""
+
+    OPNAME: ClassVar[str] = "bitor"
+    ON_BOOL: ClassVar[bool] = True
+    INTS_ONLY: ClassVar[bool] = True
+
+
+@final
+@dataclass(eq=False, slots=True)
+class BitXor(BinaryOp):
+    """``lhs ^ rhs`` on ints or bools."""
+
+    OPNAME: ClassVar[str] = "bitxor"
+    ON_BOOL: ClassVar[bool] = True
+    INTS_ONLY: ClassVar[bool] = True
+
+
+@final
+@dataclass(eq=False, slots=True)
+class LShift(BinaryOp):
+    """``lhs << rhs`` on ints, wrapping (docs/abi.md): ``x << n`` is 0 for ``n >= 64``.
+
+    Raises ValueError("negative shift count") for ``rhs < 0`` (CPython's message).
+    """
+
+    OPNAME: ClassVar[str] = "lshift"
+    MAY_RAISE: ClassVar[bool] = True
+    INTS_ONLY: ClassVar[bool] = True
+
+
+@final
+@dataclass(eq=False, slots=True)
+class RShift(BinaryOp):
+    """``lhs >> rhs`` on ints: arithmetic (rounds toward -inf, as Python's), so exact:
+    ``x >> n`` for ``n >= 64`` is 0 or -1 as in CPython.
+
+    Raises ValueError("negative shift count") for ``rhs < 0`` (CPython's message).
+    """
+
+    OPNAME: ClassVar[str] = "rshift"
+    MAY_RAISE: ClassVar[bool] = True
+    INTS_ONLY: ClassVar[bool] = True
+
+
 @dataclass(eq=False, slots=True)
 class UnaryOp(Instruction):
     """Abstract base of one-operand arithmetic; the operand has the result type.
@@ -378,6 +444,21 @@ class Abs(UnaryOp):
     """``abs(operand)`` (ints wrap at the minimum value)."""
 
     OPNAME: ClassVar[str] = "abs"
+
+
+@final
+@dataclass(eq=False, slots=True)
+class Invert(UnaryOp):
+    """``~operand`` on an int: ``-operand - 1`` (exact in two's complement). Python's
+    ``~True`` is the int -2: inference converts a bool operand to i64 first."""
+
+    OPNAME: ClassVar[str] = "invert"
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """The operand has the result type, a non-``i1`` int."""
+        if isinstance(self.type, ScalarType) and self.type.is_float:
+            return f"invert on {self.type}: bitwise operators are defined on ints only"
+        return UnaryOp.verify_(self, ctx)
 
 
 @final

@@ -11,6 +11,7 @@ abs         sign(a)·ȧ (0 at 0, as JAX)                    sign(a)·ā
 pow         b·a^(b−1)·ȧ + r·ln(a)·ḃ                       ā·b·a^(b−1), ā·r·ln(a)
             (b·a^(b−1) is 0 where b = 0 or ±inf; r·ln a is 0 where r = 0, its limit)
 floordiv    0 (piecewise constant)
+bitand ...  none: ints and bools (``& | ^ ~ << >>``)
 min, max    the tangent of the operand picked              ā to the operand picked
 ==========  ===========================================  ============================
 
@@ -102,6 +103,11 @@ def _piecewise_constant(o: RuleOps, inst: Instruction, active: Active, r: Value)
 
 AD_RULES.set([ops.FloorDiv], Smooth(_piecewise_constant, KEEP_NOTHING, Rebuild.INTEGER))
 AD_RULES.set([ops.Mod], NoDerivative(Rebuild.INTEGER))  # float % has no rule yet
+# ints and bools only: never active, rebuilt by the reverse sweep as integer arithmetic
+AD_RULES.set(
+    [ops.BitAnd, ops.BitOr, ops.BitXor, ops.LShift, ops.RShift, ops.Invert],
+    NoDerivative(Rebuild.INTEGER),
+)
 
 
 def _min(o: RuleOps, inst: Instruction) -> tuple[Value, Value, Value]:
