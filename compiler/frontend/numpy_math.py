@@ -196,7 +196,8 @@ NUMPY_FUNCTIONS: dict[str, NumpyFn] = {
     "hypot": _float(_math(MathName.HYPOT), arity=2),
     "copysign": _float(_math(MathName.COPYSIGN), exact_f32=True, arity=2),
     "fabs": _float(_math(MathName.FABS), exact_f32=True),
-    "power": _float(_math(MathName.IEEE_POW), arity=2),
+    # of floats only: NumPy's integer power wraps and raises for negative exponents
+    "power": NumpyFn(2, Kind.SAME, _math(MathName.IEEE_POW)),
     # npy_deg2rad/npy_rad2deg: x * (pi / 180), x * (180 / pi)
     "deg2rad": _float(_scaled(math.pi / 180.0)),
     "rad2deg": _float(_scaled(180.0 / math.pi)),
@@ -239,7 +240,7 @@ def result_type(name: str, operands: list[ScalarType]) -> ScalarType | str:
     fn = NUMPY_FUNCTIONS[name]
     joined = joined_type(operands)
     if joined == I1 and not fn.bools:
-        return f"np.{name}() of bool is not supported (NumPy's result is int8)"
+        return f"np.{name}() of bool is not supported"
     if joined == F32 and not (fn.exact_f32 or fn.native):
         return (
             f"np.{name}() of float32 is not supported (NumPy computes it in float32; gradc's "
