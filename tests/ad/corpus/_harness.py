@@ -638,6 +638,11 @@ def _value(x: Any) -> float:
     return x.val if isinstance(x, Dual) else x
 
 
+def _on_value(fn: Callable[[float], Any]) -> Callable[[Any], Any]:
+    """``fn`` of a Dual's value (a piecewise-constant function or a predicate)."""
+    return lambda x: fn(_value(x))
+
+
 def _dual_numpy_math() -> dict[str, Any]:
     """NumPy's math functions on scalars, dual-aware (by the same rules as ``math``'s)."""
     m = _dual_math()
@@ -646,7 +651,7 @@ def _dual_numpy_math() -> dict[str, Any]:
     renamed = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2"}
     fns.update({name: getattr(m, m_name) for name, m_name in renamed.items()})
     for name in ("floor", "ceil", "trunc", "isnan", "isinf", "isfinite"):
-        fns[name] = lambda x, fn=getattr(np, name): fn(_value(x))
+        fns[name] = _on_value(getattr(np, name))
     fns.update(
         power=m.pow,
         abs=abs,
