@@ -11,7 +11,9 @@ warns), so the transcendental functions call the non-checking ``ieee_*`` twins
   ``f32`` operands only where computing in ``f64`` and rounding gives NumPy's ``f32``
   result exactly (``sqrt``, ``fabs``, ``copysign``, correctly rounded or exact);
 - ``same`` functions (``abs``, ``floor``, ``minimum``, ``square``, ...): the operands'
-  type (``np.abs`` of an int is an int, ``np.floor`` of an int the int itself);
+  type (``np.abs`` of an int is an int, ``np.floor`` of an int the int itself; integer
+  ``abs``/``square`` wrap as NumPy's), ``f32`` included (``floor``/``ceil``/``trunc``
+  exact in ``f64``, the others computed in ``f32``) except for ``power``;
 - predicates (``isnan``, ``isinf``, ``isfinite``): ``bool``.
 
 Not supported (a compile error naming the function and the operand type): ``float``
