@@ -1,4 +1,5 @@
-"""Lower calls: of ``math`` functions, NumPy allocators, builtins and user functions.
+"""Lower calls: of ``math`` functions, NumPy allocators and math functions (on scalars),
+builtins and user functions.
 
 Arguments are evaluated left to right (NumPy's keyword arguments in source order); a call
 of a user function, in this module or an imported one, is emitted with the callee's
@@ -127,7 +128,8 @@ class CallLowering(LoweringState):
         return result
 
     def numpy_call(self, name: str, e: ast.Call) -> Value:
-        """``np.zeros/ones/empty/full`` and their ``*_like`` forms.
+        """``np.zeros/ones/empty/full`` and their ``*_like`` forms; NumPy's math functions
+        (:meth:`numpy_math_call`).
 
         Arguments bind as NumPy's (positional or by name: ``shape=``, ``fill_value=``,
         ``a=``, ``dtype=``; ``dtype=None`` is the default) and are evaluated in source

@@ -186,7 +186,8 @@ class ExpressionLowering(CallLowering):
         raise foreign_error(self.info, ref, node)
 
     def attribute(self, e: ast.Attribute) -> Value:
-        """``helpers.SCALE``, ``math.pi``, or an array's ``.shape``/``.size``/``.ndim``."""
+        """``helpers.SCALE``, ``math.pi``, ``np.pi``, or an array's ``.shape``/``.size``/
+        ``.ndim``."""
         if self._is_imported(e):
             return self.imported_value(e)
         if isinstance(e.value, ast.Name) and e.value.id in self.info.math_modules:
