@@ -20,8 +20,10 @@ Not supported (a compile error naming the function and the operand type): ``floa
 functions of ``bool`` operands only (NumPy computes them in ``float16``), of ``f32``
 operands other than the exact ones (NumPy calls ``expf`` etc.), and the integer loops of
 ``power``, ``reciprocal`` and ``sign``/``square`` of bools (NumPy's ``int8`` results).
-The operands' join stands for NumPy's promotion: a Python float literal next to an
-``f32`` value is ``f64`` here, a weak scalar (NEP 50) in NumPy.
+Operands of different types promote by their join, as NumPy's, except where NumPy's
+result depends on whether an operand is a Python scalar (NEP 50's weak scalars:
+``np.minimum(np.float32(1), 2.0)`` is float32, with ``np.float64(2.0)`` float64):
+``f32`` with ``f64`` or ``i64``, ``i32`` with ``i64`` are a compile error.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.ops import MathName
-from gradc.compiler.ir.types import F32, F64, I1, ScalarType, join
+from gradc.compiler.ir.types import F32, F64, I1, I32, I64, ScalarType, join
 
 Expand = Callable[[Builder, list[Value]], Value]
 """``(builder, operands) -> result``: the operands already converted to the computation
@@ -240,6 +242,13 @@ def result_type(name: str, operands: list[ScalarType]) -> ScalarType | str:
     """The result type of ``np.<name>`` on operands of these types, or why it is not
     supported (the module docstring)."""
     fn = NUMPY_FUNCTIONS[name]
+    for narrow, wide in _WEAK_PAIRS:
+        if narrow in operands and wide in operands:
+            return (
+                f"np.{name}() of {_NUMPY_NAMES[narrow.name]} and {_NUMPY_NAMES[wide.name]}: "
+                f"NumPy's result type depends on whether the {_NUMPY_NAMES[wide.name]} is a "
+                "Python scalar (NEP 50); convert one operand first"
+            )
     joined = joined_type(operands)
     if joined == I1 and not fn.bools:
         return f"np.{name}() of bool is not supported"
@@ -272,5 +281,10 @@ def expand(b: Builder, name: str, args: list[Value], result: ScalarType) -> Valu
     value = fn.on_float(b, [b.cast(a, compute) for a in args])
     return b.cast(value, result)
 
+
+#: Operand types whose NumPy promotion depends on the wider one being a Python scalar
+#: (weak, NEP 50: ``np.float32(1) + 2.0`` is float32) or a NumPy one (float64), which
+#: gradc's types do not say: rejected rather than guessed.
+_WEAK_PAIRS = ((F32, F64), (F32, I64), (I32, I64))
 
 _NUMPY_NAMES = {"f64": "float64", "f32": "float32", "i64": "int64", "i32": "int32", "i1": "bool"}
