@@ -63,6 +63,9 @@ def _unchecked(fl: FunctionLowering, name: str, args: list[ll.Value]) -> ll.Valu
         case "ieee_pow":  # C pow, no Python checks (derivative code)
             return fl.call_intrinsic("pow", *args)
         case _ if name.startswith("ieee_"):  # ieee_log etc.: C's result, no checks
+            libm = ops.MATH_FUNCTIONS[name].libm  # log1p, expm1: no LLVM intrinsic
+            if libm:
+                return b.call(fl.ml.libm(libm, x.type, 1), args)
             return fl.call_intrinsic(name.removeprefix("ieee_"), *args)
         case "digamma":  # derivative code of gamma/lgamma
             return emit_digamma(

@@ -60,6 +60,10 @@ LIBRARY_SYMBOLS: frozenset[str] = frozenset(
         "powf",
         "sqrtf",
         "fmodf",
+        # floor(fpext x) -> fpext floorf(x): NumPy's rounding of float32 scalars
+        "floorf",
+        "ceilf",
+        "truncf",
         # libc
         "malloc",
         "calloc",

@@ -1,9 +1,9 @@
 """Fold module-level constant expressions at compile time (never running the module).
 
 A constant expression is built from numeric literals, module constants (of this module or,
-through a user-module import, of another), ``math`` constants and ``math`` functions, with
-the arithmetic and bitwise operators: ``N = 10``, ``SCALE = 2 * math.pi``,
-``TINY = math.exp(-30)``, ``MASK = (1 << 40) - 1``.
+through a user-module import, of another), ``math`` constants, NumPy's constants
+(``np.pi``) and ``math`` functions, with the arithmetic and bitwise operators: ``N = 10``,
+``SCALE = 2 * math.pi``, ``TINY = math.exp(-30)``, ``MASK = (1 << 40) - 1``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gradc.compiler.frontend.imports import ConstantRef, resolve, rooted_in_user_import
+from gradc.compiler.frontend.numpy_math import NUMPY_CONSTANTS
 from gradc.compiler.ir.ops import MATH_FUNCTIONS
 
 if TYPE_CHECKING:
@@ -91,6 +92,8 @@ def _fold(info: ModuleInfo, node: ast.expr) -> object:
         and node.attr in MATH_CONSTANTS
     ):
         return MATH_CONSTANTS[node.attr]
+    if isinstance(node, ast.Name | ast.Attribute) and info.numpy_attr(node) in NUMPY_CONSTANTS:
+        return NUMPY_CONSTANTS[info.numpy_attr(node) or ""]
     if isinstance(node, ast.UnaryOp):
         operand = _fold(info, node.operand)
         if isinstance(node.op, ast.USub):

@@ -1,4 +1,5 @@
-"""Lower calls: of ``math`` functions, NumPy allocators, builtins and user functions.
+"""Lower calls: of ``math`` functions, NumPy allocators and math functions (on scalars),
+builtins and user functions.
 
 Arguments are evaluated left to right (NumPy's keyword arguments in source order); a call
 of a user function, in this module or an imported one, is emitted with the callee's
@@ -20,6 +21,7 @@ from gradc.compiler.frontend.imports import (
     resolve,
 )
 from gradc.compiler.frontend.lower_state import LoweringState
+from gradc.compiler.frontend.numpy_math import NUMPY_FUNCTIONS
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.types import F64, I1, I64, ScalarType
@@ -126,12 +128,15 @@ class CallLowering(LoweringState):
         return result
 
     def numpy_call(self, name: str, e: ast.Call) -> Value:
-        """``np.zeros/ones/empty/full`` and their ``*_like`` forms.
+        """``np.zeros/ones/empty/full`` and their ``*_like`` forms; NumPy's math functions
+        (:meth:`numpy_math_call`).
 
         Arguments bind as NumPy's (positional or by name: ``shape=``, ``fill_value=``,
         ``a=``, ``dtype=``; ``dtype=None`` is the default) and are evaluated in source
         order; a shape may be a list (``np.zeros([n, 2])``).
         """
+        if name in NUMPY_FUNCTIONS:
+            return self.numpy_math_call(name, e)
         if name not in _NUMPY_ALLOCATORS:
             raise self.src.error(f"numpy function 'np.{name}' is not supported", e.func)
         params = _NUMPY_ALLOCATORS[name]
@@ -174,6 +179,22 @@ class CallLowering(LoweringState):
         fill = values.get("fill_value")
         kind = name.removesuffix("_like")
         return self.b.insert(ops.Allocate(ops.AllocKind(kind), dtype, shape, like, fill))
+
+    def numpy_math_call(self, name: str, e: ast.Call) -> Value:
+        """``np.sqrt(x)``, ``np.minimum(a, b)``, ... on scalars (:data:`NUMPY_FUNCTIONS`):
+        positional operands only; inference types the call as NumPy's loop does."""
+        if e.keywords:
+            raise self.src.error(f"np.{name}() keyword arguments are not supported", e)
+        arity = NUMPY_FUNCTIONS[name].arity
+        if len(e.args) != arity:
+            raise self.src.error(
+                f"np.{name}() takes {arity} argument{'s' * (arity != 1)} "
+                f"but {len(e.args)} were given",
+                e,
+            )
+        args = tuple(self.expr(a) for a in e.args)
+        with self.b.at(self.src.loc(e)):
+            return self.b.insert(ops.NumpyCall(name, args))
 
     def dtype(self, node: ast.expr) -> str:
         """The IR type name of a dtype expression (``np.float64``, ``float``, ``"f8"``)."""

@@ -20,6 +20,7 @@ from gradc.compiler.frontend.imports import (
     resolve,
 )
 from gradc.compiler.frontend.lower_calls import SUPPORTED_BUILTINS, CallLowering
+from gradc.compiler.frontend.numpy_math import NUMPY_CONSTANTS
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.types import F64, I1, I64
@@ -155,6 +156,8 @@ class ExpressionLowering(CallLowering):
             )
         if name in self.info.user_imports:
             return self.imported_value(node)
+        if self.info.numpy_names.get(name) in NUMPY_CONSTANTS:  # from numpy import pi
+            return self.b.const(NUMPY_CONSTANTS[self.info.numpy_names[name]], F64)
         if name in self.info.functions or name in self.info.math_names:
             raise self.src.error(f"function '{name}' can only be called", node)
         if name in SUPPORTED_BUILTINS:
@@ -184,7 +187,8 @@ class ExpressionLowering(CallLowering):
         raise foreign_error(self.info, ref, node)
 
     def attribute(self, e: ast.Attribute) -> Value:
-        """``helpers.SCALE``, ``math.pi``, or an array's ``.shape``/``.size``/``.ndim``."""
+        """``helpers.SCALE``, ``math.pi``, ``np.pi``, or an array's ``.shape``/``.size``/
+        ``.ndim``."""
         if self._is_imported(e):
             return self.imported_value(e)
         if isinstance(e.value, ast.Name) and e.value.id in self.info.math_modules:
@@ -195,7 +199,10 @@ class ExpressionLowering(CallLowering):
             if hasattr(math, e.attr) and not e.attr.startswith("_"):
                 raise self.src.error(f"'math.{e.attr}' is not supported in compiled code", e)
             raise self.src.error(f"module 'math' has no attribute '{e.attr}'", e)
-        if self.info.numpy_attr(e) is not None:
+        numpy_name = self.info.numpy_attr(e)
+        if numpy_name in NUMPY_CONSTANTS:
+            return self.b.const(NUMPY_CONSTANTS[numpy_name], F64)
+        if numpy_name is not None:
             raise self.src.error(f"numpy attribute 'np.{e.attr}' is not supported here", e)
         if e.attr in ("shape", "size", "ndim"):
             return self.b.insert(ops.ArrayAttr(ops.ArrayProperty(e.attr), self.expr(e.value)))

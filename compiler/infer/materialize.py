@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
+from gradc.compiler.frontend import numpy_math
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Instruction, Value
@@ -23,6 +24,7 @@ from gradc.compiler.ir.types import (
     NONE,
     ArrayType,
     PointerType,
+    ScalarType,
     TupleType,
     Type,
     join,
@@ -292,3 +294,9 @@ def _allocate(m: Materializer, inst: ops.Allocate) -> Value | None:
     else:
         fill = None
     return b.insert(ops.NewArray(tuple(dims), fill, type=t))
+
+
+@_front_end(ops.NumpyCall)
+def _numpy(m: Materializer, inst: ops.NumpyCall) -> Value | None:
+    assert isinstance(inst.type, ScalarType)
+    return numpy_math.expand(m.b, inst.fn, list(inst.args), inst.type)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from gradc.compiler.frontend import numpy_math
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
@@ -178,6 +179,18 @@ def _math(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     assert isinstance(inst, ops.MathCall)
     _scalar_operands(inf, inst, f"math.{inst.fn}()")
     return I1 if ops.MATH_FUNCTIONS[inst.fn].returns_bool else F64
+
+
+@TRANSFER.register(ops.NumpyCall)
+def _numpy(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.NumpyCall)
+    types = _scalar_operands(inf, inst, f"np.{inst.fn}()")
+    if types is None:
+        return None
+    result = numpy_math.result_type(inst.fn, types)
+    if isinstance(result, str):
+        raise inf.error(result, inst)
+    return result
 
 
 @TRANSFER.register(ops.Cast)

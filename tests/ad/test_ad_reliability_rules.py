@@ -112,6 +112,16 @@ POINTS: list[Any] = [
     ("fmod_edges", (1.0, 0.0), SMOOTH),  # ValueError
     ("fmod_edges", (1.0, -0.0), SMOOTH),  # ValueError
     ("fmod_edges", (math.inf, 2.0), SMOOTH),  # ValueError
+    ("np_domain", (0.5,), SMOOTH),
+    ("np_domain", (-1.0,), DEFINED),  # np.sqrt, np.log, np.arcsin: nan, no exception
+    ("np_domain", (0.0,), DEFINED),  # np.log(0.0) is -inf, its derivative inf
+    ("np_domain", (3.0,), DEFINED),  # np.arcsin(3.0) is nan
+    ("np_max_unselected", (0.0,), SMOOTH),
+    ("np_max_unselected", (0.25,), SMOOTH),
+    ("np_max_unselected", (4.0,), SMOOTH),
+    ("np_kinks", (0.0,), AGREE),
+    ("np_kinks", (0.3,), SMOOTH),
+    ("np_kinks", (-1.7,), SMOOTH),
 ]
 
 

@@ -192,6 +192,7 @@ FRONT_END_OPS = ir("""
       %zl = allocate zeros_like f64 none, %a : ?
       %f = allocate full "" %sh, none, %v : ?
       %e = allocate empty i32 : ?
+      %m = numpy minimum(%v, %v) : ?
       ret %g
     }
 """)

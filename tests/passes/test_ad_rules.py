@@ -30,6 +30,7 @@ WITHOUT_RULE = [
     "dataaddr",
     "getitem",
     "len",
+    "numpy",
     "phi",
     "poison",
     "raise",

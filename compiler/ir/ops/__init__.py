@@ -57,6 +57,7 @@ from gradc.compiler.ir.ops.frontend import (
     ArrayProperty,
     GetItem,
     Len,
+    NumpyCall,
     SetItem,
 )
 from gradc.compiler.ir.ops.mathcall import (
@@ -162,11 +163,12 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Len,
         ArrayAttr,
         Allocate,
+        NumpyCall,
     )
 }
 
 #: Operations only the untyped front end emits; inference replaces every one of them.
-FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate)
+FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall)
 
 __all__ = [
     "CMP_PREDICATES",
@@ -223,6 +225,7 @@ __all__ = [
     "Neg",
     "NewArray",
     "Not",
+    "NumpyCall",
     "Phi",
     "PointerAdd",
     "Poison",

@@ -118,3 +118,21 @@ class Allocate(Instruction):
     def verify_(self, ctx: VerifyContext) -> str | None:
         """Never in typed IR."""
         return front_end_only(self)
+
+
+@final
+@dataclass(eq=False, slots=True)
+class NumpyCall(Instruction):
+    """``np.<fn>(*args)`` on scalars (``np.sqrt(x)``, ``np.minimum(a, b)``): its result
+    type and its typed operations depend on the operands' types, as NumPy's ufunc loops
+    do (compiler/frontend/numpy_math.py holds the functions)."""
+
+    OPNAME: ClassVar[str] = "numpy"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("args",)
+    ATTRS: ClassVar[tuple[str, ...]] = ("fn",)
+    fn: str
+    args: tuple[Value, ...]
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Never in typed IR."""
+        return front_end_only(self)

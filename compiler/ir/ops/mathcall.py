@@ -48,10 +48,19 @@ class MathName(StrEnum):
     IEEE_POW = "ieee_pow"
     IEEE_SIN = "ieee_sin"
     IEEE_COS = "ieee_cos"
+    IEEE_TAN = "ieee_tan"
+    IEEE_ASIN = "ieee_asin"
+    IEEE_ACOS = "ieee_acos"
+    IEEE_ATAN = "ieee_atan"
     IEEE_SINH = "ieee_sinh"
     IEEE_COSH = "ieee_cosh"
+    IEEE_TANH = "ieee_tanh"
     IEEE_EXP = "ieee_exp"
+    IEEE_EXPM1 = "ieee_expm1"
     IEEE_LOG = "ieee_log"
+    IEEE_LOG1P = "ieee_log1p"
+    IEEE_LOG2 = "ieee_log2"
+    IEEE_LOG10 = "ieee_log10"
     IEEE_SQRT = "ieee_sqrt"
     DIGAMMA = "digamma"
 
@@ -95,16 +104,36 @@ class MathFn:
 
 
 #: The one-argument functions with a non-checking ``ieee_<name>`` twin (C's result, no
-#: Python exception), for derivative code.
+#: Python exception), for derivative code and for NumPy's functions on scalars
+#: (``np.log(0.0)`` is -inf, ``np.sqrt(-1.0)`` NaN: NumPy warns, never raises).
 IEEE_MATH: tuple[MathName, ...] = (
     MathName.SIN,
     MathName.COS,
+    MathName.TAN,
+    MathName.ASIN,
+    MathName.ACOS,
+    MathName.ATAN,
     MathName.SINH,
     MathName.COSH,
+    MathName.TANH,
     MathName.EXP,
+    MathName.EXPM1,
     MathName.LOG,
+    MathName.LOG1P,
+    MathName.LOG2,
+    MathName.LOG10,
     MathName.SQRT,
 )
+
+_LIBM: dict[MathName, str] = {MathName.EXPM1: "expm1", MathName.LOG1P: "log1p"}
+
+
+def _ieee_twin(name: MathName) -> MathFn:
+    """``ieee_<name>``: ``name``'s C function (its ``libm``) without Python's checks."""
+    return MathFn(
+        MathName(f"ieee_{name}"), 1, MathCheck.NONE, internal=True, libm=_LIBM.get(name, "")
+    )
+
 
 #: Every function's facts by its name.
 MATH_FUNCTIONS: dict[str, MathFn] = {
@@ -120,9 +149,9 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         MathFn(MathName.COSH, 1, MathCheck.OVERFLOW),
         MathFn(MathName.TANH, 1, MathCheck.DOMAIN),
         MathFn(MathName.EXP, 1, MathCheck.OVERFLOW),
-        MathFn(MathName.EXPM1, 1, MathCheck.OVERFLOW, libm="expm1"),
+        MathFn(MathName.EXPM1, 1, MathCheck.OVERFLOW, libm=_LIBM[MathName.EXPM1]),
         MathFn(MathName.LOG, 1, MathCheck.DOMAIN),
-        MathFn(MathName.LOG1P, 1, MathCheck.DOMAIN, libm="log1p"),
+        MathFn(MathName.LOG1P, 1, MathCheck.DOMAIN, libm=_LIBM[MathName.LOG1P]),
         MathFn(MathName.LOG2, 1, MathCheck.DOMAIN),
         MathFn(MathName.LOG10, 1, MathCheck.DOMAIN),
         MathFn(MathName.SQRT, 1, MathCheck.DOMAIN),
@@ -148,8 +177,8 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         MathFn(MathName.IEEE_POW, 2, MathCheck.NONE, internal=True),
         # the same for the functions derivative rules evaluate (``ieee_log(0.0)`` is
         # -inf, ``ieee_sqrt(-1.0)`` NaN): a derivative never raises where its primal
-        # did not (passes/ad/rules/math.py)
-        *(MathFn(MathName(f"ieee_{name}"), 1, MathCheck.NONE, internal=True) for name in IEEE_MATH),
+        # did not (passes/ad/rules/math.py); NumPy's functions on scalars call them too
+        *(_ieee_twin(name) for name in IEEE_MATH),
         # the digamma function psi = lgamma', for the rules of gamma/lgamma (special.py)
         MathFn(MathName.DIGAMMA, 1, MathCheck.NONE, internal=True),
     )

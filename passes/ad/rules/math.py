@@ -171,6 +171,12 @@ MATH_RULES: Mapping[MathName, ScalarRule] = {
 }
 """The rule of each differentiable ``math`` function, by name."""
 
+MATH_RULES = {
+    **MATH_RULES,
+    # an ``ieee_`` twin (NumPy's functions on scalars) has its function's derivative
+    **{MathName(f"ieee_{name}"): MATH_RULES[name] for name in ops.IEEE_MATH},
+}
+
 
 @dataclass(frozen=True)
 class MathRule(ScalarRule):

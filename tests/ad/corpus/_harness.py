@@ -634,13 +634,51 @@ def _dual_math() -> types.SimpleNamespace:
     return m
 
 
+def _value(x: Any) -> float:
+    return x.val if isinstance(x, Dual) else x
+
+
+def _on_value(fn: Callable[[float], Any]) -> Callable[[Any], Any]:
+    """``fn`` of a Dual's value (a piecewise-constant function or a predicate)."""
+    return lambda x: fn(_value(x))
+
+
+def _dual_numpy_math() -> dict[str, Any]:
+    """NumPy's math functions on scalars, dual-aware (by the same rules as ``math``'s)."""
+    m = _dual_math()
+    same = "exp expm1 log log1p log2 log10 sqrt sin cos tan sinh cosh tanh fabs hypot copysign"
+    fns: dict[str, Any] = {name: getattr(m, name) for name in same.split()}
+    renamed = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2"}
+    fns.update({name: getattr(m, m_name) for name, m_name in renamed.items()})
+    for name in ("floor", "ceil", "trunc", "isnan", "isinf", "isfinite"):
+        fns[name] = _on_value(getattr(np, name))
+    fns.update(
+        power=m.pow,
+        abs=abs,
+        absolute=abs,
+        square=lambda x: x * x,
+        reciprocal=lambda x: 1.0 / x,
+        deg2rad=lambda x: x * (math.pi / 180.0),
+        rad2deg=lambda x: x * (180.0 / math.pi),
+        sign=lambda x: _sign(_value(x)),
+        minimum=lambda a, b: a if _value(a) < _value(b) else b,
+        maximum=lambda a, b: a if _value(a) > _value(b) else b,
+    )
+    fns.update(fmin=fns["minimum"], fmax=fns["maximum"])  # the corpus has no NaN inputs
+    return fns
+
+
 class _DualNumpy(types.ModuleType):
-    """``numpy`` whose allocation functions make object arrays (so they can hold Duals)."""
+    """``numpy`` whose allocation functions make object arrays (so they can hold Duals)
+    and whose math functions take Duals."""
 
     def __init__(self) -> None:
         super().__init__("numpy_dual")
+        self._math = _dual_numpy_math()
 
     def __getattr__(self, name: str) -> Any:
+        if name in self._math:
+            return self._math[name]
         return getattr(np, name)
 
     @staticmethod

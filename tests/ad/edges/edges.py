@@ -10,6 +10,8 @@ differences of it.
 
 import math
 
+import numpy as np
+
 import gradc
 from gradc import f64, i64
 
@@ -265,3 +267,30 @@ def fmod_edges(x: f64, y: f64) -> f64:  # ∂x 1, ∂y -trunc(x/y); jumps where 
 
 d_fmod_edges = gradc.grad(fmod_edges, wrt=("x", "y"))
 t_fmod_edges = gradc.jvp(fmod_edges, wrt=("x", "y"))
+
+
+@gradc.export
+def np_domain(x: f64) -> f64:  # NumPy never raises: nan/-inf inside, derivatives too
+    return np.fmax(np.sqrt(x) + np.log(x) + np.arcsin(x), -1.0)  # fmax skips the nan
+
+
+d_np_domain = gradc.grad(np_domain, wrt="x")
+t_np_domain = gradc.jvp(np_domain, wrt="x")
+
+
+@gradc.export
+def np_max_unselected(x: f64) -> f64:  # sqrt'(0) = inf on the operand maximum did not pick
+    return np.maximum(np.sqrt(np.abs(x)), 1.0) + np.fmin(x, np.nan) * 2.0
+
+
+d_np_max_unselected = gradc.grad(np_max_unselected, wrt="x")
+t_np_max_unselected = gradc.jvp(np_max_unselected, wrt="x")
+
+
+@gradc.export
+def np_kinks(x: f64) -> f64:  # abs' = sign, 0 at 0; sign' = 0
+    return np.abs(x) * 3.0 + np.sign(x) * x + np.floor(x)
+
+
+d_np_kinks = gradc.grad(np_kinks, wrt="x")
+t_np_kinks = gradc.jvp(np_kinks, wrt="x")
