@@ -26,6 +26,7 @@ CHECKED = (
     "compiler/ir/interp_memory.py",
     "compiler/ir/interp_scalar.py",
     "compiler/ir/interp_values.py",
+    "passes",
 )
 
 

@@ -66,7 +66,7 @@ def add_derivative_export(
         return activity_export(module, name, kind, fn, wrt, activity, loc)
     if kind == "jvp":
         return _jvp_export(module, name, fn, wrt, loc)
-    from gradc.passes.ad.reverse import reverse_export
+    from gradc.passes.ad.reverse_exports import reverse_export
 
     return reverse_export(module, name, kind, fn, wrt, wrt_sequence, loc, tape)
 

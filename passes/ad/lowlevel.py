@@ -37,7 +37,8 @@ from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import I64, NONE, TAPE, ArrayType, ScalarType
 from gradc.passes.ad.aliasing import emit_overlap_checks
 from gradc.passes.ad.forward import check_returns_value, jvp_function, private_tangents
-from gradc.passes.ad.reverse import user_type_name, vjp_functions
+from gradc.passes.ad.reverse import vjp_functions
+from gradc.passes.ad.sweep_state import user_type_name
 
 
 def activity_export(

@@ -1,4 +1,4 @@
-"""The high-level derivative exports (passes/ad/api.py, reverse.py's ``reverse_export``):
+"""The high-level derivative exports (passes/ad/api.py, reverse_exports.py):
 ``gradc.jvp`` checks the shapes of its tangent arrays, ``gradc.vjp`` of a function
 returning a tuple takes one cotangent per float element, and declarations that cannot be
 honoured are compile errors in the user's types, at the declaration's line."""

@@ -2,7 +2,7 @@
 
 A block that cannot reach a ``return`` (it ends in ``raise``, a failed ``assert`` or a
 zero ``range`` step) has no reverse: the derivative call raises there. The reverse CFG
-counts only the successors that reach a return (passes/ad/reverse.py); before the fix a
+counts only the successors that reach a return (passes/ad/reverse_sweep.py); before the fix a
 reverse block waited for an edge from the raising block that never came, and kept a phi
 without incoming values (an internal compiler error).
 

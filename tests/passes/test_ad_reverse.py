@@ -21,6 +21,9 @@ from gradc.compiler.ir import interp, ops
 from gradc.compiler.ir.core import Module
 from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.types import Type
+from gradc.passes.ad.rules import AD_RULES
+from gradc.passes.ad.rules.base import SweepRule
+from gradc.passes.ad.sweep_adjoints import SWEEP_ADJOINTS
 from gradc.passes.options import PassOptionError
 from tests.filecheck_util import filecheck
 from tests.passes.ad_oracle import call, close, fd_gradient, run_passes
@@ -343,6 +346,15 @@ def test_low_level_reverse_accumulates_into_the_callers_shadow() -> None:
     assert value == call(module, "f", [a, 3, 1.5])
     close(grad_c, fd_gradient(module, "f", [a, 3, 1.5], 2))
     close(shadow, 1.0 + fd_gradient(module, "f", [a, 3, 1.5], 0))  # type: ignore[operator]
+
+
+def test_the_reverse_sweep_applies_every_sweep_rule() -> None:
+    # an operation whose rule leaves its adjoint to the sweep (SweepRule) has one there
+    sweep_rules = {
+        cls for cls in AD_RULES.covered() if isinstance(AD_RULES.get(cls.__new__(cls)), SweepRule)
+    }
+    assert SWEEP_ADJOINTS.missing(sweep_rules) == []
+    assert SWEEP_ADJOINTS.covered() == sweep_rules
 
 
 def test_what_ad_refuses_is_a_pass_error() -> None:

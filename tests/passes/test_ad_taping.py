@@ -29,7 +29,7 @@ from gradc.compiler.ir.parser import parse_module
 from gradc.compiler.ir.verifier import verify_module
 from gradc.passes.ad.loops import LoopForest
 from gradc.passes.ad.memory import MemoryFacts, callee_writes
-from gradc.passes.ad.reverse import reverse_export
+from gradc.passes.ad.reverse_exports import reverse_export
 from gradc.passes.ad.taping import TapeOptions
 
 ALL = TapeOptions(hoist=True, count_loops=True, reload=True, recompute=True)

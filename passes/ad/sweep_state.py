@@ -1,0 +1,164 @@
+"""What the two sweeps of one reverse-mode derivation share (:mod:`.reverse`).
+
+* :class:`Primal`: the function being differentiated as both sweeps read it — the
+  forward clone, its blocks and instructions before instrumentation, its activity;
+* :class:`Shadows`: where the shadow of each active array lives;
+* :class:`Derived`: the result, the two functions and their interface.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.builder import Builder
+from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
+from gradc.compiler.ir.types import (
+    F64,
+    ArrayType,
+    NoneType,
+    ScalarType,
+    TupleType,
+    Type,
+    python_name,
+)
+from gradc.passes.ad.activity import Activity
+from gradc.passes.ad.rules import NotDifferentiable
+
+#: An adjoint variable: a forward value and an element index (tuple elements have their
+#: own adjoints; 0 for a scalar).
+AdjKey = tuple[Value, int]
+
+
+@dataclass
+class Derived:
+    """The two functions of a reverse-mode derivative and their interface.
+
+    Attributes:
+        fwd: the augmented forward sweep ``f.fwd.<variant>(params..., tape) -> result``.
+        rev: the reverse sweep ``f.rev.<variant>(shadows..., tape, adjoint) ->
+            tuple[adjoints]``.
+        array_params: the active array parameters, whose shadows ``rev`` takes in order.
+        scalar_params: the active scalar parameters, whose adjoints ``rev`` returns in
+            order.
+    """
+
+    fwd: Function
+    rev: Function
+    array_params: list[int]
+    scalar_params: list[int]
+
+
+@dataclass(eq=False)
+class Primal:
+    """The function being differentiated, as both sweeps read it.
+
+    Attributes:
+        module: the module the derived functions are added to.
+        fwd: the clone of the function that becomes the forward sweep (critical edges
+            split; its last parameter is ``tape``).
+        rev: the reverse sweep under construction.
+        activity: the active values of ``fwd``.
+        tape: ``fwd``'s tape parameter.
+        arrays: the active array parameters (their shadows are ``rev``'s parameters).
+        scalars: the active scalar parameters (``rev`` returns their adjoints).
+        c_shadows: the caller passes C-contiguous shadows.
+        source_name: the user's name of the function, for error messages.
+        blocks: ``fwd``'s blocks before instrumentation.
+        body: each block's instructions before instrumentation.
+        preds: each block's predecessors.
+        returning: the blocks from which a return is reachable; the others end in an
+            error exit (``raise``, a failed ``assert``, a zero ``range`` step): the call
+            raises there, so their reverse never runs and they need nothing on the tape.
+        callee: the two sweeps of the callee of an active call (memoised).
+    """
+
+    module: Module
+    fwd: Function
+    rev: Function
+    activity: Activity
+    tape: Argument
+    arrays: list[int]
+    scalars: list[int]
+    c_shadows: bool
+    source_name: str
+    blocks: list[Block]
+    body: dict[Block, list[Instruction]]
+    preds: dict[Block, list[Block]]
+    returning: set[Block]
+    callee: Callable[[ops.Call], Derived]
+
+    def active(self, v: Value) -> bool:
+        """Does ``v`` carry a derivative?"""
+        return v in self.activity.active
+
+    def differentiated(self, inst: Instruction) -> bool:
+        """Does ``inst`` get adjoint code? An active instruction does, and so does a call
+        with active operands whose own result is inactive or None: its callee may write
+        active values into an array argument (side effects on active memory)."""
+        return self.active(inst) or inst in self.activity.call_patterns
+
+    def return_blocks(self) -> list[Block]:
+        """The blocks that end in ``ret``, in block order."""
+        return [blk for blk in self.blocks if returns(blk)]
+
+
+@dataclass(eq=False)
+class Shadows:
+    """Where the shadow of each active array lives (Enzyme's ``Duplicated``).
+
+    Attributes:
+        shadows: array value -> its shadow. For a local array, a forward value (a zeroed
+            array, pushed for the reverse sweep); for a parameter, the reverse function's
+            shadow parameter; for an alias that local arrays reach (an array phi or
+            cast), the phi or cast of their shadows.
+        selectors: aliases that parameters reach -> their *selector*, a forward ``i64``:
+            the index of the parameter the alias is, or -1 for a local array.
+        alias_params: those aliases -> the parameters that reach them, by index.
+    """
+
+    shadows: dict[Value, Value] = field(default_factory=dict)
+    selectors: dict[Value, Value] = field(default_factory=dict)
+    alias_params: dict[Value, list[Argument]] = field(default_factory=dict)
+
+
+def adjoint_type(t: Type, top: bool = True) -> Type:
+    """The type of the adjoint a function receives for a result of type ``t``: the
+    result's own type for a float, a C-ordered shadow array for a float array result
+    (its adjoints, added to the shadow of the returned array), a tuple of those."""
+    if isinstance(t, ScalarType) and t.is_float:
+        return t
+    if top and isinstance(t, ArrayType) and t.dtype.is_float:
+        return ArrayType(t.dtype, t.ndim, "C")
+    if isinstance(t, TupleType):
+        return TupleType(tuple(adjoint_type(e, top=False) for e in t.elements))
+    return F64  # ints, bools, arrays in tuples: a placeholder (their adjoint is ignored)
+
+
+def user_type_name(t: Type) -> str:
+    """``t`` as the user writes it (``bool``, ``None``, ``f64[:]``)."""
+    return "None" if isinstance(t, NoneType) else python_name(t)
+
+
+def returns(block: Block) -> bool:
+    """Does ``block`` end in ``ret``?"""
+    return isinstance(block.terminator, ops.Return)
+
+
+def is_float(t: Type) -> bool:
+    """Is ``t`` a float scalar type?"""
+    return isinstance(t, ScalarType) and t.is_float
+
+
+def zero(b: Builder, t: Type) -> Value:
+    """A new constant zero of scalar type ``t`` at ``b``'s insertion point."""
+    assert isinstance(t, ScalarType), t
+    return b.const(0.0 if t.is_float else 0, t)
+
+
+def not_differentiable(what: str, where: Value) -> NotDifferentiable:
+    """The error for construct ``what`` at ``where`` (its location is reported)."""
+    exc = NotDifferentiable(what)
+    exc.inst = where  # type: ignore[attr-defined]
+    return exc
