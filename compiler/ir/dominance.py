@@ -27,7 +27,7 @@ Example (a diamond ``entry → a, b → join``)::
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from gradc.compiler.ir.core import Block, Function
 
@@ -170,25 +170,34 @@ def _intersect(idom: list[int], a: int, b: int) -> int:
     return a
 
 
-def reverse_postorder(entry: Block) -> list[Block]:
-    """Blocks reachable from ``entry``, in reverse postorder of an iterative DFS.
+def reverse_postorder(
+    *roots: Block, edges: Callable[[Block], Iterable[Block]] = Block.successors
+) -> list[Block]:
+    """Blocks reachable from ``roots`` (usually the entry), in reverse postorder of an
+    iterative DFS from each root in turn.
 
-    Successors are visited in terminator order, so the order is deterministic: every
-    block comes after its dominators (definitions before uses, for codegen). The
-    dominator tree numbers blocks in this order; codegen lowers them in it.
+    Edges are followed in ``edges`` order (the terminator's successors by default), so
+    the order is deterministic: every block comes after its dominators (definitions
+    before uses, for codegen). The dominator tree numbers blocks in this order; codegen
+    lowers them in it. With ``edges`` giving predecessors and the returning blocks as
+    roots, it is the order of the reverse CFG (AD's reverse sweep).
     """
-    seen: set[Block] = {entry}
+    seen: set[Block] = set()
     post: list[Block] = []
-    stack: list[tuple[Block, Iterator[Block]]] = [(entry, iter(entry.successors()))]
-    while stack:
-        block, it = stack[-1]
-        for s in it:
-            if s not in seen:
-                seen.add(s)
-                stack.append((s, iter(s.successors())))
-                break
-        else:
-            stack.pop()
-            post.append(block)
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack: list[tuple[Block, Iterator[Block]]] = [(root, iter(edges(root)))]
+        while stack:
+            block, it = stack[-1]
+            for s in it:
+                if s not in seen:
+                    seen.add(s)
+                    stack.append((s, iter(edges(s))))
+                    break
+            else:
+                stack.pop()
+                post.append(block)
     post.reverse()
     return post

@@ -20,6 +20,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.clone import remap
 from gradc.compiler.ir.core import Argument, Block, Instruction, Value
+from gradc.compiler.ir.dominance import reverse_postorder
 from gradc.compiler.ir.types import I64, NONE, TAPE, ArrayType, ScalarType, TupleType, Type
 from gradc.passes.ad.adjoints import Adjoints, fold_zero_adjoints
 from gradc.passes.ad.layout import shadow_type
@@ -125,7 +126,7 @@ class ReverseSweep:
             # a function that always raises has no reverse: straight to the exit
             targets = [self.rblocks[blk] for blk in ret_blocks] or [self.exit]
             self._dispatch(self.entry, targets, pop=len(targets) > 1)
-        for blk in self._reverse_order(ret_blocks):
+        for blk in reverse_postorder(*ret_blocks, edges=p.preds.__getitem__):
             first_new = len(p.rev.blocks)
             self._reverse_block(blk)
             for piece in p.rev.blocks[first_new:]:  # dispatch and shadow blocks
@@ -158,30 +159,6 @@ class ReverseSweep:
                 self.adjoints.read(self.exit, (param, k)) if is_float(e) else zero(self.b, e)
             )
         return self.b.make_tuple(parts)
-
-    def _reverse_order(self, ret_blocks: list[Block]) -> list[Block]:
-        """Blocks in reverse post-order of the reverse CFG (from the returns)."""
-        seen: set[Block] = set()
-        post: list[Block] = []
-        preds = self.p.preds
-
-        def visit(blk: Block) -> None:
-            stack = [(blk, iter(preds[blk]))]
-            seen.add(blk)
-            while stack:
-                node, it = stack[-1]
-                nxt = next((p for p in it if p not in seen), None)
-                if nxt is None:
-                    post.append(node)
-                    stack.pop()
-                else:
-                    seen.add(nxt)
-                    stack.append((nxt, iter(preds[nxt])))
-
-        for blk in ret_blocks:
-            if blk not in seen:
-                visit(blk)
-        return list(reversed(post))
 
     # -- control flow --------------------------------------------------------------------
 
