@@ -23,8 +23,9 @@ from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Value
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.ssa import SSABuilder
 from gradc.compiler.ir.types import ScalarType, TupleType, Type
+from gradc.passes.ad.layout import is_float
 from gradc.passes.ad.loops import LoopForest
-from gradc.passes.ad.sweep_state import AdjKey, Primal, is_float
+from gradc.passes.ad.sweep_state import AdjKey, Primal
 
 
 class Adjoints:

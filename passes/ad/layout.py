@@ -10,7 +10,10 @@ therefore gets a tangent typed ``A`` (any strides), which both kinds relabel to;
 tangent is made C). So the rule is one function, :func:`shadow_type`, used for every
 parameter, local, phi, cast and result of derivative code.
 
-Also here: :func:`sum_function`, the sum of an array's elements, which the adjoint of an
+Also here: the type of the adjoint a function receives for its result
+(:func:`adjoint_type`), float tests and zeros of scalar types (:func:`is_float`,
+:func:`zero`), which the sweeps and the adjoints of the rules share, and
+:func:`sum_function`, the sum of an array's elements, which the adjoint of an
 allocation filled with an active value (``np.full(shape, y)``: ∂/∂y = Σ shadow) calls.
 """
 
@@ -20,7 +23,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Argument, Function, Module, Value
 from gradc.compiler.ir.loc import Loc
-from gradc.compiler.ir.types import I64, ArrayType, PointerType, ScalarType, TupleType, Type
+from gradc.compiler.ir.types import F64, I64, ArrayType, PointerType, ScalarType, TupleType, Type
 
 
 def shadow_type(t: Type) -> Type:
@@ -35,6 +38,30 @@ def shadow_type(t: Type) -> Type:
     if isinstance(t, TupleType):
         return TupleType(tuple(shadow_type(e) for e in t.elements))
     return t
+
+
+def adjoint_type(t: Type, top: bool = True) -> Type:
+    """The type of the adjoint a function receives for a result of type ``t``: the
+    result's own type for a float, a C-ordered shadow array for a float array result
+    (its adjoints, added to the shadow of the returned array), a tuple of those."""
+    if isinstance(t, ScalarType) and t.is_float:
+        return t
+    if top and isinstance(t, ArrayType) and t.dtype.is_float:
+        return ArrayType(t.dtype, t.ndim, "C")
+    if isinstance(t, TupleType):
+        return TupleType(tuple(adjoint_type(e, top=False) for e in t.elements))
+    return F64  # ints, bools, arrays in tuples: a placeholder (their adjoint is ignored)
+
+
+def is_float(t: Type) -> bool:
+    """Is ``t`` a float scalar type?"""
+    return isinstance(t, ScalarType) and t.is_float
+
+
+def zero(b: Builder, t: Type) -> Value:
+    """A new constant zero of scalar type ``t`` at ``b``'s insertion point."""
+    assert isinstance(t, ScalarType), t
+    return b.const(0.0 if t.is_float else 0, t)
 
 
 def as_shadow(b: Builder, v: Value, like: Type) -> Value:

@@ -10,10 +10,10 @@ For ``f`` and a pattern of active parameters, two functions are derived:
 * the reverse sweep ``f.rev.<pattern>(shadows..., tape, adjoint of result) ->
   tuple[adjoints of the active scalar parameters]`` walks the CFG backwards: block
   ``B``'s reverse pops ``B``'s values (last pushed, first popped), applies the adjoint
-  rules to ``B``'s instructions in reverse order (:mod:`.sweep_adjoints`), and pops the
-  predecessor to return to (:mod:`.reverse_sweep`). Array adjoints accumulate into shadow
-  arrays (Enzyme's ``Duplicated``): the caller's for parameters, zero-initialised ones
-  for local arrays.
+  rules to ``B``'s instructions in reverse order (each operation's rule, :mod:`.rules`),
+  and pops the predecessor to return to (:mod:`.reverse_sweep`). Array adjoints
+  accumulate into shadow arrays (Enzyme's ``Duplicated``): the caller's for parameters,
+  zero-initialised ones for local arrays.
 
 One LIFO tape serves a whole call tree: a callee's forward sweep pushes onto the same
 tape inside the caller's, and its reverse sweep pops inside the caller's. Loops with

@@ -18,8 +18,9 @@ from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import I64, NONE, TAPE, ArrayType, ScalarType, TupleType, Type
 from gradc.passes.ad.aliasing import emit_overlap_checks
+from gradc.passes.ad.layout import adjoint_type, is_float, zero
 from gradc.passes.ad.reverse import vjp_functions
-from gradc.passes.ad.sweep_state import Derived, adjoint_type, is_float, user_type_name, zero
+from gradc.passes.ad.sweep_state import Derived, user_type_name
 from gradc.passes.ad.taping import DEFAULT_OPTIONS, TapeOptions
 
 

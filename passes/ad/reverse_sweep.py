@@ -4,8 +4,9 @@
 parameters]`` walks the forward CFG backwards. The reverse of forward block ``B``
 (``R(B)``) pops ``B``'s values (last pushed, first popped) into the variables later
 reads of those forward values see, rebuilds what :mod:`.taping` chose to reload or
-recompute, applies the adjoints of ``B``'s instructions in reverse order
-(:mod:`.sweep_adjoints`), hands the adjoints of ``B``'s phis to the incoming values on
+recompute, applies the adjoints of ``B``'s instructions in reverse order (each
+operation's rule, :mod:`.rules`: a :class:`.rules.base.SweepRule`'s adjoint, or the
+transpose of a scalar rule), hands the adjoints of ``B``'s phis to the incoming values on
 each reverse edge (a block of its own per edge), and pops the predecessor to return to
 (or counts a counted loop's iterations down). Blocks that cannot reach a return raise
 in the forward sweep and have no reverse.
@@ -23,24 +24,16 @@ from gradc.compiler.ir.core import Argument, Block, Instruction, Value
 from gradc.compiler.ir.dominance import reverse_postorder
 from gradc.compiler.ir.types import I64, NONE, TAPE, ArrayType, ScalarType, TupleType, Type
 from gradc.passes.ad.adjoints import Adjoints, fold_zero_adjoints
-from gradc.passes.ad.layout import shadow_type
-from gradc.passes.ad.rules import NotDifferentiable
-from gradc.passes.ad.sweep_adjoints import apply_adjoint
-from gradc.passes.ad.sweep_state import (
-    Primal,
-    Shadows,
-    adjoint_type,
-    is_float,
-    not_differentiable,
-    user_type_name,
-    zero,
-)
+from gradc.passes.ad.layout import adjoint_type, is_float, shadow_type, zero
+from gradc.passes.ad.rules import AD_RULES, NotDifferentiable, make_ops, scalar_rule
+from gradc.passes.ad.rules.base import BlockState, SweepRule
+from gradc.passes.ad.sweep_state import Primal, Shadows, not_differentiable, user_type_name
 from gradc.passes.ad.taping import Counter, Recipe, RecipeKind, TapePlan
 
 
 @dataclass(eq=False)
-class BlockState:
-    """The reverse of one forward block while it is built.
+class ReverseBlock(BlockState):
+    """The reverse of one forward block while it is built (:class:`.rules.base.BlockState`).
 
     Attributes:
         popped: forward value -> its copy in the reverse sweep (popped, reloaded or
@@ -218,7 +211,7 @@ class ReverseSweep:
         b.position_at_end(rblk)
         term = blk.terminator
         assert term is not None
-        state = BlockState()
+        state = ReverseBlock()
         with b.at(term.loc):
             # pop in the opposite order of the pushes at the end of ``blk``, into the
             # variables later reads of those forward values see (:mod:`.taping`)
@@ -237,12 +230,60 @@ class ReverseSweep:
                 continue
             with b.at(inst.loc):
                 try:
-                    apply_adjoint(self, state, inst)
+                    self._apply_adjoint(state, inst)
                 except NotDifferentiable as exc:
                     exc.inst = inst  # type: ignore[attr-defined]
                     raise
         with b.at(term.loc):
             self._leave(blk)
+
+    def _apply_adjoint(self, state: BlockState, inst: Instruction) -> None:
+        """Emit the adjoint of forward instruction ``inst`` at the insertion point: its
+        :class:`.rules.base.SweepRule`'s adjoint, or the transpose of its scalar rule.
+
+        Raises:
+            NotDifferentiable: its rule cannot differentiate it.
+        """
+        rule = AD_RULES.get(inst)
+        if isinstance(rule, SweepRule):
+            rule.adjoint(self, state, inst)
+        else:
+            self._transpose(state, inst)
+
+    def _transpose(self, state: BlockState, inst: Instruction) -> None:
+        """The transpose of a scalar operation's rule, applied to the adjoint of its result."""
+        b, adj = self.b, self.adjoints
+        if not is_float(inst.type):
+            return
+        a = adj.read(self.current(), (inst, 0))
+        adj.reset((inst, 0))
+        if adj.is_shared_zero(a):
+            return  # an unused value: no adjoint, and no 0·inf from its partials
+        o = make_ops(b)
+        proxy = copy.copy(inst)
+        # operands the rule needs were pushed (or are constants); the others stand for
+        # themselves, as keys of the contributions (the verifier catches a rule that
+        # used a value it should have pushed)
+        mapping = {
+            v: self.primal(state, v) if v in state.popped or isinstance(v, ops.Const) else v
+            for v in inst.operands()
+        }
+        remap(proxy, mapping, {})
+        back = {id(mapping[v]): v for v in inst.operands()}
+
+        def active(v: Value) -> bool:
+            original = back.get(id(v))
+            return original is not None and self.p.active(original)
+
+        def accumulate(operand: Value, contribution: Value) -> None:
+            original = back.get(id(operand))
+            if original is not None:
+                adj.accumulate((original, 0), contribution)
+
+        # the popped result where the rule needs it (its plan pushed it); otherwise the
+        # rule uses the result only for its type
+        result = state.popped.get(inst, inst)
+        scalar_rule(inst).transpose(o, proxy, a, result, active, accumulate)
 
     def _leave(self, blk: Block) -> None:
         """End the reverse of ``blk``: phi adjoints to the incoming values, then back to

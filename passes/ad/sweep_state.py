@@ -12,14 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gradc.compiler.ir import ops
-from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
 from gradc.compiler.ir.types import (
-    F64,
-    ArrayType,
     NoneType,
-    ScalarType,
-    TupleType,
     Type,
     python_name,
 )
@@ -123,19 +118,6 @@ class Shadows:
     alias_params: dict[Value, list[Argument]] = field(default_factory=dict)
 
 
-def adjoint_type(t: Type, top: bool = True) -> Type:
-    """The type of the adjoint a function receives for a result of type ``t``: the
-    result's own type for a float, a C-ordered shadow array for a float array result
-    (its adjoints, added to the shadow of the returned array), a tuple of those."""
-    if isinstance(t, ScalarType) and t.is_float:
-        return t
-    if top and isinstance(t, ArrayType) and t.dtype.is_float:
-        return ArrayType(t.dtype, t.ndim, "C")
-    if isinstance(t, TupleType):
-        return TupleType(tuple(adjoint_type(e, top=False) for e in t.elements))
-    return F64  # ints, bools, arrays in tuples: a placeholder (their adjoint is ignored)
-
-
 def user_type_name(t: Type) -> str:
     """``t`` as the user writes it (``bool``, ``None``, ``f64[:]``)."""
     return "None" if isinstance(t, NoneType) else python_name(t)
@@ -144,17 +126,6 @@ def user_type_name(t: Type) -> str:
 def returns(block: Block) -> bool:
     """Does ``block`` end in ``ret``?"""
     return isinstance(block.terminator, ops.Return)
-
-
-def is_float(t: Type) -> bool:
-    """Is ``t`` a float scalar type?"""
-    return isinstance(t, ScalarType) and t.is_float
-
-
-def zero(b: Builder, t: Type) -> Value:
-    """A new constant zero of scalar type ``t`` at ``b``'s insertion point."""
-    assert isinstance(t, ScalarType), t
-    return b.const(0.0 if t.is_float else 0, t)
 
 
 def not_differentiable(what: str, where: Value) -> NotDifferentiable:

@@ -22,8 +22,7 @@ from gradc.compiler.ir.core import Module
 from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.types import Type
 from gradc.passes.ad.rules import AD_RULES
-from gradc.passes.ad.rules.base import SweepRule
-from gradc.passes.ad.sweep_adjoints import SWEEP_ADJOINTS
+from gradc.passes.ad.rules.base import NoDerivative, Refused, ScalarRule, SweepRule
 from gradc.passes.options import PassOptionError
 from tests.filecheck_util import filecheck
 from tests.passes.ad_oracle import call, close, fd_gradient, run_passes
@@ -348,13 +347,27 @@ def test_low_level_reverse_accumulates_into_the_callers_shadow() -> None:
     close(shadow, 1.0 + fd_gradient(module, "f", [a, 3, 1.5], 0))  # type: ignore[operator]
 
 
-def test_the_reverse_sweep_applies_every_sweep_rule() -> None:
-    # an operation whose rule leaves its adjoint to the sweep (SweepRule) has one there
-    sweep_rules = {
-        cls for cls in AD_RULES.covered() if isinstance(AD_RULES.get(cls.__new__(cls)), SweepRule)
+def test_every_rule_gives_its_adjoint() -> None:
+    # one rule object per operation holds its adjoint: the transpose of a scalar rule, or
+    # the adjoint function of a rule that moves adjoints through shadows, tuples, callees
+    sweep_rules = set()
+    for cls in AD_RULES.covered():
+        rule = AD_RULES.get(cls.__new__(cls))
+        assert isinstance(rule, ScalarRule | SweepRule | NoDerivative | Refused), cls
+        if isinstance(rule, SweepRule):
+            assert callable(rule.adjoint), cls
+            sweep_rules.add(cls)
+    assert sweep_rules == {
+        ops.ElementAddr,
+        ops.Load,
+        ops.Store,
+        ops.NewArray,
+        ops.CopyArray,
+        ops.MakeTuple,
+        ops.TupleGet,
+        ops.Cast,
+        ops.Call,
     }
-    assert SWEEP_ADJOINTS.missing(sweep_rules) == []
-    assert SWEEP_ADJOINTS.covered() == sweep_rules
 
 
 def test_what_ad_refuses_is_a_pass_error() -> None:

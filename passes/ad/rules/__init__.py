@@ -22,7 +22,7 @@ the arithmetic rules are written with in :mod:`.algebra`) holds, for its operati
   (constant coefficients), :class:`.base.Smooth` (partial derivatives),
   :class:`.base.Choice` (the operand picked); operations that move adjoints through
   shadows, tuple elements or callees are :class:`.base.SweepRule` objects, whose adjoint
-  the reverse sweep (:mod:`..reverse`) applies itself;
+  is a function of the reverse sweep (:class:`.base.ReverseSweep`, :mod:`..reverse_sweep`);
 * what the tape must keep: the operands and result its adjoint reads
   (:class:`.base.Keep`), which :mod:`..taping` then tapes, rebuilds or recomputes.
 
@@ -46,13 +46,20 @@ from gradc.passes.ad.rules import (  # noqa: F401  (they fill AD_RULES)
     math,
 )
 from gradc.passes.ad.rules.algebra import RuleOps, make_ops
-from gradc.passes.ad.rules.base import ForwardSweep, NotDifferentiable, Rule, ScalarRule
+from gradc.passes.ad.rules.base import (
+    ForwardSweep,
+    NotDifferentiable,
+    ReverseSweep,
+    Rule,
+    ScalarRule,
+)
 from gradc.passes.ad.rules.registry import AD_RULES, needs_of, rule_for, scalar_rule
 
 __all__ = [
     "AD_RULES",
     "ForwardSweep",
     "NotDifferentiable",
+    "ReverseSweep",
     "Rule",
     "RuleOps",
     "ScalarRule",

@@ -2,7 +2,7 @@
 ``Duplicated``), tangents in tangent arrays of the same shape (docs/ad.md):
 
 ==========  ===================================  =======================================
-operation   JVP                                  adjoint (applied by the reverse sweep)
+operation   JVP                                  adjoint
 ==========  ===================================  =======================================
 elemaddr    the same address in the tangent      (none: the load or store using it)
 load        load the tangent element             shadow[i] += ā
@@ -23,7 +23,15 @@ from __future__ import annotations
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.types import NONE, ArrayType
-from gradc.passes.ad.rules.base import ForwardSweep, NoDerivative, Rebuild, SweepRule
+from gradc.passes.ad.layout import fill_adjoint, zero
+from gradc.passes.ad.rules.base import (
+    BlockState,
+    ForwardSweep,
+    NoDerivative,
+    Rebuild,
+    ReverseSweep,
+    SweepRule,
+)
 from gradc.passes.ad.rules.registry import AD_RULES
 
 
@@ -63,9 +71,57 @@ def _copy_array(sweep: ForwardSweep, inst: Instruction) -> Value | None:
     return sweep.b.insert(ops.CopyArray(sweep.tangent(inst.array), type=inst.type))
 
 
-AD_RULES.set([ops.ElementAddr], SweepRule(_element_addr))
-AD_RULES.set([ops.Load], SweepRule(_load, rebuild=Rebuild.RELOAD))
-AD_RULES.set([ops.Store], SweepRule(_store))
-AD_RULES.set([ops.NewArray], SweepRule(_new_array))
-AD_RULES.set([ops.CopyArray], SweepRule(_copy_array))
+def _element_addr_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> None:
+    pass  # the load or store through it moves the adjoint
+
+
+def _load_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> None:
+    assert isinstance(inst, ops.Load)
+    b, adj = sweep.b, sweep.adjoints
+    a = adj.read(sweep.current(), (inst, 0))
+    adj.reset((inst, 0))
+    address = sweep.address(state, inst.pointer)
+    old = b.insert(ops.Load(address, type=inst.type))
+    b.insert(ops.Store(address, b.add(old, a), type=NONE))
+
+
+def _store_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> None:
+    assert isinstance(inst, ops.Store)
+    if not sweep.p.active(inst.pointer):
+        return
+    # value was written over the old contents: its adjoint is the shadow's, and the
+    # shadow restarts from zero (the old value did not reach later)
+    b, value = sweep.b, inst.value
+    address = sweep.address(state, inst.pointer)
+    a = b.insert(ops.Load(address, type=value.type))
+    sweep.adjoints.accumulate((value, 0), a)
+    b.insert(ops.Store(address, zero(b, value.type), type=NONE))
+
+
+def _new_array_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> None:
+    assert isinstance(inst, ops.NewArray)
+    fill = inst.fill
+    if fill is not None and sweep.p.active(fill):
+        # np.full(shape, y): every element is y, so ȳ += Σ shadow
+        total = fill_adjoint(sweep.p.module, sweep.b, sweep.shadow(state, inst))
+        sweep.adjoints.accumulate((fill, 0), total)
+
+
+def _copy_array_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> None:
+    # the copy's adjoints flow back into the source's, element by element; a constant
+    # source (a Const parameter copied, the copy then made active by a store) has no
+    # shadow, and its adjoint is not wanted
+    assert isinstance(inst, ops.CopyArray)
+    source, s = inst.array, sweep.shadows
+    if sweep.p.active(source) or source in s.shadows or source in s.selectors:
+        sweep.b.insert(
+            ops.AccumulateArray(sweep.shadow(state, source), sweep.shadow(state, inst), type=NONE)
+        )
+
+
+AD_RULES.set([ops.ElementAddr], SweepRule(_element_addr, _element_addr_adjoint))
+AD_RULES.set([ops.Load], SweepRule(_load, _load_adjoint, rebuild=Rebuild.RELOAD))
+AD_RULES.set([ops.Store], SweepRule(_store, _store_adjoint))
+AD_RULES.set([ops.NewArray], SweepRule(_new_array, _new_array_adjoint))
+AD_RULES.set([ops.CopyArray], SweepRule(_copy_array, _copy_array_adjoint))
 AD_RULES.set([ops.ArrayDim], NoDerivative(Rebuild.ALWAYS))  # an int, rebuilt from the array

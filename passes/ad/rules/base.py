@@ -15,8 +15,8 @@ three kinds, after JAX's ``deflinear``/``defjvp`` split:
 
 Operations that move derivatives between memory, tuple elements or callees (loads,
 stores, calls, tuples; :mod:`.arrays`, :mod:`.control`) are :class:`SweepRule` objects:
-their JVP is here, and the reverse sweep applies their adjoint itself (it owns the
-shadows and adjoint variables they move).
+their JVP and their adjoint are functions of the sweep they run in (:class:`ForwardSweep`,
+:class:`ReverseSweep`: the shadows and adjoint variables they move are the sweep's).
 """
 
 from __future__ import annotations
@@ -25,13 +25,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
-from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.core import Block, Instruction, Value
 from gradc.compiler.ir.types import ScalarType
 from gradc.passes.ad.rules.algebra import RuleOps, make_ops
+
+if TYPE_CHECKING:  # the reverse sweep's state; those modules import the rules
+    from gradc.passes.ad.adjoints import Adjoints
+    from gradc.passes.ad.sweep_state import Primal, Shadows
 
 Active = Callable[[Value], bool]
 """Does a value carry a derivative (an active value of the function)?"""
@@ -144,6 +148,58 @@ class ForwardSweep(Protocol):
 
     def call_jvp(self, call: ops.Call) -> Value | None:
         """Replace ``call`` by a call of the callee's JVP; the result's tangent."""
+        ...
+
+
+class BlockState(Protocol):
+    """The reverse of one forward block while the reverse sweep builds it (an adjoint
+    hands it back to the :class:`ReverseSweep` methods that take it)."""
+
+    popped: dict[Value, Value]
+    """Forward value -> its copy in the reverse sweep (popped, reloaded or recomputed)."""
+    selected: dict[Value, Value]
+    """Alias -> its shadow, rebuilt from the popped selector."""
+
+
+class ReverseSweep(Protocol):
+    """What the adjoint of a :class:`SweepRule` may ask of the reverse sweep
+    (:mod:`..reverse_sweep`), where it emits the adjoint of one forward instruction."""
+
+    @property
+    def p(self) -> Primal:
+        """The function being differentiated (its activity, module and callees)."""
+        ...
+
+    @property
+    def b(self) -> Builder:
+        """The builder, at the adjoint's place in the reverse block, at its location."""
+        ...
+
+    @property
+    def adjoints(self) -> Adjoints:
+        """The adjoint variables (read, reset, accumulate)."""
+        ...
+
+    @property
+    def shadows(self) -> Shadows:
+        """Where the shadow of each active array lives."""
+        ...
+
+    @property
+    def tape(self) -> Value:
+        """The reverse function's tape parameter."""
+        ...
+
+    def current(self) -> Block:
+        """The reverse block the builder is in."""
+        ...
+
+    def shadow(self, state: BlockState, array: Value) -> Value:
+        """The shadow of forward array ``array`` in the reverse sweep."""
+        ...
+
+    def address(self, state: BlockState, pointer: Value) -> Value:
+        """The shadow element of forward element address ``pointer``."""
         ...
 
 
@@ -313,22 +369,28 @@ class Choice(ScalarRule):
 JvpFn = Callable[[ForwardSweep, Instruction], Value | None]
 """``(sweep, inst) -> tangent of inst`` (None: no tangent)."""
 
+AdjointFn = Callable[[ReverseSweep, BlockState, Instruction], None]
+"""``(sweep, state, inst)``: emit the adjoint of ``inst`` at the sweep's insertion point
+(``state``: the reverse of ``inst``'s block)."""
+
 
 @dataclass(frozen=True)
 class SweepRule(Rule):
     """An operation that moves derivatives between memory, tuple elements or callees
-    (loads, stores, array copies, calls, tuples, casts): its JVP is ``tangent``; the
-    reverse sweep applies its adjoint itself, since it owns the shadows and the adjoint
-    variables the adjoint moves.
+    (loads, stores, array copies, calls, tuples, casts): its JVP is ``tangent`` and its
+    adjoint ``adjoint``, both written against the sweep they run in, since the tangents,
+    shadows and adjoint variables they move are the sweep's.
 
     Attributes:
         tangent: the JVP.
+        adjoint: the adjoint, applied by the reverse sweep (:mod:`..reverse_sweep`).
         keep: the scalar forward values its adjoint reads (array indices and shadows
             are planned by the reverse sweep).
         rebuild: see :class:`Rebuild`.
     """
 
     tangent: JvpFn
+    adjoint: AdjointFn
     keep: Keep = KEEP_NOTHING
     rebuild: Rebuild = Rebuild.NEVER
 

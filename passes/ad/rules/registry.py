@@ -40,7 +40,7 @@ def scalar_rule(inst: Instruction) -> ScalarRule:
         NotDifferentiable: it has none (the message names the operation).
     """
     rule = rule_for(inst)
-    if not isinstance(rule, ScalarRule):  # NoDerivative, or a SweepRule the sweep missed
+    if not isinstance(rule, ScalarRule):  # NoDerivative, or a SweepRule (its own adjoint)
         raise NotDifferentiable(type(inst).OPNAME)
     return rule
 
