@@ -86,8 +86,10 @@ class StatementLowering(ExpressionLowering):
                 if not self.loops:
                     raise self.src.error("'continue' not properly in loop", s)
                 self._jump(self.loops[-1].continue_to)
+            case ast.Return(value=None | ast.Constant(value=None)):
+                self.b.ret(None)  # ``return``, ``return None``: a function without a result
             case ast.Return(value=value):
-                self.b.ret(self.expr(value) if value is not None else None)
+                self.b.ret(self.expr(value))
             case ast.Pass():
                 pass
             case ast.Expr(value=ast.Constant(value=str())):

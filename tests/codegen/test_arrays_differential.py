@@ -197,7 +197,8 @@ def parse_signature(text: str) -> tuple[Any, list[Any]]:
     node = ast.parse(text.strip(), mode="eval").body
     if not isinstance(node, ast.Call):
         raise ValueError(f"cannot parse signature string {text!r}")
-    return parse_type(node.func), [parse_type(a) for a in node.args]
+    void = isinstance(node.func, ast.Name) and node.func.id == "void"  # Numba's spelling
+    return NONE_T if void else parse_type(node.func), [parse_type(a) for a in node.args]
 
 
 # ------------------------------------------------------------------------- discovery
