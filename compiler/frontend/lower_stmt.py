@@ -9,9 +9,10 @@ axis of an array; ``else`` suites run when the loop ends without ``break``.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from gradc.compiler.frontend.constants import fold_constant
-from gradc.compiler.frontend.lower_expr import ExpressionLowering
+from gradc.compiler.frontend.lower_iter import IterationLowering
 from gradc.compiler.frontend.lower_state import IntCheck, Loop, UnpackCheck
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
@@ -30,7 +31,7 @@ RAISABLE = (
 )
 
 
-class StatementLowering(ExpressionLowering):
+class StatementLowering(IterationLowering):
     """The lowering of statements, loops included."""
 
     def suite(self, body: list[ast.stmt]) -> None:
@@ -88,7 +89,7 @@ class StatementLowering(ExpressionLowering):
                 self._jump(self.loops[-1].continue_to)
             case ast.Return(value=None | ast.Constant(value=None)):
                 self.b.ret(None)  # ``return``, ``return None``: a function without a result
-            case ast.Return(value=value):
+            case ast.Return(value=ast.expr() as value):
                 self.b.ret(self.expr(value))
             case ast.Pass():
                 pass
@@ -163,24 +164,31 @@ class StatementLowering(ExpressionLowering):
         self._start(join)
 
     def for_stmt(self, s: ast.For) -> None:
-        """``for`` over ``range(...)`` (bounds evaluated once; a zero step raises ValueError)
-        or over an array (:meth:`for_each`)."""
+        """``for`` over ``range(...)`` (bounds evaluated once; a zero step raises ValueError),
+        an array (:meth:`for_each`), ``enumerate``/``zip``/``reversed``
+        (:meth:`for_builtin`) or a tuple literal (:meth:`for_unrolled`)."""
         it = s.iter
-        if not (
-            isinstance(it, ast.Call)
-            and isinstance(it.func, ast.Name)
-            and it.func.id == "range"
-            and "range" not in self.locals
-            and "range" not in self.info.functions
-            and "range" not in self.info.user_imports
-        ):
+        if self.iter_builtin(it, "range") is None:
             if isinstance(it, ast.Name | ast.Attribute | ast.Subscript):
                 self.for_each(s)
                 return
+            if isinstance(it, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in it.elts):
+                self.for_unrolled(s, it.elts)
+                return
+            if self.iter_builtin(it, "reversed") is not None:
+                self.for_each(s)
+                return
+            for name in ("enumerate", "zip"):
+                call = self.iter_builtin(it, name)
+                if call is not None:
+                    self.for_builtin(s, name, call)
+                    return
             raise self.src.error(
-                "unsupported iterable in for loop: only range(...) and arrays are supported",
+                "unsupported iterable in for loop: only range(...), arrays, enumerate(...), "
+                "zip(...), reversed(...) and tuple literals are supported",
                 it,
             )
+        assert isinstance(it, ast.Call)
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.src.error("range() takes 1 to 3 positional arguments", it)
         step_value = fold_constant(self.info, it.args[2]) if len(it.args) == 3 else 1
@@ -222,11 +230,11 @@ class StatementLowering(ExpressionLowering):
         start: Value,
         stop: Value,
         step: Value,
-        element_of: Value | None = None,
+        bind_item: Callable[[Value], None] | None = None,
     ) -> None:
-        """The loop of ``for target in range(start, stop, step)`` (or over an array).
+        """The loop of ``for target in range(start, stop, step)`` (or over a sequence).
 
-        With ``element_of``, the target is bound to ``element_of[i]`` instead of ``i``.
+        With ``bind_item``, ``bind_item(i)`` binds the target instead of ``target = i``.
         """
         it = s.iter
         header = self.b.new_block("for.header")
@@ -255,10 +263,8 @@ class StatementLowering(ExpressionLowering):
         self._branch(more, body, orelse or exit_)
 
         self._start(body)
-        if element_of is not None:
-            with self.b.at(self.src.loc(it)):
-                item = self.b.insert(ops.GetItem(element_of, (i,)))
-            self.bind(s.target, item)
+        if bind_item is not None:
+            bind_item(i)
         else:
             self.bind(s.target, i)
         self.loops.append(Loop(continue_to=latch, break_to=exit_))
@@ -282,11 +288,93 @@ class StatementLowering(ExpressionLowering):
         self._start(exit_)
 
     def for_each(self, s: ast.For) -> None:
-        """``for v in a``: an index loop over the first axis of a 1-D array."""
-        array = self.expr(s.iter)
-        with self.b.at(self.src.loc(s.iter)):
-            n = self.b.insert(ops.Len(array))
-        self._counted_loop(s, self.b.const(0, I64), n, self.b.const(1, I64), element_of=array)
+        """``for v in a``: an index loop over the first axis of an array, or over
+        ``reversed(seq)`` (:meth:`~.lower_iter.IterationLowering.sequence`)."""
+        seq = self.sequence(s.iter, "iter")
+        self._counted_loop(
+            s,
+            self.b.const(0, I64),
+            seq.length,
+            self.b.const(1, I64),
+            bind_item=lambda i: self.bind(s.target, seq.item(i)),
+        )
+
+    def for_builtin(self, s: ast.For, name: str, call: ast.Call) -> None:
+        """``for`` over ``enumerate(seq[, start])`` or ``zip(a, b, ...)`` (stops at the
+        shortest), each ``seq`` an array, a constant-step ``range`` or ``reversed(seq)``
+        (:meth:`~.lower_iter.IterationLowering.sequence`), arguments evaluated once in order.
+
+        Raises:
+            CompileError: other arguments or keywords (``zip(strict=...)``)."""
+        zero, one = self.b.const(0, I64), self.b.const(1, I64)
+        kwargs = {k.arg: k.value for k in call.keywords}
+        if name == "enumerate":
+            if set(kwargs) - {"start"} or not 1 <= len(call.args) <= 2 - len(kwargs):
+                raise self.src.error("enumerate() takes a sequence and an optional start", call)
+            seq = self.sequence(call.args[0], name)
+            start = call.args[1] if len(call.args) == 2 else kwargs.get("start")
+            first = zero if start is None else self.expr(start)
+            if start is not None:
+                self.int_checks.append(IntCheck(first, "enumerate() start", self.src.loc(start)))
+            self._counted_loop(
+                s,
+                zero,
+                seq.length,
+                one,
+                bind_item=lambda i: self._bind_items(s.target, [self.b.add(first, i), seq.item(i)]),
+            )
+        else:
+            if call.keywords or not call.args:
+                raise self.src.error("zip() in a for loop takes positional sequences only", call)
+            seqs = [self.sequence(a, name) for a in call.args]
+            n = seqs[0].length
+            with self.b.at(self.src.loc(call)):
+                for other in seqs[1:]:
+                    n = self.b.select(self.b.cmp("lt", other.length, n), other.length, n)
+            self._counted_loop(
+                s,
+                zero,
+                n,
+                one,
+                bind_item=lambda i: self._bind_items(s.target, [q.item(i) for q in seqs]),
+            )
+
+    def _bind_items(self, target: ast.expr, parts: list[Value]) -> None:
+        """Bind ``target`` to the tuple of ``parts`` (unpacked directly when ``target`` is a
+        tuple of as many targets, without building the tuple)."""
+        if (
+            isinstance(target, ast.Tuple | ast.List)
+            and len(target.elts) == len(parts)
+            and not any(isinstance(e, ast.Starred) for e in target.elts)
+        ):
+            for elt, part in zip(target.elts, parts, strict=True):
+                self.bind(elt, part)
+            return
+        with self.b.at(self.src.loc(target)):
+            whole = self.b.make_tuple(parts)
+        self.bind(target, whole)
+
+    def for_unrolled(self, s: ast.For, elements: list[ast.expr]) -> None:
+        """``for v in (x, y, z)``: the tuple is evaluated first, then the body is lowered
+        once per element (``continue`` goes to the next copy, ``break`` past the ``else``)."""
+        values = [self.expr(e) for e in elements]
+        exit_ = self.b.new_block("for.end")
+        for value in values:
+            if not self._live():
+                break
+            step = self.b.new_block("for.next")
+            self.bind(s.target, value)
+            self.loops.append(Loop(continue_to=step, break_to=exit_))
+            self.suite(s.body)
+            self.loops.pop()
+            if self._live():
+                self._jump(step)
+            self._start(step)
+        if self._live():
+            self.suite(s.orelse)
+            if self._live():
+                self._jump(exit_)
+        self._start(exit_)
 
     def while_stmt(self, s: ast.While) -> None:
         """``while``, with its ``else`` suite run when the condition becomes false."""

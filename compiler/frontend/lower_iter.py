@@ -1,0 +1,129 @@
+"""Iterables of ``for`` loops other than a plain ``range(...)``: sequences read by index.
+
+A :class:`Sequence` is what ``for``, ``enumerate``, ``zip`` and ``reversed`` iterate over:
+an array (its first axis, ``len(a)`` read once before the loop), a ``range(...)`` with a
+constant step (its length computed as CPython's ``range.__len__`` does, element ``k`` is
+``start + k * step``) or ``reversed`` of a sequence. The loop itself is an index loop over
+``0 <= k < n``, built by :class:`~.lower_stmt.StatementLowering`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gradc.compiler.frontend.constants import fold_constant
+from gradc.compiler.frontend.lower_expr import ExpressionLowering
+from gradc.compiler.frontend.lower_state import IntCheck
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Value
+from gradc.compiler.ir.types import I64
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """An iterable read by index: ``length`` (an i64 value, evaluated once, before the
+    loop) and ``item(k)``, which inserts the read of element ``k`` (``0 <= k < length``)."""
+
+    length: Value
+    item: Callable[[Value], Value]
+
+
+class IterationLowering(ExpressionLowering):
+    """Sequences for ``enumerate``/``zip``/``reversed`` loops."""
+
+    def iter_builtin(self, node: ast.expr, name: str) -> ast.Call | None:
+        """``node`` as a call of the builtin ``name`` (not shadowed by a local, a function
+        of the module or an import); None when it is anything else."""
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == name
+            and name not in self.locals
+            and name not in self.info.functions
+            and name not in self.info.user_imports
+        ):
+            return node
+        return None
+
+    def sequence(self, node: ast.expr, within: str) -> Sequence:
+        """The sequence ``node`` names, its length and element reads inserted here.
+
+        Args:
+            within: the builtin iterating over it (for messages).
+
+        Raises:
+            CompileError: ``node`` is not an array expression (a name, attribute or
+                subscript), a ``range(...)`` call with a constant step or ``reversed`` of
+                one of these.
+        """
+        call = self.iter_builtin(node, "range")
+        if call is not None:
+            return self._range_sequence(call, within)
+        call = self.iter_builtin(node, "reversed")
+        if call is not None:
+            return self._reversed_sequence(call)
+        if not isinstance(node, ast.Name | ast.Attribute | ast.Subscript):
+            raise self.src.error(
+                f"unsupported argument of {within}() in a for loop: only arrays and "
+                "range(...) are supported",
+                node,
+            )
+        array = self.expr(node)
+        with self.b.at(self.src.loc(node)):
+            n = self.b.insert(ops.Len(array))
+
+        def item(k: Value) -> Value:
+            with self.b.at(self.src.loc(node)):
+                return self.b.insert(ops.GetItem(array, (k,)))
+
+        return Sequence(n, item)
+
+    def _range_sequence(self, call: ast.Call, within: str) -> Sequence:
+        """``range(...)`` as a sequence: CPython's ``compute_range_length``."""
+        if call.keywords or not 1 <= len(call.args) <= 3:
+            raise self.src.error("range() takes 1 to 3 positional arguments", call)
+        step = fold_constant(self.info, call.args[2]) if len(call.args) == 3 else 1
+        if not isinstance(step, int) or isinstance(step, bool) or step == 0:
+            raise self.src.error(
+                "range() arg 3 must not be zero"
+                if step == 0
+                else f"range() inside {within}() needs a constant integer step",
+                call.args[2],
+            )
+        args = [self.expr(a) for a in call.args[:2]]
+        for a, node in zip(args, call.args, strict=False):
+            self.int_checks.append(IntCheck(a, "range() argument", self.src.loc(node)))
+        with self.b.at(self.src.loc(call)):
+            zero = self.b.const(0, I64)
+            start, stop = (zero, args[0]) if len(args) == 1 else (args[0], args[1])
+            step_v = self.b.const(step, I64)
+            # length = (hi - lo - 1) // |step| + 1 when lo < hi, else 0
+            lo, hi = (start, stop) if step > 0 else (stop, start)
+            span = self.b.sub(self.b.sub(hi, lo), self.b.const(1, I64))
+            count = self.b.add(
+                self.b.binary(ops.FloorDiv, span, self.b.const(abs(step), I64)),
+                self.b.const(1, I64),
+            )
+            n = self.b.select(self.b.cmp("lt", lo, hi), count, zero)
+
+        def item(k: Value) -> Value:
+            with self.b.at(self.src.loc(call)):
+                return self.b.add(start, self.b.mul(k, step_v))
+
+        return Sequence(n, item)
+
+    def _reversed_sequence(self, call: ast.Call) -> Sequence:
+        """``reversed(seq)``: element ``k`` is ``seq``'s element ``length - 1 - k``."""
+        if call.keywords or len(call.args) != 1:
+            raise self.src.error("reversed() takes exactly one argument", call)
+        seq = self.sequence(call.args[0], "reversed")
+        with self.b.at(self.src.loc(call)):
+            last = self.b.sub(seq.length, self.b.const(1, I64))
+
+        def item(k: Value) -> Value:
+            with self.b.at(self.src.loc(call)):
+                return seq.item(self.b.sub(last, k))
+
+        return Sequence(seq.length, item)

@@ -1,0 +1,85 @@
+"""for over enumerate/zip/reversed of arrays: enumerate with a start, zip stopping at the
+shortest array (and mixing an array with a range), reversed arrays, rows of a 2-D array,
+writes through the index enumerate gives.
+"""
+
+import gradc
+from gradc import f64, i64
+
+SHAPES = {
+    "enumerate_weighted": {"a": ("n",)},
+    "zip_dot": {"a": ("n",), "b": ("m",)},
+    "zip_three_arrays": {"a": ("n",), "b": ("m",), "c": ("k",)},
+    "zip_array_range": {"a": ("n",)},
+    "reversed_horner": {"c": ("n",)},
+    "reversed_rows": {"A": ("m", "n")},
+    "enumerate_writes": {"a": ("n",)},
+    "zip_rows": {"A": ("m", "n"), "b": ("m",)},
+}
+MUTATES = {"enumerate_writes": ("a",)}
+
+
+@gradc.export
+def enumerate_weighted(a: f64[:], k: i64) -> f64:
+    s = 0.0
+    for i, v in enumerate(a, k):
+        s = s * 0.5 + i * v
+    return s
+
+
+@gradc.export
+def zip_dot(a: f64[:], b: f64[:]):
+    s = 0.0
+    count = 0
+    for x, y in zip(a, b):
+        s += x * y
+        count += 1
+    return s, count
+
+
+@gradc.export
+def zip_three_arrays(a: f64[:], b: i64[:], c: f64[:]) -> f64:
+    s = 0.0
+    for x, y, z in zip(a, b, c):
+        s = s * 0.25 + x * y - z
+    return s
+
+
+@gradc.export
+def zip_array_range(a: i64[:], n: i64) -> i64:
+    s = 0
+    for i, v in zip(range(n, -n, -1), a):
+        s = s * 3 + i * v
+    return s
+
+
+@gradc.export
+def reversed_horner(c: f64[:], x: f64) -> f64:
+    s = 0.0
+    for v in reversed(c):
+        s = s * x + v
+    return s
+
+
+@gradc.export
+def reversed_rows(A: f64[:, :]) -> f64:
+    s = 0.0
+    for i in reversed(range(A.shape[0])):
+        for j, v in enumerate(range(A.shape[1])):
+            s = s * 0.5 + A[i, j] * (v + 1)
+    return s
+
+
+@gradc.export
+def enumerate_writes(a: i64[:], k: i64) -> None:
+    for i, v in enumerate(a):
+        a[i] = v * k + i
+
+
+@gradc.export
+def zip_rows(A: f64[:, :], b: f64[:]) -> f64:
+    s = 0.0
+    for i, bi in enumerate(b):
+        for x, y in zip(range(A.shape[1]), reversed(range(A.shape[1]))):
+            s += A[i, x] * A[i, y] * bi
+    return s
