@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import math
 
+from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.imports import (
     ConstantRef,
     ForeignRef,
@@ -212,16 +213,21 @@ class CallLowering(LoweringState):
         """A call of a top-level function of this or another user module.
 
         The call names the callee by :attr:`FunctionRef.symbol`; inference replaces it by
-        the specialisation's symbol.
+        the specialisation's symbol. Parameters the call omits take their default values
+        (:func:`~.constants.default_values`, folded in the callee's module).
         """
         expected = len(callee.node.args.args)
-        if len(e.args) != expected:
+        defaults = default_values(callee.module, callee.node)
+        least = expected - len(defaults)
+        if not least <= len(e.args) <= expected:
+            takes = f"{expected}" if least == expected else f"from {least} to {expected}"
             raise self.src.error(
-                f"function '{shown}' takes {expected} argument{'s' * (expected != 1)} "
+                f"function '{shown}' takes {takes} argument{'s' * (expected != 1)} "
                 f"but {len(e.args)} were given",
                 e,
             )
         args = [self.expr(a) for a in e.args]
+        args += [self._const(v, e) for v in defaults[len(e.args) - least :]]
         self.callees[callee.symbol] = callee
         return self.b.call(callee.symbol, args)
 
