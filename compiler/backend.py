@@ -80,13 +80,14 @@ def _export_plans(state: BuildState) -> list[ExportPlan]:
     written = written_params(module)
     base_dir = Path(os.path.abspath(state.source_path)).parent
     plans = []
+    defaults = {e.name: e.defaults for e in info.exports}
     for name in [e.name for e in info.exports] + [d.name for d in info.derivatives]:
         function = state.focus = module.functions[name]
         params = tuple(
             Param(p.name or f"arg{p.index}", python_name(p.type), writes=p.index in written[name])
             for p in function.params
         )
-        signature = Signature(params, python_name(function.return_type))
+        signature = Signature(params, python_name(function.return_type), defaults.get(name, ()))
         sites = tuple(
             (loc.file, loc.line, loc.col)
             for loc in site_table(module, name, lambda f: module_relative(f, base_dir))
