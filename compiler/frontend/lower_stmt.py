@@ -413,10 +413,15 @@ class StatementLowering(IterationLowering):
             name = exc.func.id
             if exc.keywords or len(exc.args) > 1:
                 raise self.src.error("raise takes at most one message argument", exc)
+            if exc.args and isinstance(exc.args[0], ast.JoinedStr) and name in RAISABLE:
+                self.raise_fstring(name, exc.args[0])
+                return
             if exc.args:
                 arg = exc.args[0]
                 if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
-                    raise self.src.error("the message of raise must be a constant string", arg)
+                    raise self.src.error(
+                        "the message of raise must be a constant string or an f-string", arg
+                    )
                 message = arg.value
         if name not in RAISABLE:
             got = ast.unparse(exc) if exc is not None else "a bare re-raise"
@@ -426,6 +431,43 @@ class StatementLowering(IterationLowering):
                 s,
             )
         self.b.raise_(name, message)
+
+    def raise_fstring(self, name: str, message: ast.JoinedStr) -> None:
+        """``raise E(f"... {n} ...")``: fields evaluated left to right, then
+        :class:`ops.RaiseFormat`; a field must be an integer or a bool (checked by
+        inference), its format spec a constant, at most :data:`ops.FORMAT_FIELDS` fields.
+
+        Raises:
+            CompileError: a nested or run-time format spec, too many fields."""
+        template: list[str] = []
+        values: list[Value] = []
+        for part in message.values:
+            if isinstance(part, ast.Constant):
+                template.append(str(part.value).replace("{", "{{").replace("}", "}}"))
+                continue
+            assert isinstance(part, ast.FormattedValue)
+            spec = ""
+            if isinstance(part.format_spec, ast.JoinedStr):
+                pieces = part.format_spec.values
+                if not all(isinstance(p, ast.Constant) for p in pieces):
+                    raise self.src.error(
+                        "the format spec of an f-string field in a raise message must be "
+                        "a constant",
+                        part.format_spec,
+                    )
+                spec = ":" + "".join(str(p.value) for p in pieces if isinstance(p, ast.Constant))
+            if len(values) == ops.FORMAT_FIELDS:
+                raise self.src.error(
+                    f"an f-string raise message may have at most {ops.FORMAT_FIELDS} fields",
+                    part,
+                )
+            conversion = f"!{chr(part.conversion)}" if part.conversion != -1 else ""
+            value = self.expr(part.value)
+            what = "a field of an f-string raise message"
+            self.int_checks.append(IntCheck(value, what, self.src.loc(part.value)))
+            template.append(f"{{{len(values)}{conversion}{spec}}}")
+            values.append(value)
+        self.b.raise_format(name, "".join(template), values)
 
     def assert_stmt(self, s: ast.Assert, test: ast.expr, msg: ast.expr | None) -> None:
         """``assert test[, "constant message"]``: raises AssertionError when false."""

@@ -341,7 +341,7 @@ def _no_result(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     return NONE
 
 
-@TRANSFER.register(ops.Const, ops.Jump, ops.Return, ops.Raise)
+@TRANSFER.register(ops.Const, ops.Jump, ops.Return, ops.Raise, ops.RaiseFormat)
 def _keep(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     return None  # constants and terminators keep their type
 

@@ -33,6 +33,7 @@ WITHOUT_RULE = [
     "phi",
     "poison",
     "raise",
+    "raisef",
     "ret",
     "setitem",
 ]

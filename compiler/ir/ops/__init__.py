@@ -42,12 +42,14 @@ from gradc.compiler.ir.ops.arrays import (
 )
 from gradc.compiler.ir.ops.control import (
     EXCEPTION_KINDS,
+    FORMAT_FIELDS,
     Branch,
     Call,
     ExceptionKind,
     Jump,
     Phi,
     Raise,
+    RaiseFormat,
     Return,
 )
 from gradc.compiler.ir.ops.frontend import (
@@ -127,6 +129,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Branch,
         Return,
         Raise,
+        RaiseFormat,
         ArrayDim,
         ElementAddr,
         Load,
@@ -159,6 +162,7 @@ FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate)
 __all__ = [
     "CMP_PREDICATES",
     "EXCEPTION_KINDS",
+    "FORMAT_FIELDS",
     "FRONT_END_OPERATIONS",
     "IEEE_MATH",
     "MATH_FUNCTIONS",
@@ -211,6 +215,7 @@ __all__ = [
     "Poison",
     "Pow",
     "Raise",
+    "RaiseFormat",
     "Return",
     "Select",
     "SetItem",
