@@ -1,7 +1,8 @@
 """Iterables of ``for`` loops other than a plain ``range(...)``: sequences read by index.
 
 A :class:`Sequence` is what ``for``, ``enumerate``, ``zip`` and ``reversed`` iterate over:
-an array (its first axis, ``len(a)`` read once before the loop), a ``range(...)`` with a
+an array (its first axis, ``len(a)`` read once before the loop) or a tuple of scalars of
+one type (read with ``getitem ... {in_range}``: inference checks the types), a ``range(...)`` with a
 constant step (its length computed as CPython's ``range.__len__`` does, element ``k`` is
 ``start + k * step``) or ``reversed`` of a sequence. The loop itself is an index loop over
 ``0 <= k < n``, built by :class:`~.lower_stmt.StatementLowering`.
@@ -64,10 +65,10 @@ class IterationLowering(ExpressionLowering):
         call = self.iter_builtin(node, "reversed")
         if call is not None:
             return self._reversed_sequence(call)
-        if not isinstance(node, ast.Name | ast.Attribute | ast.Subscript):
+        if not isinstance(node, ast.Name | ast.Attribute | ast.Subscript | ast.Call):
             raise self.src.error(
-                f"unsupported argument of {within}() in a for loop: only arrays and "
-                "range(...) are supported",
+                f"unsupported argument of {within}() in a for loop: only arrays, tuples "
+                "and range(...) are supported",
                 node,
             )
         array = self.expr(node)
@@ -76,7 +77,7 @@ class IterationLowering(ExpressionLowering):
 
         def item(k: Value) -> Value:
             with self.b.at(self.src.loc(node)):
-                return self.b.insert(ops.GetItem(array, (k,)))
+                return self.b.insert(ops.GetItem(array, (k,), in_range=True))
 
         return Sequence(n, item)
 

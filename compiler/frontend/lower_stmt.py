@@ -165,12 +165,21 @@ class StatementLowering(IterationLowering):
 
     def for_stmt(self, s: ast.For) -> None:
         """``for`` over ``range(...)`` (bounds evaluated once; a zero step raises ValueError),
-        an array (:meth:`for_each`), ``enumerate``/``zip``/``reversed``
-        (:meth:`for_builtin`) or a tuple literal (:meth:`for_unrolled`)."""
+        an array or a tuple of scalars of one type, a helper's result included
+        (:meth:`for_each`), ``enumerate``/``zip``/``reversed`` (:meth:`for_builtin`) or a
+        tuple literal (:meth:`for_unrolled`)."""
         it = s.iter
         if self.iter_builtin(it, "range") is None:
             if isinstance(it, ast.Name | ast.Attribute | ast.Subscript):
                 self.for_each(s)
+                return
+            if (
+                isinstance(it, ast.Call)
+                and isinstance(it.func, ast.Name)
+                and it.func.id not in self.locals
+                and (it.func.id in self.info.functions or it.func.id in self.info.user_imports)
+            ):
+                self.for_each(s)  # a helper's result: an array or a tuple
                 return
             if isinstance(it, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in it.elts):
                 self.for_unrolled(s, it.elts)

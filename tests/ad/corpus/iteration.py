@@ -73,3 +73,21 @@ d_tuple_literal_mix = gradc.grad(tuple_literal_mix, wrt=("x", "y"))
 t_tuple_literal_mix = gradc.jvp(tuple_literal_mix, wrt=("x", "y"))
 d_reversed_range_decay = gradc.grad(reversed_range_decay, wrt=("x",))
 t_reversed_range_decay = gradc.jvp(reversed_range_decay, wrt=("x",))
+
+
+def _moments(x, y):
+    return x, x * y, y * y
+
+
+@gradc.export
+def tuple_value_loop(x: f64, y: f64) -> f64:
+    s = 0.0
+    for i, v in enumerate(_moments(x, y)):
+        s = s * y + v * (i + 1)
+    for v in reversed(_moments(y, x)):
+        s = s * x + v
+    return s
+
+
+d_tuple_value_loop = gradc.grad(tuple_value_loop, wrt=("x", "y"))
+t_tuple_value_loop = gradc.jvp(tuple_value_loop, wrt=("x", "y"))

@@ -131,3 +131,45 @@ def tuple_literal_empty_else(x: f64) -> f64:
     else:
         x = x * 2.0
     return x
+
+
+def _triple(x):
+    return x, x * 0.5, -x
+
+
+@gradc.export
+def tuple_value_floats(x: f64, y: f64) -> f64:
+    t = _triple(x - y)
+    s = 0.0
+    for v in t:
+        if v > 40.0:
+            break
+        s = s * 0.75 + v
+    for i, v in enumerate(t, 1):
+        s += i * v
+    for v in reversed(t):
+        s = s * 0.5 - v
+    return s
+
+
+@gradc.export
+def tuple_value_ints(a: i64, b: i64):
+    t = (a, b, a - b, 7)
+    s = 0
+    for v in t:
+        if v == 7:
+            continue
+        s = s * 3 + v
+    for u, w in zip(t, range(2, 100, 3)):
+        s = s - u * w
+    return s, len(t)
+
+
+@gradc.export
+def loop_over_helper_result(x: f64) -> f64:
+    s = 0.0
+    for v in _triple(x):
+        s = s * 2.0 + v
+    for i, v in enumerate(_triple(s)):
+        s = s + i * v
+    return s

@@ -15,6 +15,7 @@ SHAPES = {
     "reversed_rows": {"A": ("m", "n")},
     "enumerate_writes": {"a": ("n",)},
     "zip_rows": {"A": ("m", "n"), "b": ("m",)},
+    "shape_tuple_loop": {"A": ("m", "n")},
 }
 MUTATES = {"enumerate_writes": ("a",)}
 
@@ -82,4 +83,14 @@ def zip_rows(A: f64[:, :], b: f64[:]) -> f64:
     for i, bi in enumerate(b):
         for x, y in zip(range(A.shape[1]), reversed(range(A.shape[1]))):
             s += A[i, x] * A[i, y] * bi
+    return s
+
+
+@gradc.export
+def shape_tuple_loop(A: f64[:, :]) -> i64:
+    s = 1
+    for d in A.shape:
+        s = s * 10 + d
+    for i, d in enumerate(reversed(A.shape)):
+        s += i * d
     return s
