@@ -1,9 +1,9 @@
 """Iterables of ``for`` loops other than a plain ``range(...)``: sequences read by index.
 
 A :class:`Sequence` is what ``for``, ``enumerate``, ``zip`` and ``reversed`` iterate over:
-an array (its first axis, ``len(a)`` read once before the loop) or a tuple of scalars of
-one type (read with ``getitem ... {in_range}``: inference checks the types), a ``range(...)`` with a
-constant step (its length computed as CPython's ``range.__len__`` does, element ``k`` is
+an array (its first axis, ``len(a)`` read once before the loop), a tuple of scalars of
+one type (read with ``getitem ... {in_range}``: inference checks the types), a
+``range(...)`` (its length computed as CPython's ``range.__len__`` does, element ``k`` is
 ``start + k * step``) or ``reversed`` of a sequence. The loop itself is an index loop over
 ``0 <= k < n``, built by :class:`~.lower_stmt.StatementLowering`.
 """
@@ -55,13 +55,13 @@ class IterationLowering(ExpressionLowering):
             within: the builtin iterating over it (for messages).
 
         Raises:
-            CompileError: ``node`` is not an array expression (a name, attribute or
-                subscript), a ``range(...)`` call with a constant step or ``reversed`` of
+            CompileError: ``node`` is not an array or tuple expression (a name,
+                attribute, subscript or call), a ``range(...)`` call or ``reversed`` of
                 one of these.
         """
         call = self.iter_builtin(node, "range")
         if call is not None:
-            return self._range_sequence(call, within)
+            return self._range_sequence(call)
         call = self.iter_builtin(node, "reversed")
         if call is not None:
             return self._reversed_sequence(call)
@@ -81,32 +81,38 @@ class IterationLowering(ExpressionLowering):
 
         return Sequence(n, item)
 
-    def _range_sequence(self, call: ast.Call, within: str) -> Sequence:
-        """``range(...)`` as a sequence: CPython's ``compute_range_length``."""
+    def _range_sequence(self, call: ast.Call) -> Sequence:
+        """``range(...)`` as a sequence: CPython's ``compute_range_length``; a run-time
+        step of zero raises ValueError before the loop, as ``range()`` does."""
         if call.keywords or not 1 <= len(call.args) <= 3:
             raise self.src.error("range() takes 1 to 3 positional arguments", call)
         step = fold_constant(self.info, call.args[2]) if len(call.args) == 3 else 1
-        if not isinstance(step, int) or isinstance(step, bool) or step == 0:
+        if step is not None and (not isinstance(step, int) or step == 0):
             raise self.src.error(
                 "range() arg 3 must not be zero"
                 if step == 0
-                else f"range() inside {within}() needs a constant integer step",
+                else "range() arguments must be integers",
                 call.args[2],
             )
-        args = [self.expr(a) for a in call.args[:2]]
+        args = [self.expr(a) for a in call.args[: 2 if step is not None else 3]]
         for a, node in zip(args, call.args, strict=False):
             self.int_checks.append(IntCheck(a, "range() argument", self.src.loc(node)))
         with self.b.at(self.src.loc(call)):
-            zero = self.b.const(0, I64)
+            zero, one = self.b.const(0, I64), self.b.const(1, I64)
             start, stop = (zero, args[0]) if len(args) == 1 else (args[0], args[1])
-            step_v = self.b.const(step, I64)
+            if step is not None:
+                step_v: Value = self.b.const(step, I64)
+                lo, hi = (start, stop) if step > 0 else (stop, start)
+                size: Value = self.b.const(abs(step), I64)
+            else:
+                step_v = args[2]
+                self._zero_step_check(step_v)
+                up = self.b.cmp("gt", step_v, zero)
+                lo, hi = self.b.select(up, start, stop), self.b.select(up, stop, start)
+                size = self.b.select(up, step_v, self.b.sub(zero, step_v))
             # length = (hi - lo - 1) // |step| + 1 when lo < hi, else 0
-            lo, hi = (start, stop) if step > 0 else (stop, start)
-            span = self.b.sub(self.b.sub(hi, lo), self.b.const(1, I64))
-            count = self.b.add(
-                self.b.binary(ops.FloorDiv, span, self.b.const(abs(step), I64)),
-                self.b.const(1, I64),
-            )
+            span = self.b.sub(self.b.sub(hi, lo), one)
+            count = self.b.add(self.b.binary(ops.FloorDiv, span, size), one)
             n = self.b.select(self.b.cmp("lt", lo, hi), count, zero)
 
         def item(k: Value) -> Value:
@@ -114,6 +120,15 @@ class IterationLowering(ExpressionLowering):
                 return self.b.add(start, self.b.mul(k, step_v))
 
         return Sequence(n, item)
+
+    def _zero_step_check(self, step: Value) -> None:
+        """Raise ValueError("range() arg 3 must not be zero") when ``step`` is 0."""
+        bad = self.b.new_block("range.zero")
+        ok = self.b.new_block("range.ok")
+        self._branch(self.b.cmp("eq", step, self.b.const(0, I64)), bad, ok)
+        self._start(bad)
+        self.b.raise_("ValueError", "range() arg 3 must not be zero")
+        self._start(ok)
 
     def _reversed_sequence(self, call: ast.Call) -> Sequence:
         """``reversed(seq)``: element ``k`` is ``seq``'s element ``length - 1 - k``."""

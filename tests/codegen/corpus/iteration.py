@@ -19,6 +19,7 @@ DOMAINS = {
     "reversed_range_negative_step": {"a": (-30, 30), "b": (-30, 30)},
     "reversed_break_else": {"n": (-3, 50), "stop": (-5, 50)},
     "tuple_literal_ints": {"a": (-1000, 1000)},
+    "runtime_step_ranges": {"a": (-40, 40), "b": (-40, 40), "c": (-6, 6)},
 }
 
 
@@ -172,4 +173,15 @@ def loop_over_helper_result(x: f64) -> f64:
         s = s * 2.0 + v
     for i, v in enumerate(_triple(s)):
         s = s + i * v
+    return s
+
+
+@gradc.export
+def runtime_step_ranges(a: i64, b: i64, c: i64) -> i64:
+    # c == 0 raises ValueError("range() arg 3 must not be zero") before either loop
+    s = 0
+    for i in reversed(range(a, b, c)):
+        s = s * 3 % 1000003 + i
+    for k, i in enumerate(range(b, a, c)):
+        s = s * 5 % 1000003 + k * i
     return s
