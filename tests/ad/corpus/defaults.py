@@ -6,7 +6,10 @@ active argument in another call.
 import gradc
 from gradc import f64
 
-DOMAINS = {"defaulted_steps": {"x": (-0.5, 0.5), "h": (-0.5, 0.5)}}
+DOMAINS = {
+    "defaulted_steps": {"x": (-0.5, 0.5), "h": (-0.5, 0.5)},
+    "keyword_steps": {"x": (-0.5, 0.5), "h": (-0.5, 0.5)},
+}
 RATE = 0.75
 
 
@@ -23,3 +26,12 @@ def defaulted_steps(x: f64, h: f64) -> f64:
 
 d_defaulted_steps = gradc.grad(defaulted_steps, wrt=("x", "h"))
 t_defaulted_steps = gradc.jvp(defaulted_steps, wrt=("x", "h"))
+
+
+@gradc.export
+def keyword_steps(x: f64, h: f64) -> f64:
+    return _step(h=h, x=x) + _step(x, n=2) * _step(n=1, h=x, x=h)
+
+
+d_keyword_steps = gradc.grad(keyword_steps, wrt=("x", "h"))
+t_keyword_steps = gradc.jvp(keyword_steps, wrt=("x", "h"))

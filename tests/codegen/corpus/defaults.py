@@ -14,6 +14,7 @@ HALF_SCALE = SCALE / 2
 
 DOMAINS = {
     "poly_defaults": {"n": (0, 30)},
+    "keyword_arguments": {"n": (-20, 30)},
 }
 
 
@@ -61,3 +62,15 @@ def bool_default(x: f64, flag: boolean) -> f64:
 @gradc.export
 def int_defaults(n: i64) -> i64:
     return _count(n) * 7 + _count(n, 3) - _count(n, 2, -5)
+
+
+@gradc.export
+def keyword_arguments(x: f64, n: i64) -> f64:
+    # keywords in any order, skipping defaults; evaluated in source order
+    return (
+        _affine(x, c=0.25)
+        + _affine(b=n, x=x)
+        + _power(x, flag=n > 3)
+        + _count(n, start=-3) * 0.5
+        + _affine(c=x, a=2.0, x=n, b=1)
+    )
