@@ -79,3 +79,35 @@ def test_signature_text_shows_defaults(compile_module: Callable[[Path], Any]) ->
         lib.iterate(n=2)
     with pytest.raises(TypeError, match=r"multiple values for argument 'n'"):
         lib.iterate(1.0, 2, n=3)
+
+
+DERIVATIVE_SOURCE = """
+import gradc
+from gradc import f64, i64
+
+@gradc.export
+def f(x: f64, n: i64 = 3, s: f64 = 1.5) -> f64:
+    r = x
+    for _ in range(n):
+        r = r * s + x
+    return r
+
+d_f = gradc.grad(f, wrt=("x", "s"))
+t_f = gradc.jvp(f, wrt=("x",))
+"""
+
+
+def test_grad_keeps_the_defaults_jvp_drops_them(
+    compile_module: Callable[[Path], Any], tmp_path: Path
+) -> None:
+    """A ``grad`` export has its primal's parameters, so its defaults; a ``jvp`` export
+    ends with tangents, so a call must pass every argument."""
+    path = tmp_path / "defaulted_derivatives.py"
+    path.write_text(DERIVATIVE_SOURCE)
+    lib = compile_module(path)
+    assert lib.d_f(0.5) == lib.d_f(0.5, 3, 1.5) == lib.d_f(0.5, s=1.5)
+    assert lib.d_f(0.5, 2) != lib.d_f(0.5)
+    assert "n: i64 = 3, s: f64 = 1.5" in lib.d_f.__doc__
+    assert lib.t_f(0.5, 3, 1.5, 1.0) == lib.t_f(x=0.5, n=3, s=1.5, d_x=1.0)
+    with pytest.raises(TypeError, match="missing 3 required arguments"):
+        lib.t_f(0.5)
