@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir as ll
 
+from gradc.artifacts.abi.layout import TEMPLATE_FLOATS
 from gradc.compiler.codegen.dispatch import LOWERING
 from gradc.compiler.codegen.lltypes import abi_type, value_type
 from gradc.compiler.ir import ops
-from gradc.compiler.ir.core import Instruction
-from gradc.compiler.ir.types import I1, ArrayType, NoneType
+from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.types import F64, I1, ArrayType, NoneType
 
 if TYPE_CHECKING:
     from gradc.compiler.codegen.lower_function import FunctionLowering
@@ -92,16 +93,17 @@ def _raise(fl: FunctionLowering, inst: Instruction) -> ll.Value | None:
 
 @LOWERING.register(ops.RaiseFormat)
 def _raise_format(fl: FunctionLowering, inst: Instruction) -> ll.Value | None:
-    """Int fields go to the record's ``data`` words (sign-extended; the loader formats the
-    template); each bool field is a branch to a copy of the raise whose template has
+    """Int fields go to the record's ``data`` words (sign-extended), f64 fields as their
+    bits with ``data[3] = TEMPLATE_FLOATS + mask`` (the loader formats the template, so
+    floats print as CPython prints them); each bool field is a branch to a copy of the raise whose template has
     ``True``/``False`` formatted in (CPython's text), so no bool reaches the loader."""
     assert isinstance(inst, ops.RaiseFormat)
     if inst.exception not in ops.EXCEPTION_KINDS:
         raise fl.ice(f"unknown exception kind {inst.exception!r}")
     ints = [v for v in inst.values if v.type != I1]
-    data = [
-        fl.b.sext(fl.value(v), _I64) if value_type(v.type).width < 64 else fl.value(v) for v in ints
-    ]
+    data = [_word(fl, v) for v in ints]
+    mask = sum(1 << i for i, v in enumerate(ints) if v.type == F64)
+    flag = TEMPLATE_FLOATS + mask if mask else None
     bools = [i for i, v in enumerate(inst.values) if v.type == I1]
 
     def emit(b: ll.IRBuilder, known: dict[int, bool]) -> None:
@@ -113,18 +115,26 @@ def _raise_format(fl: FunctionLowering, inst: Instruction) -> ll.Value | None:
             emit(ll.IRBuilder(yes), {**known, i: True})
             emit(ll.IRBuilder(no), {**known, i: False})
             return
-        fl.fill_error(b, inst.exception, substitute(inst.template, known), data)
+        fl.fill_error(b, inst.exception, substitute(inst.template, known), data, flag)
 
     emit(fl.b, {})
     return None
 
 
+def _word(fl: FunctionLowering, v: Value) -> ll.Value:
+    """An int field sign-extended to ``i64``; a float field's bits."""
+    if v.type == F64:
+        return fl.b.bitcast(fl.value(v), _I64)
+    if value_type(v.type).width < 64:
+        return fl.b.sext(fl.value(v), _I64)
+    return fl.value(v)
+
+
 def substitute(template: str, known: dict[int, bool]) -> str:
     """``template`` with fields ``{i...}`` for ``i`` in ``known`` formatted in (as
     ``format`` formats the bool, conversion and spec included) and the other fields
-    renumbered ``{0}``, ``{1}`` ... in order."""
+    renumbered to their rank among the fields not in ``known`` (the ``data`` words)."""
     out: list[str] = []
-    n = 0
     for literal, name, spec, conversion in string.Formatter().parse(template):
         out.append(literal.replace("{", "{{").replace("}", "}}"))
         if name is None:
@@ -138,6 +148,6 @@ def substitute(template: str, known: dict[int, bool]) -> str:
             out.append(text.replace("{", "{{").replace("}", "}}"))
         else:
             conv = f"!{conversion}" if conversion else ""
-            out.append(f"{{{n}{conv}{':' + spec if spec else ''}}}")
-            n += 1
+            index = int(name) - sum(1 for k in known if k < int(name))
+            out.append(f"{{{index}{conv}{':' + spec if spec else ''}}}")
     return "".join(out)

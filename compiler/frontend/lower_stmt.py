@@ -443,13 +443,14 @@ class StatementLowering(IterationLowering):
 
     def raise_fstring(self, name: str, message: ast.JoinedStr) -> None:
         """``raise E(f"... {n} ...")``: fields evaluated left to right, then
-        :class:`ops.RaiseFormat`; a field must be an integer or a bool (checked by
+        :class:`ops.RaiseFormat`; a field must be an int, a bool or an f64 (checked by
         inference), its format spec a constant, at most :data:`ops.FORMAT_FIELDS` fields.
 
         Raises:
             CompileError: a nested or run-time format spec, too many fields."""
         template: list[str] = []
         values: list[Value] = []
+        names: dict[str, int] = {}  # a variable named twice is one field (same value)
         for part in message.values:
             if isinstance(part, ast.Constant):
                 template.append(str(part.value).replace("{", "{{").replace("}", "}}"))
@@ -465,17 +466,21 @@ class StatementLowering(IterationLowering):
                         part.format_spec,
                     )
                 spec = ":" + "".join(str(p.value) for p in pieces if isinstance(p, ast.Constant))
+            conversion = f"!{chr(part.conversion)}" if part.conversion != -1 else ""
+            name_ = part.value.id if isinstance(part.value, ast.Name) else None
+            if name_ is not None and name_ in names:
+                template.append(f"{{{names[name_]}{conversion}{spec}}}")
+                continue
             if len(values) == ops.FORMAT_FIELDS:
                 raise self.src.error(
-                    f"an f-string raise message may have at most {ops.FORMAT_FIELDS} fields",
+                    f"an f-string raise message may have at most {ops.FORMAT_FIELDS} fields "
+                    "(distinct variables or expressions)",
                     part,
                 )
-            conversion = f"!{chr(part.conversion)}" if part.conversion != -1 else ""
-            value = self.expr(part.value)
-            what = "a field of an f-string raise message"
-            self.int_checks.append(IntCheck(value, what, self.src.loc(part.value)))
+            if name_ is not None:
+                names[name_] = len(values)
             template.append(f"{{{len(values)}{conversion}{spec}}}")
-            values.append(value)
+            values.append(self.expr(part.value))
         self.b.raise_format(name, "".join(template), values)
 
     def assert_stmt(self, s: ast.Assert, test: ast.expr, msg: ast.expr | None) -> None:

@@ -353,7 +353,22 @@ def _no_result(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     return NONE
 
 
-@TRANSFER.register(ops.Const, ops.Jump, ops.Return, ops.Raise, ops.RaiseFormat)
+@TRANSFER.register(ops.RaiseFormat)
+def _raise_format(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.RaiseFormat)
+    for v in inst.values:
+        t = v.type
+        if isinstance(t, UnknownType) or (isinstance(t, ScalarType) and (t.is_int or t == F64)):
+            continue
+        raise inf.error(
+            "a field of an f-string raise message must be an int, a bool or a float (f64), "
+            f"not {python_name(t)}",
+            inst,
+        )
+    return None  # a terminator
+
+
+@TRANSFER.register(ops.Const, ops.Jump, ops.Return, ops.Raise)
 def _keep(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     return None  # constants and terminators keep their type
 

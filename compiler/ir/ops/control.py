@@ -10,7 +10,7 @@ from typing import ClassVar, final
 # pyproject.toml contract ``ir-standalone``): the exception codes are an ABI fact.
 from gradc.artifacts.abi.codes import EXCEPTION_CODES
 from gradc.compiler.ir.core import Block, Instruction, Symbol, Text, Value, VerifyContext
-from gradc.compiler.ir.types import I1, NONE, ScalarType
+from gradc.compiler.ir.types import F64, I1, NONE, ScalarType
 
 
 @final
@@ -220,12 +220,12 @@ FORMAT_FIELDS = 3
 @dataclass(eq=False, slots=True)
 class RaiseFormat(Instruction):
     """Raise ``exception(template.format(*values))``: an f-string message (``raise
-    ValueError(f"bad {n}")``) with up to :data:`FORMAT_FIELDS` integer or bool fields
+    ValueError(f"bad {n}")``) with up to :data:`FORMAT_FIELDS` integer, bool or f64 fields
     (``{0}``, ``{1:>4}`` ...; literal braces doubled), formatted as CPython formats them.
 
-    Compiled code passes int fields in the error record's ``data`` words and the loader
-    formats the template; bool fields are substituted into the template when lowering
-    (docs/abi.md "Message templates")."""
+    Compiled code passes int and f64 fields in the error record's ``data`` words and the
+    loader formats the template; bool fields are substituted into the template when
+    lowering (docs/abi.md "Message templates")."""
 
     OPNAME: ClassVar[str] = "raisef"
     OPERANDS: ClassVar[tuple[str, ...]] = ("values",)
@@ -247,9 +247,9 @@ class RaiseFormat(Instruction):
         return None
 
     def verify_(self, ctx: VerifyContext) -> str | None:
-        """Every value is an integer or a bool."""
+        """Every value is an integer, a bool or an f64."""
         for v in self.values:
             t = v.type
-            if not (isinstance(t, ScalarType) and t.is_int):
-                return f"raisef value {ctx.show(v)} is {t}, not an integer"
+            if not (isinstance(t, ScalarType) and (t.is_int or t == F64)):
+                return f"raisef value {ctx.show(v)} is {t}, not an integer or f64"
         return None

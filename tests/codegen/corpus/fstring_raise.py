@@ -1,6 +1,7 @@
 """raise with f-string messages: int fields (i64 and i32, negative, format specs, hex,
-conversions), bool fields (substituted when lowering), literal braces, the kinds the
-differential harness accepts.
+conversions), bool fields (substituted when lowering), f64 fields (repr, exponent and
+fixed formats, every float), a variable named by several fields, literal braces, the
+kinds the differential harness accepts.
 tests/codegen/test_fstring_raise.py compares the messages with CPython's exactly.
 """
 
@@ -11,6 +12,7 @@ DOMAINS = {
     "checked_index": {"i": (-20, 20), "n": (0, 10)},
     "three_fields": {"a": (-1000, 1000)},
     "bool_fields": {"k": (-5, 5)},
+    "float_fields": {"x": "any", "n": (-10, 10)},
 }
 
 
@@ -40,3 +42,12 @@ def bool_fields(k: i64, flag: boolean) -> i64:
     if flag and big:
         raise AssertionError(f"{flag}{big}{k:03}")
     return k
+
+
+@gradc.export
+def float_fields(x: f64, n: i64) -> f64:
+    if x < -1.0:
+        raise ValueError(f"x={x} (repr {x!r}, {x:.3e}, {x:>12.4f}) n={n}")
+    if x * n > 50.0:
+        raise OverflowError(f"{x * n} = {x} * {n}")
+    return x * n
