@@ -25,10 +25,15 @@ from gradc.compiler.ir.types import I64
 @dataclass(frozen=True)
 class Sequence:
     """An iterable read by index: ``length`` (an i64 value, evaluated once, before the
-    loop) and ``item(k)``, which inserts the read of element ``k`` (``0 <= k < length``)."""
+    loop) and ``item(k)``, which inserts the read of element ``k`` (``0 <= k < length``).
+
+    For ``enumerate``/``zip``, whose elements are tuples of ``width`` parts, ``parts(k)``
+    reads the parts without building the tuple (``item`` builds it)."""
 
     length: Value
     item: Callable[[Value], Value]
+    parts: Callable[[Value], list[Value]] | None = None
+    width: int = 0
 
 
 class IterationLowering(ExpressionLowering):
@@ -65,10 +70,22 @@ class IterationLowering(ExpressionLowering):
         call = self.iter_builtin(node, "reversed")
         if call is not None:
             return self._reversed_sequence(call)
-        if not isinstance(node, ast.Name | ast.Attribute | ast.Subscript | ast.Call):
+        call = self.iter_builtin(node, "enumerate")
+        if call is not None:
+            return self._enumerate_sequence(call)
+        call = self.iter_builtin(node, "zip")
+        if call is not None:
+            return self._zip_sequence(call)
+        if not (isinstance(node, ast.Name | ast.Attribute | ast.Subscript) or self._helper(node)):
+            if within == "iter":
+                raise self.src.error(
+                    "unsupported iterable in for loop: only range(...), arrays, tuples, "
+                    "enumerate(...), zip(...) and reversed(...) are supported",
+                    node,
+                )
             raise self.src.error(
-                f"unsupported argument of {within}() in a for loop: only arrays, tuples "
-                "and range(...) are supported",
+                f"unsupported argument of {within}() in a for loop: only arrays, tuples, "
+                "range(...), enumerate(...), zip(...) and reversed(...) are supported",
                 node,
             )
         array = self.expr(node)
@@ -130,10 +147,60 @@ class IterationLowering(ExpressionLowering):
         self.b.raise_("ValueError", "range() arg 3 must not be zero")
         self._start(ok)
 
+    def _helper(self, node: ast.expr) -> bool:
+        """``node`` calls a module function (its result may be an array or a tuple)."""
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id not in self.locals
+            and (node.func.id in self.info.functions or node.func.id in self.info.user_imports)
+        )
+
+    def _enumerate_sequence(self, call: ast.Call) -> Sequence:
+        """``enumerate(seq[, start])`` (start positional or keyword, an integer)."""
+        kwargs = {k.arg: k.value for k in call.keywords}
+        if set(kwargs) - {"start"} or not 1 <= len(call.args) <= 2 - len(kwargs):
+            raise self.src.error("enumerate() takes a sequence and an optional start", call)
+        seq = self.sequence(call.args[0], "enumerate")
+        start = call.args[1] if len(call.args) == 2 else kwargs.get("start")
+        first = self.b.const(0, I64) if start is None else self.expr(start)
+        if start is not None:
+            self.int_checks.append(IntCheck(first, "enumerate() start", self.src.loc(start)))
+
+        def parts(k: Value) -> list[Value]:
+            with self.b.at(self.src.loc(call)):
+                return [self.b.add(first, k), seq.item(k)]
+
+        return self._tuples(call, seq.length, parts, 2)
+
+    def _zip_sequence(self, call: ast.Call) -> Sequence:
+        """``zip(a, b, ...)``: as long as the shortest argument."""
+        if call.keywords or not call.args:
+            raise self.src.error("zip() in a for loop takes positional sequences only", call)
+        seqs = [self.sequence(a, "zip") for a in call.args]
+        n = seqs[0].length
+        with self.b.at(self.src.loc(call)):
+            for other in seqs[1:]:
+                n = self.b.select(self.b.cmp("lt", other.length, n), other.length, n)
+        return self._tuples(call, n, lambda k: [q.item(k) for q in seqs], len(seqs))
+
+    def _tuples(
+        self, call: ast.Call, n: Value, parts: Callable[[Value], list[Value]], width: int
+    ) -> Sequence:
+        def item(k: Value) -> Value:
+            values = parts(k)
+            with self.b.at(self.src.loc(call)):
+                return self.b.make_tuple(values)
+
+        return Sequence(n, item, parts, width)
+
     def _reversed_sequence(self, call: ast.Call) -> Sequence:
         """``reversed(seq)``: element ``k`` is ``seq``'s element ``length - 1 - k``."""
         if call.keywords or len(call.args) != 1:
             raise self.src.error("reversed() takes exactly one argument", call)
+        for name in ("enumerate", "zip"):
+            if self.iter_builtin(call.args[0], name) is not None:  # CPython's TypeError
+                raise self.src.error(f"'{name}' object is not reversible", call.args[0])
         seq = self.sequence(call.args[0], "reversed")
         with self.b.at(self.src.loc(call)):
             last = self.b.sub(seq.length, self.b.const(1, I64))

@@ -165,38 +165,16 @@ class StatementLowering(IterationLowering):
 
     def for_stmt(self, s: ast.For) -> None:
         """``for`` over ``range(...)`` (bounds evaluated once; a zero step raises ValueError),
-        an array or a tuple of scalars of one type, a helper's result included
-        (:meth:`for_each`), ``enumerate``/``zip``/``reversed`` (:meth:`for_builtin`) or a
-        tuple literal (:meth:`for_unrolled`)."""
+        a tuple literal (:meth:`for_unrolled`) or any other sequence (:meth:`for_each`):
+        an array, a tuple of scalars of one type, a helper's result, ``enumerate``,
+        ``zip``, ``reversed``."""
         it = s.iter
         if self.iter_builtin(it, "range") is None:
-            if isinstance(it, ast.Name | ast.Attribute | ast.Subscript):
-                self.for_each(s)
-                return
-            if (
-                isinstance(it, ast.Call)
-                and isinstance(it.func, ast.Name)
-                and it.func.id not in self.locals
-                and (it.func.id in self.info.functions or it.func.id in self.info.user_imports)
-            ):
-                self.for_each(s)  # a helper's result: an array or a tuple
-                return
             if isinstance(it, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in it.elts):
                 self.for_unrolled(s, it.elts)
                 return
-            if self.iter_builtin(it, "reversed") is not None:
-                self.for_each(s)
-                return
-            for name in ("enumerate", "zip"):
-                call = self.iter_builtin(it, name)
-                if call is not None:
-                    self.for_builtin(s, name, call)
-                    return
-            raise self.src.error(
-                "unsupported iterable in for loop: only range(...), arrays, enumerate(...), "
-                "zip(...), reversed(...) and tuple literals are supported",
-                it,
-            )
+            self.for_each(s)
+            return
         assert isinstance(it, ast.Call)
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.src.error("range() takes 1 to 3 positional arguments", it)
@@ -297,71 +275,26 @@ class StatementLowering(IterationLowering):
         self._start(exit_)
 
     def for_each(self, s: ast.For) -> None:
-        """``for v in a``: an index loop over the first axis of an array, or over
-        ``reversed(seq)`` (:meth:`~.lower_iter.IterationLowering.sequence`)."""
+        """``for v in seq``: an index loop over a sequence
+        (:meth:`~.lower_iter.IterationLowering.sequence`); a tuple target of as many names
+        as an ``enumerate``/``zip`` element has parts binds them without building the
+        tuple."""
         seq = self.sequence(s.iter, "iter")
-        self._counted_loop(
-            s,
-            self.b.const(0, I64),
-            seq.length,
-            self.b.const(1, I64),
-            bind_item=lambda i: self.bind(s.target, seq.item(i)),
-        )
+        target = s.target
 
-    def for_builtin(self, s: ast.For, name: str, call: ast.Call) -> None:
-        """``for`` over ``enumerate(seq[, start])`` or ``zip(a, b, ...)`` (stops at the
-        shortest), each ``seq`` an array, a constant-step ``range`` or ``reversed(seq)``
-        (:meth:`~.lower_iter.IterationLowering.sequence`), arguments evaluated once in order.
+        def bind_item(i: Value) -> None:
+            if (
+                seq.parts is not None
+                and isinstance(target, ast.Tuple | ast.List)
+                and len(target.elts) == seq.width
+                and not any(isinstance(e, ast.Starred) for e in target.elts)
+            ):
+                for elt, part in zip(target.elts, seq.parts(i), strict=True):
+                    self.bind(elt, part)
+            else:
+                self.bind(target, seq.item(i))
 
-        Raises:
-            CompileError: other arguments or keywords (``zip(strict=...)``)."""
-        zero, one = self.b.const(0, I64), self.b.const(1, I64)
-        kwargs = {k.arg: k.value for k in call.keywords}
-        if name == "enumerate":
-            if set(kwargs) - {"start"} or not 1 <= len(call.args) <= 2 - len(kwargs):
-                raise self.src.error("enumerate() takes a sequence and an optional start", call)
-            seq = self.sequence(call.args[0], name)
-            start = call.args[1] if len(call.args) == 2 else kwargs.get("start")
-            first = zero if start is None else self.expr(start)
-            if start is not None:
-                self.int_checks.append(IntCheck(first, "enumerate() start", self.src.loc(start)))
-            self._counted_loop(
-                s,
-                zero,
-                seq.length,
-                one,
-                bind_item=lambda i: self._bind_items(s.target, [self.b.add(first, i), seq.item(i)]),
-            )
-        else:
-            if call.keywords or not call.args:
-                raise self.src.error("zip() in a for loop takes positional sequences only", call)
-            seqs = [self.sequence(a, name) for a in call.args]
-            n = seqs[0].length
-            with self.b.at(self.src.loc(call)):
-                for other in seqs[1:]:
-                    n = self.b.select(self.b.cmp("lt", other.length, n), other.length, n)
-            self._counted_loop(
-                s,
-                zero,
-                n,
-                one,
-                bind_item=lambda i: self._bind_items(s.target, [q.item(i) for q in seqs]),
-            )
-
-    def _bind_items(self, target: ast.expr, parts: list[Value]) -> None:
-        """Bind ``target`` to the tuple of ``parts`` (unpacked directly when ``target`` is a
-        tuple of as many targets, without building the tuple)."""
-        if (
-            isinstance(target, ast.Tuple | ast.List)
-            and len(target.elts) == len(parts)
-            and not any(isinstance(e, ast.Starred) for e in target.elts)
-        ):
-            for elt, part in zip(target.elts, parts, strict=True):
-                self.bind(elt, part)
-            return
-        with self.b.at(self.src.loc(target)):
-            whole = self.b.make_tuple(parts)
-        self.bind(target, whole)
+        self._counted_loop(s, self.b.const(0, I64), seq.length, self.b.const(1, I64), bind_item)
 
     def for_unrolled(self, s: ast.For, elements: list[ast.expr]) -> None:
         """``for v in (x, y, z)``: the tuple is evaluated first, then the body is lowered

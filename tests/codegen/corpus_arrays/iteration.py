@@ -16,6 +16,7 @@ SHAPES = {
     "enumerate_writes": {"a": ("n",)},
     "zip_rows": {"A": ("m", "n"), "b": ("m",)},
     "shape_tuple_loop": {"A": ("m", "n")},
+    "nested_enumerate_zip": {"a": ("n",), "b": ("m",)},
 }
 MUTATES = {"enumerate_writes": ("a",)}
 
@@ -93,4 +94,18 @@ def shape_tuple_loop(A: f64[:, :]) -> i64:
         s = s * 10 + d
     for i, d in enumerate(reversed(A.shape)):
         s += i * d
+    return s
+
+
+@gradc.export
+def nested_enumerate_zip(a: f64[:], b: i64[:]) -> f64:
+    s = 0.0
+    for i, (x, y) in enumerate(zip(a, b), 1):
+        s = s * 0.5 + i * x - y
+    for x, (j, y) in zip(reversed(a), enumerate(reversed(b))):
+        s = s * 0.25 + x * j + y
+    for k, (u, v) in enumerate(zip(a, a)):
+        s = s + k * u * v
+    for t in zip(a, b):
+        s = s + t[0] * t[1]
     return s

@@ -1,5 +1,5 @@
 # ruff: noqa
-# expect-message: unsupported argument of enumerate() in a for loop: only arrays, tuples and range(...) are supported
+# expect-message: unsupported argument of enumerate() in a for loop: only arrays, tuples, range(...), enumerate(...), zip(...) and reversed(...) are supported
 # expect-col: 26
 # expect-node: BinOp
 import gradc
