@@ -15,7 +15,8 @@ identical bytes)::
       { name: str,                                 # Python name of the export
         signature: {params: [[name, type], ...], result: type,     # gradc type strings
                     writes: [name, ...],           # array params the export writes (1.1)
-                    types: {params: [T, ...], result: T}},   # structured (1.4)
+                    types: {params: [T, ...], result: T},    # structured (1.4)
+                    defaults: [[name, value], ...]},         # default values (1.5)
         abi_version: int,                          # docs/abi.md (ABI_VERSION)
         symbol: str,                               # C-ABI entry symbol in the object
         object: "objects/<sha256>.o",              # relative path of the ELF object
@@ -67,7 +68,10 @@ manifests (no runtime; nothing written). 1.2 added ``sources``, ``runtime.key``,
 1.3 stops writing the ``asm`` text (the object's assembly): ``gradc inspect --asm``
 generates it from the ``llvm`` text (the optimised LLVM IR the object was emitted from) and
 the entry's ``target.*`` and ``options.opt_level`` key components, and still shows the
-``.s`` text of older artifacts. 1.4 adds ``signature.types``.
+``.s`` text of older artifacts. 1.4 adds ``signature.types``. 1.5 adds ``signature.defaults``:
+the trailing parameters a call may omit, each with its value (an int, float or bool of the
+parameter's type), written only when there are some; a 1.4 reader ignores it (every
+argument is then required).
 Readers accept any minor version of their major version (unknown fields are ignored) and
 refuse other major versions with :class:`FormatVersionError`.
 
@@ -92,7 +96,7 @@ from gradc.artifacts.abi.signature import Signature
 from gradc.artifacts.errors import ArtifactError
 
 #: (major, minor) of the format this module writes.
-FORMAT_VERSION: tuple[int, int] = (1, 4)
+FORMAT_VERSION: tuple[int, int] = (1, 5)
 
 MANIFEST_NAME = "manifest.msgpack"
 
@@ -184,12 +188,14 @@ class EntrySignature:
     Type strings are those of ``gradc.compiler.driver.Signature``: ``"f64"``, ``"f32"``,
     ``"i64"``, ``"i32"``, ``"bool"``, ``"none"``, ``"tuple[f64,i64]"`` (nesting allowed),
     arrays as ``"f64[:]"``, ``"f64[:, ::1]"``, ``"f64[::1, :]"``. ``writes`` names the
-    (array) parameters the export may write to, in parameter order.
+    (array) parameters the export may write to, in parameter order; ``defaults`` gives
+    (name, value) of the trailing parameters a call may omit.
     """
 
     params: tuple[tuple[str, str], ...]
     result: str
     writes: tuple[str, ...] = ()
+    defaults: tuple[tuple[str, int | float | bool], ...] = ()
 
     @functools.cached_property
     def abi(self) -> Signature:
@@ -313,6 +319,11 @@ class Manifest:
                         "result": e.signature.result,
                         "writes": list(e.signature.writes),
                         "types": e.signature.abi.types_data(),
+                        **(
+                            {"defaults": [[n, v] for n, v in e.signature.defaults]}
+                            if e.signature.defaults
+                            else {}
+                        ),
                     },
                     "abi_version": e.abi_version,
                     "symbol": e.symbol,

@@ -173,6 +173,25 @@ class _Reader:
             raise self.fail(f"{name}.object {obj!r} does not match its sha256 {sha!r}")
         return obj, sha
 
+    def defaults(
+        self, sig: dict[str, Any], names: list[str], name: str
+    ) -> tuple[tuple[str, int | float | bool], ...]:
+        """``signature.defaults`` (1.5): [[param, value], ...] naming trailing parameters
+        in order, each value an int, float or bool."""
+        raw = self.req_list(sig.get("defaults", []), f"{name}.signature.defaults")
+        if len(raw) > len(names):
+            raise self.fail(f"{name}.signature.defaults has more entries than parameters")
+        trailing = names[len(names) - len(raw) :] if raw else []
+        out: list[tuple[str, int | float | bool]] = []
+        for j, (d, param) in enumerate(zip(raw, trailing, strict=True)):
+            ok = isinstance(d, list) and len(d) == 2 and d[0] == param
+            if not ok or type(d[1]) not in (int, float, bool):
+                raise self.fail(
+                    f"{name}.signature.defaults[{j}] must be [{param!r}, int | float | bool]"
+                )
+            out.append((param, d[1]))
+        return tuple(out)
+
     def entry(self, raw: object, name: str) -> Entry:
         m = self.req_map(raw, name)
         sig = self.req_map(self.get(m, "signature", name), f"{name}.signature")
@@ -193,6 +212,7 @@ class _Reader:
             tuple(params),
             self.req_str(sig, "result", f"{name}.signature"),
             tuple(n for n in names if n in writes),
+            self.defaults(sig, names, name),
         )
         if "types" in sig:  # 1.4: must be the strings' structured form
             try:

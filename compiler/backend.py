@@ -80,19 +80,37 @@ def _export_plans(state: BuildState) -> list[ExportPlan]:
     written = written_params(module)
     base_dir = Path(os.path.abspath(state.source_path)).parent
     plans = []
+    defaults = {e.name: e.defaults for e in info.exports}
+    primal = {d.name: d.target for d in info.derivatives}
     for name in [e.name for e in info.exports] + [d.name for d in info.derivatives]:
         function = state.focus = module.functions[name]
         params = tuple(
             Param(p.name or f"arg{p.index}", python_name(p.type), writes=p.index in written[name])
             for p in function.params
         )
-        signature = Signature(params, python_name(function.return_type))
+        own = defaults[name] if name in defaults else _inherited(defaults[primal[name]], params)
+        signature = Signature(params, python_name(function.return_type), own)
         sites = tuple(
             (loc.file, loc.line, loc.col)
             for loc in site_table(module, name, lambda f: module_relative(f, base_dir))
         )
         plans.append(ExportPlan(name, signature, reachable(module, name), sites))
     return plans
+
+
+def _inherited(
+    defaults: tuple[tuple[str, int | float | bool], ...], params: tuple[Param, ...]
+) -> tuple[tuple[str, int | float | bool], ...]:
+    """The defaults a derivative export keeps of its primal's: those of its trailing
+    parameters that are defaulted parameters of the primal (all of them for ``grad``,
+    whose parameters are the primal's; none for ``jvp``, whose tangents come last)."""
+    values = dict(defaults)
+    kept: list[tuple[str, int | float | bool]] = []
+    for p in reversed(params):
+        if p.name not in values:
+            break
+        kept.append((p.name, values[p.name]))
+    return tuple(reversed(kept))
 
 
 def _job(

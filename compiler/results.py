@@ -35,10 +35,13 @@ class Signature:
         params: parameters in order.
         result: gradc type string of the result: ``"f64"``, ``"i64"``, ``"bool"``,
             ``"f32"``, ``"i32"``, ``"none"`` or ``"tuple[f64,i64]"`` (nesting allowed).
+        defaults: (parameter name, value) of the trailing parameters that have default
+            values, in parameter order (a call may omit them).
     """
 
     params: tuple[Param, ...]
     result: str
+    defaults: tuple[tuple[str, int | float | bool], ...] = ()
 
     def __str__(self) -> str:
         args = ", ".join(f"{p.name}: {p.type}" for p in self.params)

@@ -37,6 +37,7 @@ __all__ = [
     "INDEX_ERROR_TEMPLATE",
     "STATUS_OK",
     "TEMPLATE_FLAG",
+    "TEMPLATE_FLOATS",
     "TEMPLATE_SLOT",
     "descriptor_bytes",
 ]
@@ -60,6 +61,11 @@ ERROR_RECORD_BYTES = 48
 #: ``data[0..2]``.
 TEMPLATE_SLOT = 3
 TEMPLATE_FLAG = 1
+
+#: ``data[TEMPLATE_SLOT] == TEMPLATE_FLOATS + mask`` (``mask`` < 8): a template whose
+#: ``data[i]`` holds the bits of an IEEE double when bit ``i`` of ``mask`` is set (an
+#: f-string raise message with float fields), an int otherwise.
+TEMPLATE_FLOATS = 16
 
 #: IndexError message of an out-of-bounds index: a template whose fields the loader fills
 #: from ``data[0..2]`` (index as written, axis, size of that axis).

@@ -63,9 +63,12 @@ def _written(convert: Callable[[Any], Any], function: str) -> Callable[[Any], An
     return convert_written
 
 
-def _binder(name: str, names: tuple[str, ...], sig_text: str) -> Callable[..., tuple[Any, ...]]:
+def _binder(
+    name: str, names: tuple[str, ...], sig_text: str, defaults: dict[str, Any]
+) -> Callable[..., tuple[Any, ...]]:
     """``bind(args, kwargs)`` of export ``name`` with parameters ``names``: matches
-    positional and keyword arguments to parameters like Python does (TypeError otherwise)."""
+    positional and keyword arguments to parameters like Python does (TypeError otherwise);
+    parameters left unbound take their ``defaults``."""
     nparams = len(names)
 
     def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
@@ -82,6 +85,9 @@ def _binder(name: str, names: tuple[str, ...], sig_text: str) -> Callable[..., t
             if bound[i] is not _MISSING:
                 raise TypeError(f"{name}() got multiple values for argument {key!r}")
             bound[i] = value
+        for i, n in enumerate(names):
+            if bound[i] is _MISSING and n in defaults:
+                bound[i] = defaults[n]
         missing = [n for n, v in zip(names, bound) if v is _MISSING]
         if missing:
             raise TypeError(
@@ -120,8 +126,10 @@ def make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Call
     result = ctype_of(signature.result, entry.signature.result)
     qualname = f"{module}.{entry.name}"
     names = tuple(name for name, _ in params)
-    sig_text = f"{entry.name}({', '.join(f'{n}: {t.text}' for n, t in params)}) -> {result.text}"
-    bind = _binder(entry.name, names, sig_text)
+    defaults = dict(entry.signature.defaults)
+    shown = [f"{n}: {t.text}" + (f" = {defaults[n]!r}" if n in defaults else "") for n, t in params]
+    sig_text = f"{entry.name}({', '.join(shown)}) -> {result.text}"
+    bind = _binder(entry.name, names, sig_text, defaults)
     unsupported = [t.text for _, t in params if not t.argument_ok]
     if not result.result_ok:
         unsupported.append(result.text)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import struct
 
 from gradc.artifacts.abi.codes import EXCEPTION_CLASSES
 from gradc.artifacts.abi.layout import (
     ERROR_DATA_WORDS,
     ERROR_RECORD_BYTES,
     TEMPLATE_FLAG,
+    TEMPLATE_FLOATS,
     TEMPLATE_SLOT,
 )
 from gradc.artifacts.manifest import Entry
@@ -39,11 +41,19 @@ assert ctypes.sizeof(ErrorRecord) == ERROR_RECORD_BYTES
 
 def error_message(err: ErrorRecord) -> str:
     """The record's message, a template formatted with ``data[0..2]`` when
-    ``data[3] == 1``; a template that does not format is shown as it is."""
+    ``data[3] == 1`` (ints), or ``16 + mask`` (``data[i]`` a double's bits where bit ``i``
+    of ``mask`` is set); a template that does not format is shown as it is."""
     message = ctypes.string_at(err.message).decode("utf-8", "replace") if err.message else ""
-    if err.data[TEMPLATE_SLOT] == TEMPLATE_FLAG:
+    flag = err.data[TEMPLATE_SLOT]
+    if flag == TEMPLATE_FLAG or TEMPLATE_FLOATS <= flag < TEMPLATE_FLOATS + 8:
+        mask = flag - TEMPLATE_FLOATS if flag != TEMPLATE_FLAG else 0
+        words = list(err.data[:TEMPLATE_SLOT])
+        values = [
+            struct.unpack("<d", struct.pack("<q", w))[0] if mask >> i & 1 else w
+            for i, w in enumerate(words)
+        ]
         with contextlib.suppress(IndexError, KeyError, ValueError):
-            message = message.format(*err.data[:TEMPLATE_SLOT])
+            message = message.format(*values)
     return message
 
 

@@ -1,22 +1,26 @@
-"""Lowering of calls (the C ABI of docs/abi.md), returns and branches."""
+"""Lowering of calls (the C ABI of docs/abi.md), returns, branches and raises."""
 
 from __future__ import annotations
 
+import string
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from llvmlite import ir as ll
 
+from gradc.artifacts.abi.layout import TEMPLATE_FLOATS
 from gradc.compiler.codegen.dispatch import LOWERING
 from gradc.compiler.codegen.lltypes import abi_type, value_type
 from gradc.compiler.ir import ops
-from gradc.compiler.ir.core import Instruction
-from gradc.compiler.ir.types import ArrayType, NoneType
+from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.types import F64, I1, ArrayType, NoneType
 
 if TYPE_CHECKING:
     from gradc.compiler.codegen.lower_function import FunctionLowering
 
 _I8 = ll.IntType(8)
 _I32 = ll.IntType(32)
+_I64 = ll.IntType(64)
 
 
 @LOWERING.register(ops.Call)
@@ -85,3 +89,65 @@ def _raise(fl: FunctionLowering, inst: Instruction) -> ll.Value | None:
         raise fl.ice(f"unknown exception kind {inst.exception!r}")
     fl.b.branch(fl.raise_block(inst.exception, inst.message))
     return None
+
+
+@LOWERING.register(ops.RaiseFormat)
+def _raise_format(fl: FunctionLowering, inst: Instruction) -> ll.Value | None:
+    """Int fields go to the record's ``data`` words (sign-extended), f64 fields as their
+    bits with ``data[3] = TEMPLATE_FLOATS + mask`` (the loader formats the template, so
+    floats print as CPython prints them); each bool field is a branch to a copy of the raise whose template has
+    ``True``/``False`` formatted in (CPython's text), so no bool reaches the loader."""
+    assert isinstance(inst, ops.RaiseFormat)
+    if inst.exception not in ops.EXCEPTION_KINDS:
+        raise fl.ice(f"unknown exception kind {inst.exception!r}")
+    ints = [v for v in inst.values if v.type != I1]
+    data = [_word(fl, v) for v in ints]
+    mask = sum(1 << i for i, v in enumerate(ints) if v.type == F64)
+    flag = TEMPLATE_FLOATS + mask if mask else None
+    bools = [i for i, v in enumerate(inst.values) if v.type == I1]
+
+    def emit(b: ll.IRBuilder, known: dict[int, bool]) -> None:
+        if len(known) < len(bools):
+            i = bools[len(known)]
+            yes = fl.llfn.append_basic_block("raisef.true")
+            no = fl.llfn.append_basic_block("raisef.false")
+            b.cbranch(fl.value(inst.values[i]), yes, no)
+            emit(ll.IRBuilder(yes), {**known, i: True})
+            emit(ll.IRBuilder(no), {**known, i: False})
+            return
+        fl.fill_error(b, inst.exception, substitute(inst.template, known), data, flag)
+
+    emit(fl.b, {})
+    return None
+
+
+def _word(fl: FunctionLowering, v: Value) -> ll.Value:
+    """An int field sign-extended to ``i64``; a float field's bits."""
+    if v.type == F64:
+        return fl.b.bitcast(fl.value(v), _I64)
+    if value_type(v.type).width < 64:
+        return fl.b.sext(fl.value(v), _I64)
+    return fl.value(v)
+
+
+def substitute(template: str, known: dict[int, bool]) -> str:
+    """``template`` with fields ``{i...}`` for ``i`` in ``known`` formatted in (as
+    ``format`` formats the bool, conversion and spec included) and the other fields
+    renumbered to their rank among the fields not in ``known`` (the ``data`` words)."""
+    out: list[str] = []
+    for literal, name, spec, conversion in string.Formatter().parse(template):
+        out.append(literal.replace("{", "{{").replace("}", "}}"))
+        if name is None:
+            continue
+        if int(name) in known:
+            value: object = known[int(name)]
+            convert: dict[str, Callable[[object], str]] = {"r": repr, "s": str, "a": ascii}
+            if conversion:
+                value = convert[conversion](value)
+            text = format(value, spec or "")
+            out.append(text.replace("{", "{{").replace("}", "}}"))
+        else:
+            conv = f"!{conversion}" if conversion else ""
+            index = int(name) - sum(1 for k in known if k < int(name))
+            out.append(f"{{{index}{conv}{':' + spec if spec else ''}}}")
+    return "".join(out)

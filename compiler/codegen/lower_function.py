@@ -129,13 +129,15 @@ class FunctionLowering:
         kind: str,
         message: str,
         data: Sequence[ll.Value] | None = None,
+        flag: int | None = None,
     ) -> None:
         """Fill ``*err`` at ``b`` and return the kind code (terminates ``b``'s block).
 
         Without ``data`` the message is constant and ``data[3]`` is set to 0. With
         ``data`` (up to three ``i64``) they go to ``data[0..]`` and ``data[3]`` is
         :data:`.arrays.TEMPLATE_FLAG`: the message is a ``str.format`` template over
-        ``data[0..2]`` that the loader fills (docs/abi.md "Error record").
+        ``data[0..2]`` that the loader fills (docs/abi.md "Error record"); ``flag``
+        overrides that ``data[3]`` (``TEMPLATE_FLOATS + mask`` for double fields).
         """
         code = ops.EXCEPTION_KINDS[kind]
         zero = ll.Constant(_I32, 0)
@@ -149,7 +151,8 @@ class FunctionLowering:
         b.store(self.ml.string(message), field(2))
         for i, v in enumerate(data or ()):
             b.store(v, field(3, i))
-        flag = arrays.TEMPLATE_FLAG if data else 0
+        if flag is None:
+            flag = arrays.TEMPLATE_FLAG if data else 0
         b.store(ll.Constant(_I64, flag), field(3, 3))
         b.ret(ll.Constant(_I32, code))
 

@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 from gradc.compiler.ir.core import Instruction, Module
 from gradc.compiler.ir.loc import Loc
-from gradc.compiler.ir.ops import Raise
+from gradc.compiler.ir.ops import Raise, RaiseFormat
 from gradc.passes.analysis.callgraph import reachable
 
 
@@ -39,7 +39,7 @@ def raise_sites(module: Module, export: str) -> list[Instruction]:
         inst
         for name in reachable(module, export)
         for inst in module.functions[name].instructions()
-        if inst.MAY_RAISE or isinstance(inst, Raise)
+        if inst.MAY_RAISE or isinstance(inst, Raise | RaiseFormat)
     ]
 
 

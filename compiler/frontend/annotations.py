@@ -15,7 +15,8 @@ spelling                      IR type
 Arrays are written as NumPy-typed slices, as in Numba: ``f64[:]`` (1-D, any strides),
 ``f64[:, :]`` (2-D), ``f64[:, ::1]`` (2-D C-contiguous), ``f64[::1, :]`` (Fortran order).
 Result types may also be ``tuple[f64, i64]`` or ``None``. Signature strings are
-Numba-style: ``"f64[:](f64[:, :], i64)"`` — result, then parameters in parentheses.
+Numba-style: ``"f64[:](f64[:, :], i64)"`` — result, then parameters in parentheses;
+``"void(f64[:], f64)"`` (Numba's spelling) declares a function without a result (``None``).
 """
 
 from __future__ import annotations
@@ -150,7 +151,8 @@ def parse_signature(text: str) -> tuple[Type | None, list[Type]]:
         raise TypeSyntaxError(f"invalid signature string {text!r}") from None
     if isinstance(node, ast.Call) and not node.keywords:
         try:
-            result = type_from_annotation(node.func)
+            void = isinstance(node.func, ast.Name) and node.func.id == "void"
+            result = NONE if void else type_from_annotation(node.func)
             params = [type_from_annotation(a) for a in node.args]
         except TypeSyntaxError as exc:
             raise TypeSyntaxError(f"invalid signature string {text!r}: {exc}") from None

@@ -111,3 +111,25 @@ def _fold(info: ModuleInfo, node: ast.expr) -> object:
         if fn in MATH_FUNCTIONS:
             return getattr(math, fn)(*(_fold(info, a) for a in node.args))
     raise TypeError("not a constant")
+
+
+def default_values(info: ModuleInfo, fn: ast.FunctionDef) -> list[Number]:
+    """The default values of ``fn``'s last parameters, folded (CPython evaluates them once,
+    where ``def`` runs; gradc accepts only what :func:`fold_constant` folds: int, float and
+    bool literals, module constants and constant expressions over them).
+
+    Raises:
+        CompileError: a default that is not such a constant (``None``, a call, an array).
+    """
+    values: list[Number] = []
+    params = fn.args.args[len(fn.args.args) - len(fn.args.defaults) :]
+    for param, node in zip(params, fn.args.defaults, strict=True):
+        value = fold_constant(info, node)
+        if value is None:
+            raise info.source.error(
+                f"the default value of parameter '{param.arg}' of '{fn.name}' must be a "
+                "constant (an int, float or bool literal, or a module constant)",
+                node,
+            )
+        values.append(value)
+    return values

@@ -2,7 +2,8 @@
 
 ``@gradc.export`` takes the parameter types from the annotations (and the result type, if
 annotated); ``@gradc.export("f64(f64, i64)")`` from a signature string. An exported
-function takes plain positional parameters and has no other decorator.
+function takes plain positional parameters, the last ones possibly with constant default
+values, and has no other decorator.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from gradc.compiler.frontend.annotations import (
     parse_signature,
     type_from_annotation,
 )
+from gradc.compiler.frontend.constants import Number, default_values
 from gradc.compiler.frontend.derivatives import DERIVATIVE_KINDS
 from gradc.compiler.frontend.source import SourceFile
-from gradc.compiler.ir.types import Type
+from gradc.compiler.ir.types import I1, ScalarType, Type, python_name
 
 if TYPE_CHECKING:
     from gradc.compiler.frontend.module_scan import ModuleInfo
@@ -33,12 +35,15 @@ class Export:
         node: its definition.
         param_types: one type per parameter.
         result_type: the declared result type, or None to infer it.
+        defaults: (parameter name, value) of the trailing parameters with a default
+            value (:func:`~.constants.default_values`), converted to the parameter's type.
     """
 
     name: str
     node: ast.FunctionDef
     param_types: list[Type]
     result_type: Type | None
+    defaults: tuple[tuple[str, Number], ...] = ()
 
 
 def is_export_decorator(info: ModuleInfo, deco: ast.expr) -> bool:
@@ -113,10 +118,10 @@ def _make_export(
 ) -> Export:
     src = info.source
     args = fn.args
-    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
         raise src.error(
             f"exported function '{fn.name}' must take plain positional parameters "
-            "(no defaults, *args, **kwargs or keyword-only parameters)",
+            "(no *args, **kwargs or keyword-only parameters)",
             fn,
         )
     params = args.args
@@ -131,7 +136,7 @@ def _make_export(
                 f"'{fn.name}' takes {len(params)} parameters",
                 deco,
             )
-        return Export(fn.name, fn, types, result)
+        return Export(fn.name, fn, types, result, _defaults(info, fn, types))
     types = []
     for p in params:
         if p.annotation is None:
@@ -141,7 +146,41 @@ def _make_export(
             )
         types.append(_annotation(src, p.annotation))
     result_type = _annotation(src, fn.returns) if fn.returns is not None else None
-    return Export(fn.name, fn, types, result_type)
+    return Export(fn.name, fn, types, result_type, _defaults(info, fn, types))
+
+
+def _defaults(
+    info: ModuleInfo, fn: ast.FunctionDef, types: list[Type]
+) -> tuple[tuple[str, Number], ...]:
+    """The export's default values, each converted to its parameter's type as the loader
+    passes it: a bool for ``bool``, an int for ``i64``/``i32`` (not a bool, not a float),
+    a float for ``f64``/``f32`` (an int default becomes a float, as the loader converts an
+    int argument).
+
+    Raises:
+        CompileError: a default that is not a constant, or not of the parameter's type.
+    """
+    values = default_values(info, fn)
+    params = fn.args.args[len(fn.args.args) - len(values) :]
+    out: list[tuple[str, Number]] = []
+    for param, t, value, node in zip(
+        params, types[len(types) - len(values) :], values, fn.args.defaults, strict=True
+    ):
+        if t == I1 and isinstance(value, bool):
+            out.append((param.arg, value))
+        elif isinstance(t, ScalarType) and not t.is_float and t != I1 and type(value) is int:
+            if not -(2 ** (t.bits - 1)) <= value < 2 ** (t.bits - 1):
+                raise info.source.error(f"default value {value} does not fit in {t}", node)
+            out.append((param.arg, value))
+        elif isinstance(t, ScalarType) and t.is_float and type(value) in (int, float):
+            out.append((param.arg, float(value)))
+        else:
+            raise info.source.error(
+                f"the default value {value!r} of parameter '{param.arg}' of exported "
+                f"function '{fn.name}' is not of its type {python_name(t)}",
+                node,
+            )
+    return tuple(out)
 
 
 def _annotation(src: SourceFile, node: ast.expr) -> Type:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.imports import FunctionRef
 from gradc.compiler.frontend.lower_state import IntCheck, UnpackCheck
 from gradc.compiler.frontend.lower_stmt import StatementLowering
@@ -81,12 +82,13 @@ class _FunctionLowering(StatementLowering):
     def run(self) -> LoweredFunction:
         node = self.node
         args = node.args
-        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
             raise self.src.error(
                 f"function '{node.name}' must take plain positional parameters "
-                "(no defaults, *args, **kwargs or keyword-only parameters)",
+                "(no *args, **kwargs or keyword-only parameters)",
                 node,
             )
+        default_values(self.info, node)  # checked here, used where calls omit them
         entry = self.fn.add_block("entry")
         self.ssa.seal(entry)
         self.b.position_at_end(entry)

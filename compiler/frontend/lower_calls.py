@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import math
 
+from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.imports import (
     ConstantRef,
     ForeignRef,
@@ -75,7 +76,7 @@ class CallLowering(LoweringState):
         if any(isinstance(a, ast.Starred) for a in e.args):
             raise self.src.error("unsupported expression 'Starred'", e)
         func = e.func
-        if e.keywords and self.info.numpy_attr(func) is None:
+        if e.keywords and self.info.numpy_attr(func) is None and not self._user_function(func):
             raise self.src.error("keyword arguments are not supported", e)
         math_fn = self.info.math_attr(func)
         if math_fn is not None:
@@ -233,18 +234,59 @@ class CallLowering(LoweringState):
         """A call of a top-level function of this or another user module.
 
         The call names the callee by :attr:`FunctionRef.symbol`; inference replaces it by
-        the specialisation's symbol.
+        the specialisation's symbol. Arguments bind by position or keyword as in Python
+        (evaluated in source order); parameters the call omits take their default values
+        (:func:`~.constants.default_values`, folded in the callee's module).
+
+        Raises:
+            CompileError: too many arguments, a missing one, an unknown or repeated
+                keyword, ``**`` arguments.
         """
-        expected = len(callee.node.args.args)
-        if len(e.args) != expected:
+        names = [a.arg for a in callee.node.args.args]
+        expected = len(names)
+        defaults = default_values(callee.module, callee.node)
+        least = expected - len(defaults)
+        if len(e.args) > expected or (len(e.args) < least and not e.keywords):
+            takes = f"{expected}" if least == expected else f"from {least} to {expected}"
             raise self.src.error(
-                f"function '{shown}' takes {expected} argument{'s' * (expected != 1)} "
+                f"function '{shown}' takes {takes} argument{'s' * (expected != 1)} "
                 f"but {len(e.args)} were given",
                 e,
             )
-        args = [self.expr(a) for a in e.args]
+        bound: dict[int, ast.expr] = dict(enumerate(e.args))
+        for kw in e.keywords:
+            if kw.arg is None:
+                raise self.src.error("'**' arguments are not supported", kw.value)
+            if kw.arg not in names:
+                raise self.src.error(
+                    f"function '{shown}' got an unexpected keyword argument '{kw.arg}'", kw.value
+                )
+            if names.index(kw.arg) in bound:
+                raise self.src.error(
+                    f"function '{shown}' got multiple values for argument '{kw.arg}'", kw.value
+                )
+            bound[names.index(kw.arg)] = kw.value
+        missing = [names[i] for i in range(least) if i not in bound]
+        if missing:
+            raise self.src.error(
+                f"function '{shown}' missing required argument{'s' * (len(missing) != 1)}: "
+                + ", ".join(f"'{m}'" for m in missing),
+                e,
+            )
+        values = {i: self.expr(node) for i, node in bound.items()}  # source order
+        args = [
+            values[i] if i in values else self._const(defaults[i - least], e)
+            for i in range(expected)
+        ]
         self.callees[callee.symbol] = callee
         return self.b.call(callee.symbol, args)
+
+    def _user_function(self, func: ast.expr) -> bool:
+        """``func`` names a function of a user module (which binds keyword arguments)."""
+        if isinstance(func, ast.Name) and func.id not in self.locals:
+            if func.id in self.info.functions:
+                return True
+        return self._is_imported(func) and isinstance(resolve(self.info, func), FunctionRef)
 
     def builtin_call(self, name: str, e: ast.Call) -> Value:
         """A call of one of :data:`SUPPORTED_BUILTINS` (``int()`` and friends, ``len``, ``abs``,

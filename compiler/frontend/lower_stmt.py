@@ -9,9 +9,10 @@ axis of an array; ``else`` suites run when the loop ends without ``break``.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from gradc.compiler.frontend.constants import fold_constant
-from gradc.compiler.frontend.lower_expr import ExpressionLowering
+from gradc.compiler.frontend.lower_iter import IterationLowering
 from gradc.compiler.frontend.lower_state import IntCheck, Loop, UnpackCheck
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
@@ -30,7 +31,7 @@ RAISABLE = (
 )
 
 
-class StatementLowering(ExpressionLowering):
+class StatementLowering(IterationLowering):
     """The lowering of statements, loops included."""
 
     def suite(self, body: list[ast.stmt]) -> None:
@@ -86,8 +87,10 @@ class StatementLowering(ExpressionLowering):
                 if not self.loops:
                     raise self.src.error("'continue' not properly in loop", s)
                 self._jump(self.loops[-1].continue_to)
-            case ast.Return(value=value):
-                self.b.ret(self.expr(value) if value is not None else None)
+            case ast.Return(value=None | ast.Constant(value=None)):
+                self.b.ret(None)  # ``return``, ``return None``: a function without a result
+            case ast.Return(value=ast.expr() as value):
+                self.b.ret(self.expr(value))
             case ast.Pass():
                 pass
             case ast.Expr(value=ast.Constant(value=str())):
@@ -161,24 +164,18 @@ class StatementLowering(ExpressionLowering):
         self._start(join)
 
     def for_stmt(self, s: ast.For) -> None:
-        """``for`` over ``range(...)`` (bounds evaluated once; a zero step raises ValueError)
-        or over an array (:meth:`for_each`)."""
+        """``for`` over ``range(...)`` (bounds evaluated once; a zero step raises ValueError),
+        a tuple literal (:meth:`for_unrolled`) or any other sequence (:meth:`for_each`):
+        an array, a tuple of scalars of one type, a helper's result, ``enumerate``,
+        ``zip``, ``reversed``."""
         it = s.iter
-        if not (
-            isinstance(it, ast.Call)
-            and isinstance(it.func, ast.Name)
-            and it.func.id == "range"
-            and "range" not in self.locals
-            and "range" not in self.info.functions
-            and "range" not in self.info.user_imports
-        ):
-            if isinstance(it, ast.Name | ast.Attribute | ast.Subscript):
-                self.for_each(s)
+        if self.iter_builtin(it, "range") is None:
+            if isinstance(it, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in it.elts):
+                self.for_unrolled(s, it.elts)
                 return
-            raise self.src.error(
-                "unsupported iterable in for loop: only range(...) and arrays are supported",
-                it,
-            )
+            self.for_each(s)
+            return
+        assert isinstance(it, ast.Call)
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.src.error("range() takes 1 to 3 positional arguments", it)
         step_value = fold_constant(self.info, it.args[2]) if len(it.args) == 3 else 1
@@ -220,11 +217,11 @@ class StatementLowering(ExpressionLowering):
         start: Value,
         stop: Value,
         step: Value,
-        element_of: Value | None = None,
+        bind_item: Callable[[Value], None] | None = None,
     ) -> None:
-        """The loop of ``for target in range(start, stop, step)`` (or over an array).
+        """The loop of ``for target in range(start, stop, step)`` (or over a sequence).
 
-        With ``element_of``, the target is bound to ``element_of[i]`` instead of ``i``.
+        With ``bind_item``, ``bind_item(i)`` binds the target instead of ``target = i``.
         """
         it = s.iter
         header = self.b.new_block("for.header")
@@ -253,10 +250,8 @@ class StatementLowering(ExpressionLowering):
         self._branch(more, body, orelse or exit_)
 
         self._start(body)
-        if element_of is not None:
-            with self.b.at(self.src.loc(it)):
-                item = self.b.insert(ops.GetItem(element_of, (i,)))
-            self.bind(s.target, item)
+        if bind_item is not None:
+            bind_item(i)
         else:
             self.bind(s.target, i)
         self.loops.append(Loop(continue_to=latch, break_to=exit_))
@@ -280,11 +275,48 @@ class StatementLowering(ExpressionLowering):
         self._start(exit_)
 
     def for_each(self, s: ast.For) -> None:
-        """``for v in a``: an index loop over the first axis of a 1-D array."""
-        array = self.expr(s.iter)
-        with self.b.at(self.src.loc(s.iter)):
-            n = self.b.insert(ops.Len(array))
-        self._counted_loop(s, self.b.const(0, I64), n, self.b.const(1, I64), element_of=array)
+        """``for v in seq``: an index loop over a sequence
+        (:meth:`~.lower_iter.IterationLowering.sequence`); a tuple target of as many names
+        as an ``enumerate``/``zip`` element has parts binds them without building the
+        tuple."""
+        seq = self.sequence(s.iter, "iter")
+        target = s.target
+
+        def bind_item(i: Value) -> None:
+            if (
+                seq.parts is not None
+                and isinstance(target, ast.Tuple | ast.List)
+                and len(target.elts) == seq.width
+                and not any(isinstance(e, ast.Starred) for e in target.elts)
+            ):
+                for elt, part in zip(target.elts, seq.parts(i), strict=True):
+                    self.bind(elt, part)
+            else:
+                self.bind(target, seq.item(i))
+
+        self._counted_loop(s, self.b.const(0, I64), seq.length, self.b.const(1, I64), bind_item)
+
+    def for_unrolled(self, s: ast.For, elements: list[ast.expr]) -> None:
+        """``for v in (x, y, z)``: the tuple is evaluated first, then the body is lowered
+        once per element (``continue`` goes to the next copy, ``break`` past the ``else``)."""
+        values = [self.expr(e) for e in elements]
+        exit_ = self.b.new_block("for.end")
+        for value in values:
+            if not self._live():
+                break
+            step = self.b.new_block("for.next")
+            self.bind(s.target, value)
+            self.loops.append(Loop(continue_to=step, break_to=exit_))
+            self.suite(s.body)
+            self.loops.pop()
+            if self._live():
+                self._jump(step)
+            self._start(step)
+        if self._live():
+            self.suite(s.orelse)
+            if self._live():
+                self._jump(exit_)
+        self._start(exit_)
 
     def while_stmt(self, s: ast.While) -> None:
         """``while``, with its ``else`` suite run when the condition becomes false."""
@@ -323,10 +355,15 @@ class StatementLowering(ExpressionLowering):
             name = exc.func.id
             if exc.keywords or len(exc.args) > 1:
                 raise self.src.error("raise takes at most one message argument", exc)
+            if exc.args and isinstance(exc.args[0], ast.JoinedStr) and name in RAISABLE:
+                self.raise_fstring(name, exc.args[0])
+                return
             if exc.args:
                 arg = exc.args[0]
                 if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
-                    raise self.src.error("the message of raise must be a constant string", arg)
+                    raise self.src.error(
+                        "the message of raise must be a constant string or an f-string", arg
+                    )
                 message = arg.value
         if name not in RAISABLE:
             got = ast.unparse(exc) if exc is not None else "a bare re-raise"
@@ -336,6 +373,48 @@ class StatementLowering(ExpressionLowering):
                 s,
             )
         self.b.raise_(name, message)
+
+    def raise_fstring(self, name: str, message: ast.JoinedStr) -> None:
+        """``raise E(f"... {n} ...")``: fields evaluated left to right, then
+        :class:`ops.RaiseFormat`; a field must be an int, a bool or an f64 (checked by
+        inference), its format spec a constant, at most :data:`ops.FORMAT_FIELDS` fields.
+
+        Raises:
+            CompileError: a nested or run-time format spec, too many fields."""
+        template: list[str] = []
+        values: list[Value] = []
+        names: dict[str, int] = {}  # a variable named twice is one field (same value)
+        for part in message.values:
+            if isinstance(part, ast.Constant):
+                template.append(str(part.value).replace("{", "{{").replace("}", "}}"))
+                continue
+            assert isinstance(part, ast.FormattedValue)
+            spec = ""
+            if isinstance(part.format_spec, ast.JoinedStr):
+                pieces = part.format_spec.values
+                if not all(isinstance(p, ast.Constant) for p in pieces):
+                    raise self.src.error(
+                        "the format spec of an f-string field in a raise message must be "
+                        "a constant",
+                        part.format_spec,
+                    )
+                spec = ":" + "".join(str(p.value) for p in pieces if isinstance(p, ast.Constant))
+            conversion = f"!{chr(part.conversion)}" if part.conversion != -1 else ""
+            name_ = part.value.id if isinstance(part.value, ast.Name) else None
+            if name_ is not None and name_ in names:
+                template.append(f"{{{names[name_]}{conversion}{spec}}}")
+                continue
+            if len(values) == ops.FORMAT_FIELDS:
+                raise self.src.error(
+                    f"an f-string raise message may have at most {ops.FORMAT_FIELDS} fields "
+                    "(distinct variables or expressions)",
+                    part,
+                )
+            if name_ is not None:
+                names[name_] = len(values)
+            template.append(f"{{{len(values)}{conversion}{spec}}}")
+            values.append(self.expr(part.value))
+        self.b.raise_format(name, "".join(template), values)
 
     def assert_stmt(self, s: ast.Assert, test: ast.expr, msg: ast.expr | None) -> None:
         """``assert test[, "constant message"]``: raises AssertionError when false."""

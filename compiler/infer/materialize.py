@@ -227,7 +227,14 @@ def _getitem(m: Materializer, inst: ops.GetItem) -> Value | None:
     t = inst.value.type
     if isinstance(t, TupleType):
         (index,) = inst.indices
-        assert isinstance(index, ops.Const)
+        if not isinstance(index, ops.Const):  # a loop counter in [0, n): a select chain
+            assert inst.in_range
+            n = len(t.elements)
+            result = m.b.tuple_get(inst.value, n - 1)
+            for k in range(n - 2, -1, -1):
+                hit = m.b.cmp("eq", index, m.b.const(k, I64))
+                result = m.b.select(hit, m.b.tuple_get(inst.value, k), result)
+            return result
         return m.b.tuple_get(inst.value, int(index.value) % len(t.elements))
     return m.b.insert(ops.Load(m.address(inst.value, inst.indices), type=inst.type))
 

@@ -267,10 +267,15 @@ def _getitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
         return None
     if isinstance(t, TupleType):
         (index,) = inst.indices if len(inst.indices) == 1 else (None,)
+        if inst.in_range and index is not None and _one_scalar_type(t):
+            return t.elements[0]  # a for loop's counter over the tuple (materialize)
         if not isinstance(index, ops.Const) or isinstance(index.value, bool | float):
             raise inf.error(
-                "a tuple can be indexed only by a constant integer (iterating over tuples "
-                "is not supported)",
+                "a tuple can be indexed only by a constant integer (iterating over a tuple "
+                "is supported only when its elements are scalars of one type, got "
+                f"{python_name(t)})"
+                if inst.in_range
+                else "a tuple can be indexed only by a constant integer",
                 inst,
             )
         n = len(t.elements)
@@ -282,6 +287,13 @@ def _getitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
         _index_types(inf, inst, inst.indices)
         return t.dtype
     raise inf.error(f"cannot unpack or subscript a value of type {python_name(t)}", inst)
+
+
+def _one_scalar_type(t: TupleType) -> bool:
+    """The elements of ``t`` are scalars of one type (a loop may read them by index)."""
+    return bool(t.elements) and all(
+        isinstance(e, ScalarType) and e == t.elements[0] for e in t.elements
+    )
 
 
 @TRANSFER.register(ops.SetItem)
@@ -391,6 +403,21 @@ def _copy_array(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
 @TRANSFER.register(ops.Store, ops.IncRef, ops.DecRef)
 def _no_result(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     return NONE
+
+
+@TRANSFER.register(ops.RaiseFormat)
+def _raise_format(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.RaiseFormat)
+    for v in inst.values:
+        t = v.type
+        if isinstance(t, UnknownType) or (isinstance(t, ScalarType) and (t.is_int or t == F64)):
+            continue
+        raise inf.error(
+            "a field of an f-string raise message must be an int, a bool or a float (f64), "
+            f"not {python_name(t)}",
+            inst,
+        )
+    return None  # a terminator
 
 
 @TRANSFER.register(ops.Const, ops.Jump, ops.Return, ops.Raise)

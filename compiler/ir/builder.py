@@ -182,6 +182,14 @@ class Builder:
         """
         return self.insert(ops.Raise(ops.ExceptionKind(exception), message))
 
+    def raise_format(self, exception: str, template: str, values: list[Value]) -> Instruction:
+        """``raise exception(template.format(*values))`` (:class:`ops.RaiseFormat`).
+
+        Raises:
+            ValueError: ``exception`` is not an exception kind.
+        """
+        return self.insert(ops.RaiseFormat(ops.ExceptionKind(exception), template, tuple(values)))
+
     # -- structured control flow ----------------------------------------------------
 
     @contextmanager

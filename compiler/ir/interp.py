@@ -290,6 +290,16 @@ def _raise(m: Machine, frames: list[Frame], inst: Instruction) -> bool:
     raise exc(inst.message) if inst.message else exc()
 
 
+@FRAME_RULES.register(ops.RaiseFormat)
+def _raise_format(m: Machine, frames: list[Frame], inst: Instruction) -> bool:
+    assert isinstance(inst, ops.RaiseFormat)
+    exc = _EXCEPTIONS.get(inst.exception)
+    if exc is None:
+        raise InterpreterError(f"unknown exception kind {inst.exception!r}")
+    values = [m.use(frames[-1], v, inst) for v in inst.values]
+    raise exc(inst.template.format(*values))
+
+
 @FRAME_RULES.register(ops.Call)
 def _call(m: Machine, frames: list[Frame], inst: Instruction) -> bool:
     assert isinstance(inst, ops.Call)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import msgpack
 import pytest
 
@@ -201,3 +203,39 @@ def test_schema_errors(mutate, match: str) -> None:  # type: ignore[no-untyped-d
     mutate(raw)
     with pytest.raises(ArtifactError, match=match):
         Manifest.decode(msgpack.packb(raw))
+
+
+def _with_defaults() -> Manifest:
+    build = fake_build("f")
+    e = build.entries[0]
+    sig = Signature(e.signature.params, "f64", (("n", 3),))
+    build = dataclasses.replace(build, entries=(dataclasses.replace(e, signature=sig),))
+    return build_manifest(build, PRODUCER)[0]
+
+
+def test_signature_defaults_round_trip() -> None:
+    """1.5: ``signature.defaults`` lists trailing parameters and their values."""
+    m = _with_defaults()
+    raw = msgpack.unpackb(m.encode())
+    assert raw["entries"][0]["signature"]["defaults"] == [["n", 3]]
+    again = Manifest.decode(m.encode())
+    assert again.entry("f").signature.defaults == (("n", 3),)
+    assert "defaults" not in _raw()["entries"][0]["signature"]  # written only when some
+
+
+@pytest.mark.parametrize(
+    "defaults",
+    [
+        [["x", 1.0]],
+        [["n", "3"]],
+        [["n", 3], ["x", 1.0]],
+        [["n"]],
+        "n",
+        [["x", 1.0], ["n", 2], ["m", 1]],
+    ],
+)
+def test_signature_defaults_schema_errors(defaults: object) -> None:
+    raw = msgpack.unpackb(_with_defaults().encode())
+    raw["entries"][0]["signature"]["defaults"] = defaults
+    with pytest.raises(ArtifactError, match=r"entries\[0\]\.signature\.defaults"):
+        Manifest.decode(msgpack.packb(raw), "x/manifest.msgpack")

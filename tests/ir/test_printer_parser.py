@@ -115,7 +115,7 @@ ALL_OPS = ir("""
       %m2 = math isnan(%x) : i1
       %r = call @id(%x) : f64
       call @nothing()
-      condbr %k, ^pre, ^fail
+      condbr %k, ^pre, ^fmt
     ^pre:
       br ^loop
     ^loop:
@@ -123,6 +123,10 @@ ALL_OPS = ir("""
       %q = add %p, %p : f64
       %done = cmp gt %q, %y : i1
       condbr %done, ^exit, ^loop
+    ^fmt:
+      condbr %b, ^fail, ^fmt2
+    ^fmt2:
+      raisef ValueError "{0} {{braces}} {1:>4}"(%i, %b)
     ^fail:
       raise AssertionError ""
     ^exit:

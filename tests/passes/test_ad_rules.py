@@ -34,6 +34,7 @@ WITHOUT_RULE = [
     "phi",
     "poison",
     "raise",
+    "raisef",
     "ret",
     "setitem",
 ]

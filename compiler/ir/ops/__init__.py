@@ -42,12 +42,14 @@ from gradc.compiler.ir.ops.arrays import (
 )
 from gradc.compiler.ir.ops.control import (
     EXCEPTION_KINDS,
+    FORMAT_FIELDS,
     Branch,
     Call,
     ExceptionKind,
     Jump,
     Phi,
     Raise,
+    RaiseFormat,
     Return,
 )
 from gradc.compiler.ir.ops.frontend import (
@@ -140,6 +142,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Branch,
         Return,
         Raise,
+        RaiseFormat,
         ArrayDim,
         ElementAddr,
         Load,
@@ -173,6 +176,7 @@ FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall)
 __all__ = [
     "CMP_PREDICATES",
     "EXCEPTION_KINDS",
+    "FORMAT_FIELDS",
     "FRONT_END_OPERATIONS",
     "IEEE_MATH",
     "MATH_FUNCTIONS",
@@ -232,6 +236,7 @@ __all__ = [
     "Pow",
     "RShift",
     "Raise",
+    "RaiseFormat",
     "Return",
     "Select",
     "SetItem",

@@ -10,7 +10,7 @@ from typing import ClassVar, final
 # pyproject.toml contract ``ir-standalone``): the exception codes are an ABI fact.
 from gradc.artifacts.abi.codes import EXCEPTION_CODES
 from gradc.compiler.ir.core import Block, Instruction, Symbol, Text, Value, VerifyContext
-from gradc.compiler.ir.types import I1, NONE
+from gradc.compiler.ir.types import F64, I1, NONE, ScalarType
 
 
 @final
@@ -208,4 +208,48 @@ class Raise(Instruction):
 
     def verify_(self, ctx: VerifyContext) -> str | None:
         """No types to check."""
+        return None
+
+
+#: The most run-time fields a :class:`RaiseFormat` message may have: the error record's
+#: ``data[0..2]`` (docs/abi.md "Message templates").
+FORMAT_FIELDS = 3
+
+
+@final
+@dataclass(eq=False, slots=True)
+class RaiseFormat(Instruction):
+    """Raise ``exception(template.format(*values))``: an f-string message (``raise
+    ValueError(f"bad {n}")``) with up to :data:`FORMAT_FIELDS` integer, bool or f64 fields
+    (``{0}``, ``{1:>4}`` ...; literal braces doubled), formatted as CPython formats them.
+
+    Compiled code passes int and f64 fields in the error record's ``data`` words and the
+    loader formats the template; bool fields are substituted into the template when
+    lowering (docs/abi.md "Message templates")."""
+
+    OPNAME: ClassVar[str] = "raisef"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("values",)
+    ATTRS: ClassVar[tuple[str, ...]] = ("exception", "template")
+    IS_TERMINATOR: ClassVar[bool] = True
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    exception: ExceptionKind
+    template: Text
+    values: tuple[Value, ...]
+
+    def verify_attrs(self, ctx: VerifyContext) -> str | None:
+        """A known kind, a string template, at most :data:`FORMAT_FIELDS` values."""
+        if self.exception not in EXCEPTION_KINDS:
+            return f"unknown exception kind {self.exception!r}"
+        if not isinstance(self.template, str):
+            return "raise message template is not a string"
+        if len(self.values) > FORMAT_FIELDS:
+            return f"raisef takes at most {FORMAT_FIELDS} values, got {len(self.values)}"
+        return None
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Every value is an integer, a bool or an f64."""
+        for v in self.values:
+            t = v.type
+            if not (isinstance(t, ScalarType) and (t.is_int or t == F64)):
+                return f"raisef value {ctx.show(v)} is {t}, not an integer or f64"
         return None

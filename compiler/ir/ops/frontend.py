@@ -32,13 +32,19 @@ class AllocKind(StrEnum):
 @final
 @dataclass(eq=False, slots=True)
 class GetItem(Instruction):
-    """``value[indices]``: a tuple element (constant index) or an array element."""
+    """``value[indices]``: a tuple element (constant index) or an array element.
+
+    ``in_range``: the front end knows the index is in ``[0, len(value))`` (the counter of
+    a ``for`` loop over ``value``), so a tuple whose elements are scalars of one type may
+    be indexed by it at run time."""
 
     OPNAME: ClassVar[str] = "getitem"
     OPERANDS: ClassVar[tuple[str, ...]] = ("value", "indices")
+    FLAGS: ClassVar[tuple[str, ...]] = ("in_range",)
     MAY_RAISE: ClassVar[bool] = True
     value: Value
     indices: tuple[Value, ...]
+    in_range: bool = False
 
     def verify_(self, ctx: VerifyContext) -> str | None:
         """Never in typed IR."""
