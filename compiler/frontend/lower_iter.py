@@ -98,9 +98,15 @@ class IterationLowering(ExpressionLowering):
 
         return Sequence(n, item)
 
-    def _range_sequence(self, call: ast.Call) -> Sequence:
-        """``range(...)`` as a sequence: CPython's ``compute_range_length``; a run-time
-        step of zero raises ValueError before the loop, as ``range()`` does."""
+    def range_arguments(self, call: ast.Call) -> tuple[list[Value], int | None]:
+        """The lowered arguments of ``range(...)`` and its step when it folds to a constant
+        (None for a run-time step, then the third argument); each argument is checked to
+        be an int at run time as ``range()`` does.
+
+        Raises:
+            CompileError: keywords, a wrong argument count, or a constant step that is
+                zero or not an int (CPython's messages).
+        """
         if call.keywords or not 1 <= len(call.args) <= 3:
             raise self.src.error("range() takes 1 to 3 positional arguments", call)
         step = fold_constant(self.info, call.args[2]) if len(call.args) == 3 else 1
@@ -114,6 +120,12 @@ class IterationLowering(ExpressionLowering):
         args = [self.expr(a) for a in call.args[: 2 if step is not None else 3]]
         for a, node in zip(args, call.args, strict=False):
             self.int_checks.append(IntCheck(a, "range() argument", self.src.loc(node)))
+        return args, step
+
+    def _range_sequence(self, call: ast.Call) -> Sequence:
+        """``range(...)`` as a sequence: CPython's ``compute_range_length``; a run-time
+        step of zero raises ValueError before the loop, as ``range()`` does."""
+        args, step = self.range_arguments(call)
         with self.b.at(self.src.loc(call)):
             zero, one = self.b.const(0, I64), self.b.const(1, I64)
             start, stop = (zero, args[0]) if len(args) == 1 else (args[0], args[1])

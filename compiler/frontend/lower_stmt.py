@@ -11,9 +11,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from gradc.compiler.frontend.constants import fold_constant
 from gradc.compiler.frontend.lower_iter import IterationLowering
-from gradc.compiler.frontend.lower_state import IntCheck, Loop, UnpackCheck
+from gradc.compiler.frontend.lower_state import Loop, UnpackCheck
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.types import I64
@@ -176,19 +175,7 @@ class StatementLowering(IterationLowering):
             self.for_each(s)
             return
         assert isinstance(it, ast.Call)
-        if it.keywords or not 1 <= len(it.args) <= 3:
-            raise self.src.error("range() takes 1 to 3 positional arguments", it)
-        step_value = fold_constant(self.info, it.args[2]) if len(it.args) == 3 else 1
-        if step_value is not None and (not isinstance(step_value, int) or step_value == 0):
-            raise self.src.error(
-                "range() arg 3 must not be zero"
-                if step_value == 0
-                else "range() arguments must be integers",
-                it.args[2],
-            )
-        args = [self.expr(a) for a in it.args[: 2 if step_value is not None else 3]]
-        for a, node in zip(args, it.args, strict=False):
-            self.int_checks.append(IntCheck(a, "range() argument", self.src.loc(node)))
+        args, step_value = self.range_arguments(it)
         with self.b.at(self.src.loc(it)):
             zero: Value = self.b.const(0, I64)
             start: Value
