@@ -15,7 +15,7 @@ from gradc.compiler.frontend.lower_iter import IterationLowering
 from gradc.compiler.frontend.lower_state import Loop, UnpackCheck
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
-from gradc.compiler.ir.types import I64
+from gradc.compiler.ir.types import I64, TupleType
 
 #: Exceptions a ``raise`` statement may name (all map to docs/abi.md kinds).
 
@@ -134,6 +134,14 @@ class StatementLowering(IterationLowering):
             case ast.Tuple(elts=elts) | ast.List(elts=elts):
                 if any(isinstance(e, ast.Starred) for e in elts):
                     raise self.src.error("starred assignment is not supported", target)
+                known = value.type
+                if isinstance(known, TupleType) and len(known.elements) != len(elts):
+                    # a tuple the front end built (enumerate/zip items): its size is known
+                    raise self.src.error(
+                        f"cannot unpack a tuple of {len(known.elements)} elements into "
+                        f"{len(elts)} names",
+                        target,
+                    )
                 self.unpacks.append(UnpackCheck(value, len(elts), self.src.loc(target)))
                 with self.b.at(self.src.loc(target)):
                     parts = [self.b.tuple_get(value, i) for i in range(len(elts))]
