@@ -14,7 +14,7 @@ from collections.abc import Callable
 from gradc.compiler.frontend.lower_iter import IterationLowering
 from gradc.compiler.frontend.lower_state import Loop, UnpackCheck
 from gradc.compiler.ir import ops
-from gradc.compiler.ir.core import Value
+from gradc.compiler.ir.core import Block, Value
 from gradc.compiler.ir.types import I64, TupleType
 
 #: Exceptions a ``raise`` statement may name (all map to docs/abi.md kinds).
@@ -262,12 +262,7 @@ class StatementLowering(IterationLowering):
             self._jump(header)
         self.ssa.seal(header)
 
-        if orelse is not None:
-            self._start(orelse)
-            self.suite(s.orelse)
-            if self._live():
-                self._jump(exit_)
-        self._start(exit_)
+        self._loop_exit(s, orelse, exit_)
 
     def for_each(self, s: ast.For) -> None:
         """``for v in seq``: an index loop over a sequence
@@ -330,6 +325,11 @@ class StatementLowering(IterationLowering):
         if self._live():
             self._jump(header)
         self.ssa.seal(header)
+        self._loop_exit(s, orelse, exit_)
+
+    def _loop_exit(self, s: ast.For | ast.While, orelse: Block | None, exit_: Block) -> None:
+        """After a loop: its ``else`` suite (entered when the loop ends without ``break``)
+        falling through to ``exit_``, then continue at ``exit_``."""
         if orelse is not None:
             self._start(orelse)
             self.suite(s.orelse)
