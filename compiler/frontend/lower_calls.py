@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import math
 
+from gradc.compiler.frontend import numpy_linalg
 from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.imports import (
     ConstantRef,
@@ -86,6 +87,8 @@ class CallLowering(LoweringState):
             return self.numpy_call(numpy_fn, e)
         if self._is_imported(func):
             return self.imported_call(func, e)
+        if isinstance(func, ast.Attribute) and func.attr == "astype":
+            return numpy_linalg.astype_call(self, e, func.value)
         if isinstance(func, ast.Attribute) and func.attr == "copy":
             if e.args or e.keywords:
                 raise self.src.error("copy() takes no arguments", e)
@@ -138,6 +141,8 @@ class CallLowering(LoweringState):
         """
         if name in NUMPY_FUNCTIONS:
             return self.numpy_math_call(name, e)
+        if name in numpy_linalg.ARRAY_FUNCTION_NAMES:
+            return numpy_linalg.array_function_call(self, name, e)
         if name not in _NUMPY_ALLOCATORS:
             raise self.src.error(f"numpy function 'np.{name}' is not supported", e.func)
         params = _NUMPY_ALLOCATORS[name]

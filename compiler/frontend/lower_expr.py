@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import math
 
+from gradc.compiler.frontend import numpy_linalg
 from gradc.compiler.frontend.constants import MATH_CONSTANTS, fold_constant
 from gradc.compiler.frontend.imports import (
     ConstantRef,
@@ -78,6 +79,8 @@ class ExpressionLowering(CallLowering):
                 return self.name(name, e)
             case ast.Attribute():
                 return self.attribute(e)
+            case ast.BinOp(left=left, op=ast.MatMult(), right=right):
+                return numpy_linalg.matmul_operator(self, self.expr(left), self.expr(right))
             case ast.BinOp(left=left, op=op, right=right):
                 cls = self._binop_class(op, e)
                 lhs = self.expr(left)

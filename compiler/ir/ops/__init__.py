@@ -40,6 +40,15 @@ from gradc.compiler.ir.ops.arrays import (
     PointerAdd,
     Store,
 )
+from gradc.compiler.ir.ops.construct import (
+    Arange,
+    ArrayLiteral,
+    AsType,
+    Concatenate,
+    Eye,
+    JoinKind,
+    Linspace,
+)
 from gradc.compiler.ir.ops.control import (
     EXCEPTION_KINDS,
     FORMAT_FIELDS,
@@ -62,6 +71,7 @@ from gradc.compiler.ir.ops.frontend import (
     NumpyCall,
     SetItem,
 )
+from gradc.compiler.ir.ops.linalg import Contract, ContractKind, Outer, Trace
 from gradc.compiler.ir.ops.mathcall import (
     IEEE_MATH,
     MATH_FUNCTIONS,
@@ -167,6 +177,17 @@ OPERATIONS: dict[str, type[Instruction]] = {
         ArrayAttr,
         Allocate,
         NumpyCall,
+        # linear algebra (linalg.py)
+        Contract,
+        Outer,
+        Trace,
+        # construction and conversion (construct.py)
+        Arange,
+        Linspace,
+        Eye,
+        ArrayLiteral,
+        Concatenate,
+        AsType,
     )
 }
 
@@ -187,10 +208,13 @@ __all__ = [
     "Addr",
     "AllocKind",
     "Allocate",
+    "Arange",
     "ArrayAddress",
     "ArrayAttr",
     "ArrayDim",
+    "ArrayLiteral",
     "ArrayProperty",
+    "AsType",
     "BinaryOp",
     "BitAnd",
     "BitOr",
@@ -200,7 +224,10 @@ __all__ = [
     "Cast",
     "Cmp",
     "CmpPred",
+    "Concatenate",
     "Const",
+    "Contract",
+    "ContractKind",
     "CopyArray",
     "DecRef",
     "Div",
@@ -208,14 +235,17 @@ __all__ = [
     "ElementAddr",
     "ElementOffset",
     "ExceptionKind",
+    "Eye",
     "FDiv",
     "FloorDiv",
     "GetItem",
     "IncRef",
     "Invert",
+    "JoinKind",
     "Jump",
     "LShift",
     "Len",
+    "Linspace",
     "Load",
     "MakeTuple",
     "MathCall",
@@ -230,6 +260,7 @@ __all__ = [
     "NewArray",
     "Not",
     "NumpyCall",
+    "Outer",
     "Phi",
     "PointerAdd",
     "Poison",
@@ -246,6 +277,7 @@ __all__ = [
     "TapeNew",
     "TapePop",
     "TapePush",
+    "Trace",
     "TupleGet",
     "UnaryOp",
 ]
