@@ -126,8 +126,11 @@ def _concat(m: Machine, inst: Instruction, vals: list[object]) -> object:
     message = concat_error(inst.kind, inst.axis, vals)
     if message is not None:
         raise ValueError(message)
-    join = {"concatenate": np.concatenate, "stack": np.stack, "vstack": np.vstack}[inst.kind]
-    return np.ascontiguousarray(join(vals, axis=inst.axis), dtype=_dtype(inst))
+    if inst.kind == "vstack":
+        joined = np.vstack(vals)
+    else:
+        joined = (np.stack if inst.kind == "stack" else np.concatenate)(vals, axis=inst.axis)
+    return np.ascontiguousarray(joined, dtype=_dtype(inst))
 
 
 def concat_error(kind: str, axis: int, arrays: list[Any]) -> str | None:

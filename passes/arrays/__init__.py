@@ -1,0 +1,1 @@
+"""Whole-array operations lowered into loops (the ``lower-arrays`` pass)."""
