@@ -92,8 +92,9 @@ def _eye(b: Builder, inst: ops.Eye) -> Value:
     """Zeros, then ``out[i, i + k] = 1`` for ``max(0, -k) <= i < min(rows, cols - k)``."""
     t = _result(inst)
     rows, cols, k = inst.rows, inst.cols, inst.diagonal
-    zero, one = (b.const(v, t.dtype) for v in ((0.0, 1.0) if t.dtype.is_float else (0, 1)))
-    out = new_array(b, t, [rows, cols], b.cast(zero, t.dtype))
+    values = (0.0, 1.0) if t.dtype.is_float else (False, True) if t.dtype.is_bool else (0, 1)
+    zero, one = (b.const(v, t.dtype) for v in values)
+    out = new_array(b, t, [rows, cols], zero)
     first = b.insert(ops.Max(b.unary(ops.Neg, k), b.const(0, I64), type=I64))
     last = b.insert(ops.Min(rows, b.sub(cols, k), type=I64))
     with counted_loop(b, first, last, label="eye") as loop:

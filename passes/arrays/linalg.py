@@ -143,15 +143,14 @@ def _row_updates(b: Builder, inst: ops.Contract, k: Value, dtype: ScalarType) ->
     with counted_loop(b, b.const(0, I64), blocks, label="pblock") as pb:
         first = b.mul(pb.index, block)
         last = b.insert(ops.Min(b.add(first, block), k, type=I64))
-        with loop_nest(b, rows, "row") as row:
-            with counted_loop(b, first, last, label="p") as pl:
-                p = pl.index
-                a = load(b, lhs, [*row, p], dtype)
-                with counted_loop(b, b.const(0, I64), m, label="col") as cl:
-                    j = cl.index
-                    here = [*row, j]
-                    update = b.mul(a, load(b, rhs, [p, j], dtype))
-                    store(b, out, here, b.add(load(b, out, here), update))
+        with loop_nest(b, rows, "row") as row, counted_loop(b, first, last, label="p") as pl:
+            p = pl.index
+            a = load(b, lhs, [*row, p], dtype)
+            with counted_loop(b, b.const(0, I64), m, label="col") as cl:
+                j = cl.index
+                here = [*row, j]
+                update = b.mul(a, load(b, rhs, [p, j], dtype))
+                store(b, out, here, b.add(load(b, out, here), update))
     return out
 
 

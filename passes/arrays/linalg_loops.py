@@ -143,9 +143,11 @@ def loop_nest(b: Builder, extents: Sequence[Value], label: str = "la") -> Iterat
         yield []
         return
     zero = b.const(0, I64)
-    with counted_loop(b, zero, extents[0], label=label) as loop:
-        with loop_nest(b, extents[1:], label) as inner:
-            yield [loop.index, *inner]
+    with (
+        counted_loop(b, zero, extents[0], label=label) as loop,
+        loop_nest(b, extents[1:], label) as inner,
+    ):
+        yield [loop.index, *inner]
 
 
 def product(b: Builder, values: Sequence[Value]) -> Value:
