@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import math
 
-from gradc.compiler.frontend import numpy_linalg
+from gradc.compiler.frontend import numpy_constants, numpy_linalg
 from gradc.compiler.frontend.constants import MATH_CONSTANTS, fold_constant
 from gradc.compiler.frontend.imports import (
     ConstantRef,
@@ -150,6 +150,8 @@ class ExpressionLowering(CallLowering):
             return self.read(name, node)
         if name in self.info.constants:
             return self._const(self.info.constants[name], node)
+        if name in self.info.numpy_constants:
+            return numpy_constants.read(self, name, node)
         if name in self.info.non_constants:
             stmt = self.info.non_constants[name]
             raise self.src.error(

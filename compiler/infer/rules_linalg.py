@@ -48,7 +48,11 @@ def _arrays(inf: Inference, inst: Instruction, what: str) -> list[ArrayType] | N
         return None
     for t in types:
         if not isinstance(t, ArrayType):
-            raise inf.error(f"{what} of a {python_name(t)} is not supported (arrays only)", inst)
+            raise inf.error(
+                f"{what} of a scalar ({python_name(t)}) is not supported: its operands must be "
+                "arrays",
+                inst,
+            )
     return types  # type: ignore[return-value]
 
 

@@ -328,3 +328,29 @@ def test_astype_nan_to_int_raises_where_numpy_gives_garbage() -> None:
         == _outcome(after, [a])
         == (ValueError, "cannot convert float NaN to integer")
     )
+
+
+MODULE_CONSTANTS = """
+EPS = np.float32(1e-6)
+SCALE = np.float64(2.5) * 2
+W = np.array([[1.0, 2.0], [3.0, 4.0]])
+V = np.arange(2.0)
+I = np.eye(2, dtype=np.int32)
+N = 3
+"""
+
+
+@settings(max_examples=20, deadline=None)
+@given(x=_array(1, "f64"), y=st.floats(-10, 10, width=32))
+def test_module_numpy_constants_are_folded_and_read_only_copies(x: np.ndarray, y: float) -> None:
+    x = x[:2] if x.shape[0] >= 2 else np.ones(2)
+    source = MODULE_CONSTANTS + textwrap.dedent("""
+    @gradc.export
+    def f(x: f64[:], y: f32):
+        return (np.dot(W @ x, V) + W[1, 0] * SCALE + W.shape[0] + N + np.trace(I), y + EPS)
+    """)
+    before, after = _pair(source)
+    want = _numpy(source, [x, np.float32(y)])
+    for got in (_outcome(before, [x, y]), _outcome(after, [x, y])):
+        assert got[0] == pytest.approx(float(want[0]), rel=1e-12)
+        assert np.float32(got[1]) == want[1]
