@@ -13,6 +13,7 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.arrays`: array shapes, element addresses, loads and stores, allocation,
   reference counts;
 - :mod:`.tape`: the reverse-mode tape;
+- :mod:`.elementwise`: NumPy ufuncs on whole arrays (lowered to loops by ``lower-arrays``);
 - :mod:`.frontend`: the untyped front end's polymorphic operations.
 
 Printed form (see :mod:`gradc.compiler.ir.printer`)::
@@ -52,6 +53,7 @@ from gradc.compiler.ir.ops.control import (
     RaiseFormat,
     Return,
 )
+from gradc.compiler.ir.ops.elementwise import Elementwise, ElementwiseInto
 from gradc.compiler.ir.ops.frontend import (
     Allocate,
     AllocKind,
@@ -167,6 +169,9 @@ OPERATIONS: dict[str, type[Instruction]] = {
         ArrayAttr,
         Allocate,
         NumpyCall,
+        # whole-array operations (lowered to loops by lower-arrays)
+        Elementwise,
+        ElementwiseInto,
     )
 }
 
@@ -207,6 +212,8 @@ __all__ = [
     "DivKind",
     "ElementAddr",
     "ElementOffset",
+    "Elementwise",
+    "ElementwiseInto",
     "ExceptionKind",
     "FDiv",
     "FloorDiv",
