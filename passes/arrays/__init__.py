@@ -1,1 +1,5 @@
-"""Whole-array operations lowered into loops (the ``lower-arrays`` pass)."""
+"""The ``lower-arrays`` pass: whole-array operations into loop nests of scalar IR.
+
+:mod:`.table` holds the rules (``ARRAY_LOWERING``), :mod:`.loops` the loop-nest builder
+they use, :mod:`.lower` the pass, one module per family the rules (:mod:`.elementwise`).
+"""

@@ -11,6 +11,9 @@ Before / after (``%r = arange i64 %a, %b, %s : array[i64,1,C]``)::
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Instruction, Value
@@ -20,12 +23,12 @@ from gradc.compiler.ir.types import F64, I1, I64, ArrayType
 from gradc.passes.arrays.linalg_loops import (
     counted_loop,
     dim,
-    expand_in_place,
     load,
     loop_nest,
     new_array,
     store,
 )
+from gradc.passes.arrays.table import ARRAY_LOWERING, ArrayRule
 
 
 def _result(inst: Instruction) -> ArrayType:
@@ -181,19 +184,13 @@ def _astype(b: Builder, inst: ops.AsType) -> Value:
     return out
 
 
-def _rule(build: object) -> object:
-    def lower(inst: Instruction) -> None:
-        expand_in_place(inst, lambda b: build(b, inst))  # type: ignore[operator]
-
-    return lower
+def _rule(build: Callable[[Builder, Any], Value]) -> ArrayRule:
+    return ArrayRule(lower=lambda lw, inst: build(lw.b, inst))
 
 
-#: The rule of each construction and conversion operation.
-CONSTRUCT_LOWERING = {
-    ops.Arange: _rule(_arange),
-    ops.Linspace: _rule(_linspace),
-    ops.Eye: _rule(_eye),
-    ops.ArrayLiteral: _rule(_arraylit),
-    ops.Concatenate: _rule(_concat),
-    ops.AsType: _rule(_astype),
-}
+ARRAY_LOWERING.set([ops.Arange], _rule(_arange))
+ARRAY_LOWERING.set([ops.Linspace], _rule(_linspace))
+ARRAY_LOWERING.set([ops.Eye], _rule(_eye))
+ARRAY_LOWERING.set([ops.ArrayLiteral], _rule(_arraylit))
+ARRAY_LOWERING.set([ops.Concatenate], _rule(_concat))
+ARRAY_LOWERING.set([ops.AsType], _rule(_astype))

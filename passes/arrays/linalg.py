@@ -31,13 +31,14 @@ from gradc.compiler.ir.types import I64, ArrayType, ScalarType
 from gradc.passes.arrays.linalg_loops import (
     counted_loop,
     dim,
-    expand_in_place,
     load,
     loop_nest,
     new_array,
     product,
     store,
 )
+from gradc.passes.arrays.loops import ArrayLowering
+from gradc.passes.arrays.table import ARRAY_LOWERING, ArrayRule
 
 #: Rows of ``b`` per block of a matrix product (64 rows of 500 f64: 256 kB, an L2).
 BLOCK = 64
@@ -179,12 +180,6 @@ def _vdot(b: Builder, inst: ops.Contract) -> Value:
     return b.cast(total, dtype)
 
 
-def lower_contract(inst: Instruction) -> None:
-    """Replace a ``contract`` by its loops."""
-    assert isinstance(inst, ops.Contract)
-    expand_in_place(inst, lambda b: _vdot(b, inst) if inst.kind == "vdot" else _contract(b, inst))
-
-
 def _flat_loops(b: Builder, array: Value, label: str) -> object:
     """Loops over every element of ``array`` in C order (its indices)."""
     t = array.type
@@ -220,12 +215,6 @@ def _outer(b: Builder, inst: ops.Outer) -> Value:
     return out
 
 
-def lower_outer(inst: Instruction) -> None:
-    """Replace an ``outer`` by its loops."""
-    assert isinstance(inst, ops.Outer)
-    expand_in_place(inst, lambda b: _outer(b, inst))
-
-
 def _trace(b: Builder, inst: ops.Trace) -> Value:
     t = inst.type
     assert isinstance(t, ScalarType)
@@ -237,11 +226,21 @@ def _trace(b: Builder, inst: ops.Trace) -> Value:
     return loop.values[0]
 
 
-def lower_trace(inst: Instruction) -> None:
-    """Replace a ``trace`` by its loop."""
+def _lower_contract(lw: ArrayLowering, inst: Instruction) -> Value:
+    assert isinstance(inst, ops.Contract)
+    return _vdot(lw.b, inst) if inst.kind == "vdot" else _contract(lw.b, inst)
+
+
+def _lower_outer(lw: ArrayLowering, inst: Instruction) -> Value:
+    assert isinstance(inst, ops.Outer)
+    return _outer(lw.b, inst)
+
+
+def _lower_trace(lw: ArrayLowering, inst: Instruction) -> Value:
     assert isinstance(inst, ops.Trace)
-    expand_in_place(inst, lambda b: _trace(b, inst))
+    return _trace(lw.b, inst)
 
 
-#: The rule of each linear algebra operation.
-LINALG_LOWERING = {ops.Contract: lower_contract, ops.Outer: lower_outer, ops.Trace: lower_trace}
+ARRAY_LOWERING.set([ops.Contract], ArrayRule(lower=_lower_contract))
+ARRAY_LOWERING.set([ops.Outer], ArrayRule(lower=_lower_outer))
+ARRAY_LOWERING.set([ops.Trace], ArrayRule(lower=_lower_trace))

@@ -1,7 +1,6 @@
-"""Loop building blocks of the linear algebra and construction rules: replacing an
-operation by a region of new blocks (:func:`expand_in_place`), counted loops with
-loop-carried values (:func:`counted_loop`), element reads and writes
-(:func:`load`, :func:`store`).
+"""Loop building blocks of the linear algebra and construction rules: counted loops
+with loop-carried values (:func:`counted_loop`), loop nests over run-time extents
+(:func:`loop_nest`), element reads and writes (:func:`load`, :func:`store`).
 
 The rules of passes/arrays/linalg.py need what a plain loop nest over an output does not
 give: code between loop levels (a row's factor hoisted out of the inner loop) and
@@ -13,45 +12,14 @@ reverse mode rebuilds its trip count instead of taping it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
-from gradc.compiler.ir.core import Block, Instruction, Value
+from gradc.compiler.ir.core import Block, Value
 from gradc.compiler.ir.types import I64, NONE, ArrayType, PointerType, ScalarType
-
-
-def expand_in_place(inst: Instruction, build: Callable[[Builder], Value | None]) -> None:
-    """Replace ``inst`` by what ``build`` emits, control flow included.
-
-    The block holding ``inst`` is split after it: ``build`` gets a builder at the end
-    of the first part (``inst`` removed, its location current) and may add blocks; the
-    block it ends in jumps to the second part. Uses of ``inst`` take ``build``'s value.
-    """
-    block = inst.block
-    assert block is not None
-    fn = block.function
-    assert fn is not None
-    index = block.instructions.index(inst)
-    rest = fn.add_block(f"{block.label}.cont")
-    moved = block.instructions[index + 1 :]
-    del block.instructions[index:]
-    for moved_inst in moved:
-        rest.append(moved_inst)
-    for succ in rest.successors():
-        for phi in succ.phis():
-            assert isinstance(phi, ops.Phi)
-            phi.replace_block(block, rest)
-    b = Builder(fn)
-    b.position_at_end(block)
-    with b.at(inst.loc):
-        result = build(b)
-        b.jump(rest)
-    if result is not None:
-        fn.replace_all_uses(inst, result)
-    inst.block = None
 
 
 @dataclass

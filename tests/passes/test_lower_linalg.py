@@ -28,11 +28,9 @@ from gradc.compiler.ir.core import Module
 from gradc.compiler.ir.interp import run_function
 from gradc.compiler.ir.printer import print_module
 from gradc.compiler.ir.verifier import verify_module
-from gradc.passes.arrays.construct import CONSTRUCT_LOWERING
-from gradc.passes.arrays.linalg import LINALG_LOWERING
+from gradc.passes.registry import get as get_pass
 
 HEADER = "import numpy as np\nimport gradc\nfrom gradc import boolean, f32, f64, i32, i64\n"
-RULES: dict[type, Any] = {**LINALG_LOWERING, **CONSTRUCT_LOWERING}
 DTYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "i32": np.int32, "i1": np.bool_}
 
 
@@ -46,13 +44,9 @@ def _module(source: str) -> Module:
 def _lowered(module: Module) -> Module:
     from gradc.compiler.ir.parser import parse_module
 
-    copy = parse_module(print_module(module))
-    for fn in copy.functions.values():
-        for inst in list(fn.instructions()):
-            rule = RULES.get(type(inst))
-            if rule is not None:
-                rule(inst)
+    copy = get_pass("lower-arrays").run(parse_module(print_module(module)))
     verify_module(copy)
+    assert not any(inst.LOWERED_TO_LOOPS for inst in copy.functions["f"].instructions())
     return copy
 
 

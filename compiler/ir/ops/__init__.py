@@ -13,6 +13,7 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.arrays`: array shapes, element addresses, loads and stores, allocation,
   reference counts;
 - :mod:`.tape`: the reverse-mode tape;
+- :mod:`.elementwise`: NumPy ufuncs on whole arrays (lowered to loops by ``lower-arrays``);
 - :mod:`.frontend`: the untyped front end's polymorphic operations.
 
 Printed form (see :mod:`gradc.compiler.ir.printer`)::
@@ -61,6 +62,7 @@ from gradc.compiler.ir.ops.control import (
     RaiseFormat,
     Return,
 )
+from gradc.compiler.ir.ops.elementwise import Elementwise, ElementwiseInto
 from gradc.compiler.ir.ops.frontend import (
     Allocate,
     AllocKind,
@@ -188,6 +190,9 @@ OPERATIONS: dict[str, type[Instruction]] = {
         ArrayLiteral,
         Concatenate,
         AsType,
+        # whole-array operations (lowered to loops by lower-arrays)
+        Elementwise,
+        ElementwiseInto,
     )
 }
 
@@ -234,6 +239,8 @@ __all__ = [
     "DivKind",
     "ElementAddr",
     "ElementOffset",
+    "Elementwise",
+    "ElementwiseInto",
     "ExceptionKind",
     "Eye",
     "FDiv",

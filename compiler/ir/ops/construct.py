@@ -48,6 +48,7 @@ class Arange(Instruction):
     ("division by zero"), as NumPy does."""
 
     OPNAME: ClassVar[str] = "arange"
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
     OPERANDS: ClassVar[tuple[str, ...]] = ("start", "stop", "step")
     ATTRS: ClassVar[tuple[str, ...]] = ("dtype",)
     MAY_RAISE: ClassVar[bool] = True
@@ -76,6 +77,7 @@ class Linspace(Instruction):
     ("Number of samples, -1, must be non-negative.")."""
 
     OPNAME: ClassVar[str] = "linspace"
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
     OPERANDS: ClassVar[tuple[str, ...]] = ("start", "stop", "num")
     FLAGS: ClassVar[tuple[str, ...]] = ("no_endpoint",)
     ATTRS: ClassVar[tuple[str, ...]] = ("dtype",)
@@ -106,6 +108,7 @@ class Eye(Instruction):
     ValueError("negative dimensions are not allowed")."""
 
     OPNAME: ClassVar[str] = "eye"
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
     OPERANDS: ClassVar[tuple[str, ...]] = ("rows", "cols", "diagonal")
     ATTRS: ClassVar[tuple[str, ...]] = ("dtype",)
     MAY_RAISE: ClassVar[bool] = True
@@ -129,6 +132,7 @@ class ArrayLiteral(Instruction):
     ``elements`` in C order (each already of the dtype)."""
 
     OPNAME: ClassVar[str] = "arraylit"
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
     OPERANDS: ClassVar[tuple[str, ...]] = ("elements",)
     ATTRS: ClassVar[tuple[str, ...]] = ("dtype", "shape")
     MAY_RAISE: ClassVar[bool] = True
@@ -188,6 +192,7 @@ class Concatenate(Instruction):
     have the same shape")."""
 
     OPNAME: ClassVar[str] = "concat"
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
     OPERANDS: ClassVar[tuple[str, ...]] = ("arrays",)
     ATTRS: ClassVar[tuple[str, ...]] = ("kind", "axis")
     MAY_RAISE: ClassVar[bool] = True
@@ -240,6 +245,7 @@ class AsType(Instruction):
     unspecified integer: docs/arrays.md)."""
 
     OPNAME: ClassVar[str] = "astype"
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
     OPERANDS: ClassVar[tuple[str, ...]] = ("array",)
     ATTRS: ClassVar[tuple[str, ...]] = ("dtype",)
     MAY_RAISE: ClassVar[bool] = True

@@ -68,6 +68,7 @@ class Contract(Instruction):
     """
 
     OPNAME: ClassVar[str] = "contract"
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
     OPERANDS: ClassVar[tuple[str, ...]] = ("lhs", "rhs")
     ATTRS: ClassVar[tuple[str, ...]] = ("kind",)
     MAY_RAISE: ClassVar[bool] = True
@@ -104,6 +105,7 @@ class Outer(Instruction):
     C-contiguous ``(lhs.size, rhs.size)`` array of the promoted dtype (bool: AND)."""
 
     OPNAME: ClassVar[str] = "outer"
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
     OPERANDS: ClassVar[tuple[str, ...]] = ("lhs", "rhs")
     MAY_RAISE: ClassVar[bool] = True
     lhs: Value
@@ -130,6 +132,7 @@ class Trace(Instruction):
     ``i < min(rows, cols)``, in :func:`trace_dtype` (0 for an empty diagonal)."""
 
     OPNAME: ClassVar[str] = "trace"
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
     OPERANDS: ClassVar[tuple[str, ...]] = ("array",)
     array: Value
 
