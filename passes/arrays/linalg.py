@@ -38,10 +38,11 @@ from gradc.passes.arrays.linalg_loops import (
     store,
 )
 from gradc.passes.arrays.loops import ArrayLowering
+from gradc.passes.arrays.matmul_tiles import tiled_product
 from gradc.passes.arrays.table import ARRAY_LOWERING, ArrayRule
 
-#: Rows of ``b`` per block of a matrix product (64 rows of 500 f64: 256 kB, an L2).
-BLOCK = 64
+#: Partial sums of a sum of products (8 f64: two AVX2 registers).
+LANES = 8
 
 
 def _zero(b: Builder, t: ScalarType) -> Value:
@@ -80,12 +81,26 @@ def _sum_of_products(
     b: Builder, count: Value, left: object, right: object, acc_t: ScalarType
 ) -> Value:
     """``Σ_p left(p) * right(p)`` for ``p < count`` in ``acc_t`` (``left``/``right``:
-    callables from the index to the element)."""
-    with counted_loop(b, b.const(0, I64), count, [_zero(b, acc_t)], "dot") as loop:
-        p = loop.index
-        term = b.mul(left(p), right(p))  # type: ignore[operator]
-        loop.next = [b.add(loop.values[0], term)]
-    return loop.values[0]
+    callables from the index to the element): :data:`LANES` partial sums of every
+    :data:`LANES`-th product (independent chains, contiguous reads LLVM vectorises),
+    the products left over added to the first, then the partial sums added pairwise."""
+    lanes = b.const(LANES, I64)
+    groups = b.binary(ops.FloorDiv, count, lanes)
+    zero = _zero(b, acc_t)
+    with counted_loop(b, b.const(0, I64), groups, [zero] * LANES, "dot") as loop:
+        base = b.mul(loop.index, lanes)
+        loop.next = []
+        for t in range(LANES):
+            p = b.add(base, b.const(t, I64))
+            term = b.mul(left(p), right(p))  # type: ignore[operator]
+            loop.next.append(b.add(loop.values[t], term))
+    with counted_loop(b, b.mul(groups, lanes), count, [loop.values[0]], "dot.rest") as rest:
+        term = b.mul(left(rest.index), right(rest.index))  # type: ignore[operator]
+        rest.next = [b.add(rest.values[0], term)]
+    sums = [rest.values[0], *loop.values[1:]]
+    while len(sums) > 1:
+        sums = [b.add(sums[t], sums[t + 1]) for t in range(0, len(sums), 2)]
+    return sums[0]
 
 
 def _contract(b: Builder, inst: ops.Contract) -> Value:
@@ -111,7 +126,9 @@ def _contract(b: Builder, inst: ops.Contract) -> Value:
     if lt.ndim == 1 and rt.ndim == 1:
         return b.cast(_sum_of_products(b, k, a_at(None), b_at(None), acc_t), dtype)
     if rt.ndim == 2 and not inner and not dtype.is_bool:
-        return _row_updates(b, inst, k, dtype)
+        out_t = inst.type
+        assert isinstance(out_t, ArrayType)
+        return tiled_product(b, lhs, rhs, out_t)
     # one sum of products per output element
     out_t = inst.type
     assert isinstance(out_t, ArrayType)
@@ -123,35 +140,6 @@ def _contract(b: Builder, inst: ops.Contract) -> Value:
         j = index[-1] if cols else None
         total = _sum_of_products(b, k, a_at(i), b_at(j), acc_t)
         store(b, out, index, total)
-    return out
-
-
-def _row_updates(b: Builder, inst: ops.Contract, k: Value, dtype: ScalarType) -> Value:
-    """``out[i, :] += a[i, p] * b[p, :]`` over blocks of :data:`BLOCK` values of ``p``
-    (``a`` 1-D: one row), ``b`` in C order."""
-    lhs, rhs = inst.lhs, inst.rhs
-    lt, rt = lhs.type, rhs.type
-    assert isinstance(lt, ArrayType) and isinstance(rt, ArrayType)
-    if rt.layout != "C":  # pack: the inner loop then runs along contiguous rows
-        rhs = b.insert(ops.CopyArray(rhs, type=ArrayType(rt.dtype, 2, "C")))
-    out_t = inst.type
-    assert isinstance(out_t, ArrayType)
-    m = dim(b, rhs, 1)
-    rows = [dim(b, lhs, 0)] if lt.ndim == 2 else []
-    out = new_array(b, out_t, [*rows, m], _zero(b, dtype))
-    block = b.const(BLOCK, I64)
-    blocks = b.binary(ops.FloorDiv, b.add(k, b.const(BLOCK - 1, I64)), block)
-    with counted_loop(b, b.const(0, I64), blocks, label="pblock") as pb:
-        first = b.mul(pb.index, block)
-        last = b.insert(ops.Min(b.add(first, block), k, type=I64))
-        with loop_nest(b, rows, "row") as row, counted_loop(b, first, last, label="p") as pl:
-            p = pl.index
-            a = load(b, lhs, [*row, p], dtype)
-            with counted_loop(b, b.const(0, I64), m, label="col") as cl:
-                j = cl.index
-                here = [*row, j]
-                update = b.mul(a, load(b, rhs, [p, j], dtype))
-                store(b, out, here, b.add(load(b, out, here), update))
     return out
 
 

@@ -72,10 +72,13 @@ def counted_loop(
 
 
 def pointer(b: Builder, array: Value, indices: Sequence[Value]) -> Value:
-    """``elemaddr array, indices`` (the form AD differentiates through)."""
+    """``elemaddr array, indices {in_range}`` (the form AD differentiates through): the
+    rules index only within the sizes they loop over."""
     t = array.type
     assert isinstance(t, ArrayType)
-    return b.insert(ops.ElementAddr(array, tuple(indices), type=PointerType(t.dtype)))
+    return b.insert(
+        ops.ElementAddr(array, tuple(indices), in_range=True, type=PointerType(t.dtype))
+    )
 
 
 def load(b: Builder, array: Value, indices: Sequence[Value], to: ScalarType | None = None) -> Value:
