@@ -52,7 +52,6 @@ def matmat_weighted(A: f64[:, :], B: f64[:, :]) -> f64:
     return s
 
 
-
 @gradc.export
 def dot_inner(a: f64[:], B: f64[:, :]) -> f64:
     v = np.inner(B, a)
@@ -64,7 +63,6 @@ def outer_trace(a: f64[:], b: f64[:]) -> f64:
     m = np.outer(a, b)
     y = np.dot(a, m)  # a vector times a matrix
     return np.trace(m @ m) + m[0, m.shape[1] - 1] * y[0]
-
 
 
 @gradc.export
