@@ -279,6 +279,7 @@ class ArrayLowering:
         """``Σ idx_k · stride_k`` in elements for indices known to be in range."""
         offset: ll.Value | None = None
         for axis, index in enumerate(indices):
+            assert isinstance(index.type, ScalarType)
             i = self.i64(self.fl.value(index), index.type)
             term = self.b.mul(i, self._element_stride(desc, at, axis), flags=["nsw"])
             offset = term if offset is None else self.b.add(offset, term, flags=["nsw"])

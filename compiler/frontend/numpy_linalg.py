@@ -167,6 +167,7 @@ def _arange(low: CallLowering, bound: dict[str, ast.expr], e: ast.Call) -> Value
     dtype = _dtype(low, bound)
     v = _in_order(low, bound)
     with low.b.at(low.src.loc(e)):
+        start: Value
         if "stop" not in v:  # np.arange(stop)
             start, stop = low.b.const(0, I64), v["start"]
         else:

@@ -10,15 +10,12 @@ Before / after (``%y = contract matmul %a, %x : array[f64,1,C]``, ``a`` 2-D, ``x
 Why our own loops and not the BLAS NumPy loaded: AD runs after ``lower-arrays`` and
 differentiates these loops with the scalar rules (an opaque BLAS call would need
 array-level derivative rules, which are later work: docs/ad.md), and the artifact stays
-free of a run-time dependency on NumPy's BLAS. The loop orders are the cache-friendly
-ones: a matrix product accumulates rows (``out[i, :] += a[i, p] * b[p, :]``: the inner
-loop runs along contiguous rows of ``b`` and ``out``, which LLVM vectorises) over blocks
-of :data:`BLOCK` rows of ``b`` that stay in cache across every row of ``a``; ``b`` is
-first copied to C order when its layout is not known to be C (BLAS packs too). A
-matrix-vector product and every product with a bool result take sums of products
-(``acc += a[i, p] * x[p]``) in the dtype (bools: in ``int64``, then ``!= 0``). The
-order of additions differs from OpenBLAS's, so results agree with NumPy's to rounding
-(tests compare within ``k·eps·Σ|a||b|``), exactly for integers.
+free of a run-time dependency on NumPy's BLAS (docs/arrays_linalg.md). A product with a
+matrix on the right is register-tiled (passes/arrays/matmul_tiles.py); every other
+output is a sum of products in :data:`LANES` partial sums (:func:`_sum_of_products`);
+products with a bool result sum in ``int64``, then ``!= 0``. The order of additions
+differs from OpenBLAS's, so float results agree with NumPy's to rounding, integer
+results exactly.
 """
 
 from __future__ import annotations

@@ -242,7 +242,7 @@ class AsType(Instruction):
     """``array.astype(dtype)``: a new C-contiguous array of the result's dtype, each
     element converted as :class:`~.scalar.Cast` converts a scalar (float to int
     truncates toward zero; a NaN or out-of-range float raises, where NumPy gives an
-    unspecified integer: docs/arrays.md)."""
+    unspecified integer: docs/arrays_linalg.md)."""
 
     OPNAME: ClassVar[str] = "astype"
     LOWERED_TO_LOOPS: ClassVar[bool] = True

@@ -167,7 +167,7 @@ def contract_mismatch(kind: str, lhs_ndim: int, rhs_ndim: int) -> tuple[str, tup
 
     At most three run-time fields fit a message (``FORMAT_FIELDS``): where NumPy's
     message names four dimensions (``np.dot``/``np.inner`` of two 2-D arrays), the
-    second operand's free dimension is shown as ``...`` (docs/arrays.md).
+    second operand's free dimension is shown as ``...`` (docs/arrays_linalg.md).
     """
     if kind == ContractKind.MATMUL:
         return (
