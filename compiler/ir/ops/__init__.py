@@ -62,7 +62,7 @@ from gradc.compiler.ir.ops.control import (
     RaiseFormat,
     Return,
 )
-from gradc.compiler.ir.ops.elementwise import Elementwise, ElementwiseInto
+from gradc.compiler.ir.ops.elementwise import Elementwise, ElementwiseInto, InPlace
 from gradc.compiler.ir.ops.frontend import (
     Allocate,
     AllocKind,
@@ -193,11 +193,12 @@ OPERATIONS: dict[str, type[Instruction]] = {
         # whole-array operations (lowered to loops by lower-arrays)
         Elementwise,
         ElementwiseInto,
+        InPlace,
     )
 }
 
 #: Operations only the untyped front end emits; inference replaces every one of them.
-FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall)
+FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall, InPlace)
 
 __all__ = [
     "CMP_PREDICATES",
@@ -246,6 +247,7 @@ __all__ = [
     "FDiv",
     "FloorDiv",
     "GetItem",
+    "InPlace",
     "IncRef",
     "Invert",
     "JoinKind",
