@@ -210,6 +210,8 @@ class CallLowering(LoweringState):
             name = node.id
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             name = node.value
+        elif isinstance(node, ast.Attribute) and node.attr == "dtype":  # x.dtype
+            return numpy_linalg.parameter_dtype(self, node)
         else:
             name = self.info.numpy_attr(node)
         if name is None or name not in _DTYPES:

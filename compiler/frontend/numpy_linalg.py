@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
-from gradc.compiler.ir.types import F32, F64, I1, I32, I64, ScalarType
+from gradc.compiler.ir.types import F32, F64, I1, I32, I64, ArrayType, ScalarType
 
 if TYPE_CHECKING:
     from gradc.compiler.frontend.lower_calls import CallLowering
@@ -299,3 +299,24 @@ def astype_call(low: CallLowering, e: ast.Call, array: ast.expr) -> Value:
 ARRAY_FUNCTION_NAMES = (
     frozenset(LINALG_FUNCTIONS) | frozenset(CONSTRUCT_FUNCTIONS) | frozenset(SCALAR_TYPES)
 )
+
+
+def parameter_dtype(low: CallLowering, node: ast.Attribute) -> str:
+    """The IR type name ``dtype=x.dtype`` names: ``x`` must be a parameter of the
+    function, never rebound, of an array type known where the function is compiled (an
+    export's, or a helper's specialisation)."""
+    name = node.value.id if isinstance(node.value, ast.Name) else None
+    params = [a.arg for a in low.node.args.args]
+    rebound = any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+        for n in ast.walk(low.node)
+    )
+    if name in params and not rebound:
+        t = low.param_types[params.index(name)]
+        if isinstance(t, ArrayType):
+            return t.dtype.name
+    raise low.src.error(
+        f"dtype={ast.unparse(node)} is supported only for an array parameter that is never "
+        "reassigned (or name the dtype: np.float64, np.float32, np.int64, np.int32, np.bool_)",
+        node,
+    )

@@ -82,8 +82,13 @@ def _documented(message: str) -> str:
 
 
 def _same(got: Any, want: Any, rtol: float) -> None:
-    if isinstance(want, tuple):
+    if isinstance(want, tuple) and isinstance(want[0], type):  # an exception
         assert got == (want[0], _documented(want[1]))
+        return
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            _same(g, w, rtol)
         return
     assert not isinstance(got, tuple), got
     got_a, want_a = np.asarray(got), np.asarray(want)
@@ -348,3 +353,17 @@ def test_module_numpy_constants_are_folded_and_read_only_copies(x: np.ndarray, y
     for got in (_outcome(before, [x, y]), _outcome(after, [x, y])):
         assert got[0] == pytest.approx(float(want[0]), rel=1e-12)
         assert np.float32(got[1]) == want[1]
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32", "i32", "boolean"])
+def test_dtype_of_a_parameter(dtype: str) -> None:
+    a = np.ones(2, dtype=DTYPES["i1" if dtype == "boolean" else dtype])
+    body = "(np.zeros(n, dtype=a.dtype), np.eye(n, dtype=a.dtype), a.astype(a.dtype), h(a, n))"
+    source = (
+        _source(f"a: {dtype}[:], n: i64", body)
+        + """
+    def h(x, n):
+        return np.ones(n, dtype=x.dtype)
+    """
+    )
+    _check(source, [a, 3])
