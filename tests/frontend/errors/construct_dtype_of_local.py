@@ -1,6 +1,6 @@
 # ruff: noqa
 # expect-message: dtype=y.dtype is supported only for an array parameter that is never reassigned
-# expect-col: 25
+# expect-col: 26
 # expect-node: Attribute
 import numpy as np
 import gradc
