@@ -290,3 +290,25 @@ def test_joins_and_conversions_match_numpy(lib: Any, name: str, data: st.DataObj
         return
     assert isinstance(got, np.ndarray) and got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+def test_temporaries_are_freed(lib: Any) -> None:
+    # a Fortran-ordered right operand is packed into a C copy first; results dropped,
+    # and calls that raise, leave no live block behind (the runtime's counter)
+    import gc
+
+    import gradc
+
+    a = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+    b = np.asfortranarray(np.arange(8.0).reshape(4, 2))
+    gc.collect()
+    before = int(gradc.runtime_stats()["live"])
+    for _ in range(3):
+        assert lib.matmul_22_f64(a, b).shape == (3, 2)
+        assert lib.concat(a, np.ones((3, 2), dtype=np.int64)).shape == (3, 10)
+        with pytest.raises(ValueError):
+            lib.matmul_22_f64(a, a)
+        with pytest.raises(ValueError):
+            lib.concat(a, np.ones((2, 2), dtype=np.int64))
+    gc.collect()
+    assert int(gradc.runtime_stats()["live"]) == before
