@@ -7,6 +7,7 @@
     gradc inspect ARTIFACT [--json] [--ir NAME] [--llvm NAME] [--asm NAME] [--key NAME]
     gradc bench MODULE.py | ARTIFACT [--source MODULE.py] [-e NAME] [--shape NAME=AxB ...]
                           [-a NAME=LITERAL] [--json] [--plot FILE.png]
+    gradc cache info | list | clear [PATTERN...]
 
 Options are read here, once, into a frozen ``CompilerOptions`` that is passed down; so
 is the environment: ``GRADC_NO_COMPILE=1`` makes ``build`` refuse to compile.
@@ -31,20 +32,18 @@ from gradc.artifacts.store import (
     read_text,
 )
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
-from gradc.runtime_mode import NO_COMPILE_ENV, env_flag
+from gradc.runtime_mode import NO_COMPILE_ENV, default_build_dir, env_flag
 
 if TYPE_CHECKING:
     from gradc.artifacts.remote import RemoteCache
     from gradc.compiler.driver import ArtifactBuild
     from gradc.compiler.results import BuildOutput
 
-#: Where ``gradc build m.py`` writes when no ``-o`` is given: ``build/m.gradc``.
-DEFAULT_BUILD_DIR = Path("build")
-
 
 def default_output_dir(source: Path) -> Path:
-    """``build/<stem>.gradc`` relative to the working directory."""
-    return DEFAULT_BUILD_DIR / f"{source.stem}.gradc"
+    """Where ``gradc build`` writes without ``-o``: ``build/<stem>.gradc`` in the module's
+    folder (``gradc.runtime_mode.default_build_dir``, where runtime mode looks too)."""
+    return default_build_dir(source)
 
 
 def parse_cpu_list(text: str) -> tuple[str, ...]:
@@ -78,7 +77,7 @@ def cli() -> None:
     "-o",
     "--output",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Artifact directory to write [default: build/<MODULE>.gradc].",
+    help="Artifact directory to write [default: build/<MODULE>.gradc beside MODULE.py].",
 )
 @click.option(
     "-O",
@@ -523,10 +522,12 @@ def _console(console_class: Any) -> Any:
 
 def _register_commands() -> None:
     from gradc.cli.bench import bench
+    from gradc.cli.cache import cache_command
     from gradc.cli.distributed import build_all_command
     from gradc.cli.opt import opt
 
     cli.add_command(bench)
+    cli.add_command(cache_command)
     cli.add_command(build_all_command)
     cli.add_command(opt)
 

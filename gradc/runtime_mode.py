@@ -4,7 +4,8 @@ The decorator returns an :class:`ExportedFunction`; nothing happens at import. T
 call of any export of a module resolves the module's artifact, once per process:
 
 1. a *fresh* artifact next to the module (``<dir>/<stem>.gradc``, then
-   ``<dir>/build/<stem>.gradc``, where ``gradc build`` writes by default), else in the
+   ``<dir>/build/<stem>.gradc``, where ``gradc build`` writes by default from any working
+   directory: :func:`default_build_dir`), else in the
    cache directory ``<cache_root>/<stem>-<sha256(absolute source path)[:16]>.gradc``;
 2. else the module is compiled (``gradc.compiler.driver.build_module``, reusing objects
    of a stale artifact by key) and stored in the cache directory, atomically and under the
@@ -184,13 +185,19 @@ class SourceUnavailableError(OSError):
     piped to ``python`` through standard input: Python keeps no copy of it)."""
 
 
+def default_build_dir(source: Path) -> Path:
+    """``<folder of source>/build/<stem>.gradc``: where ``gradc build m.py`` writes without
+    ``-o``, wherever it is run from, and so where runtime mode looks (the one rule for
+    both). Relative when ``source`` is (``m.py`` -> ``build/m.gradc``)."""
+    source = Path(source)
+    return source.parent / "build" / f"{source.stem}.gradc"
+
+
 def local_artifact_dirs(source: Path) -> list[Path]:
-    """The artifact directories next to module ``source``, in the order they are tried."""
+    """The artifact directories next to module ``source``, in the order they are tried:
+    ``<stem>.gradc`` beside it (a packager's choice), then :func:`default_build_dir`."""
     source = Path(os.path.abspath(source))
-    return [
-        source.with_name(f"{source.stem}.gradc"),
-        source.parent / "build" / f"{source.stem}.gradc",
-    ]
+    return [source.with_name(f"{source.stem}.gradc"), default_build_dir(source)]
 
 
 def is_fresh(
