@@ -10,7 +10,8 @@ traceback line::
     help: for an array use np.empty(n) (or np.zeros(n)), then assign its elements
 
 The carets span the whole construct on its first line (``end_col``), a single ``^`` when
-only a position is known; the ``help:`` line appears when there is a standard alternative.
+only a position is known; ``note:`` lines follow (for an error inside a helper, how an
+export reached it), then a ``help:`` line when there is a standard alternative.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ class CompileError(Exception):
         self.source_line = source_line
         self.help = help
         self.end_col = end_col
+        #: lines after the carets, e.g. the call chain from an export to a helper
+        #: (``in inner(a: f64), called from outer at m.py:10``)
+        self.notes: list[str] = []
 
     def render(self) -> str:
         """The full diagnostic: ``file:line:col: error: message``, the line, carets under
@@ -53,7 +57,10 @@ class CompileError(Exception):
         text = _with_caret(
             f"{self.loc}: error: {self.message}", self.loc, self.source_line, self.end_col
         )
-        return f"{text}\nhelp: {self.help}" if self.help else text
+        lines = [text, *(f"note: {n}" for n in self.notes)]
+        if self.help:
+            lines.append(f"help: {self.help}")
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.render()

@@ -419,20 +419,24 @@ def _compile(
     driver's ``build_artifact``, as ``gradc build`` does."""
     import logging
 
+    from gradc.compiler.diagnostics import CompileError
     from gradc.compiler.driver import build_artifact
     from gradc.compiler.options import CompilerOptions
 
     remote = _remote_cache(remote_url, remote_readonly) if allow_compile else None
-    built = build_artifact(
-        source,
-        out,
-        CompilerOptions(**RUNTIME_OPTIONS),  # type: ignore[arg-type]
-        allow_compile=allow_compile,
-        remote=remote,
-        warn=_warn_rebuild,
-        source_text=text,
-        prelude=prelude,
-    )
+    try:
+        built = build_artifact(
+            source,
+            out,
+            CompilerOptions(**RUNTIME_OPTIONS),  # type: ignore[arg-type]
+            allow_compile=allow_compile,
+            remote=remote,
+            warn=_warn_rebuild,
+            source_text=text,
+            prelude=prelude,
+        )
+    except CompileError as err:  # the user's diagnostic, without the compiler's frames
+        raise err.with_traceback(None) from None
     log = logging.getLogger(LOGGER_NAME)
     if log.isEnabledFor(logging.DEBUG):
         from gradc.cli.explain import explain

@@ -12,6 +12,9 @@ Each program in tests/frontend/errors/ is one small module with a header::
                                                      the ``help:`` line's text)
     # expect-carets: 6                              (optional: number of ``^`` under
                                                      the construct)
+    # expect-note: in g(x: f64), called from f at *m.py:9
+                                                    (optional, repeatable: the notes in
+                                                     order, each a substring; * is any text)
 
 and the comment ``# error-here`` on the accepted line(s) of the error. Programs without
 ``expect-col`` are type errors: only the line and the message are checked. Every program
@@ -24,7 +27,8 @@ for them the expected line is the one CPython's own SyntaxError reports.
 Rendering, checked for every error: ``str(err)`` is ``file:line:col: error: message``
 (col printed 1-based, as ``Loc.__str__`` does), then the source line, then a caret under
 ``err.loc.col``, as many as the construct is wide on that line (``err.end_col``; one
-without it), then ``help: ...`` when ``err.help`` is set.
+without it), then ``note: ...`` for each of ``err.notes`` (the call chain of an error in a
+helper) and ``help: ...`` when ``err.help`` is set.
 """
 
 from __future__ import annotations
@@ -49,14 +53,18 @@ class Expectation:
     nodes: tuple[str, ...]
     help: str | None = None  # None: not checked
     carets: int | None = None  # None: not checked
+    notes: tuple[str, ...] = ()
 
 
 def parse_expectation(path: Path) -> Expectation:
     text = path.read_text()
     header: dict[str, str] = {}
+    notes: list[str] = []
     for line in text.splitlines():
         m = re.match(r"^# expect-([a-z]+): (.*)$", line)
-        if m:
+        if m and m.group(1) == "note":
+            notes.append(m.group(2).strip())
+        elif m:
             header[m.group(1)] = m.group(2).strip()
     lines = frozenset(i for i, line in enumerate(text.splitlines(), 1) if MARKER in line)
     assert "message" in header, f"{path.name}: no expect-message header"
@@ -64,7 +72,9 @@ def parse_expectation(path: Path) -> Expectation:
     cols = tuple(int(c) for c in header["col"].split("|")) if "col" in header else None
     nodes = tuple(header["node"].split("|")) if "node" in header else ()
     carets = int(header["carets"]) if "carets" in header else None
-    return Expectation(path, header["message"], lines, cols, nodes, header.get("help"), carets)
+    return Expectation(
+        path, header["message"], lines, cols, nodes, header.get("help"), carets, tuple(notes)
+    )
 
 
 ERROR_FILES = sorted(ERRORS_DIR.glob("*.py"))
@@ -131,10 +141,8 @@ def check_rendering(err: Exception, path: Path, source: str) -> None:
     width = 1 if end_col is None else min(end_col, len(src.rstrip())) - max(loc.col, indent)
     assert caret.strip() == "^" * max(width, 1), f"carets not under the construct:\n{err}"
     help = getattr(err, "help", "")
-    if help:
-        assert rendered[3:] == [f"help: {help}"], f"no help line last in:\n{err}"
-    else:
-        assert len(rendered) == 3, f"more than the caret line in:\n{err}"
+    after = [f"note: {n}" for n in getattr(err, "notes", [])] + ([f"help: {help}"] if help else [])
+    assert rendered[3:] == after, f"not the notes then the help line after the carets:\n{err}"
 
 
 # ------------------------------------------------------------------------- self-checks
@@ -188,6 +196,10 @@ def test_compile_error(exp: Expectation) -> None:
         assert err.loc.col in exp.cols, f"error at col {err.loc.col}, expected {exp.cols}:\n{err}"
     if exp.help is not None:
         assert exp.help in err.help, f"help {err.help!r} lacks {exp.help!r}"
+    assert len(err.notes) == len(exp.notes), f"notes {err.notes}, expected {exp.notes}"
+    for note, expected in zip(err.notes, exp.notes, strict=True):
+        pattern = ".*".join(re.escape(part) for part in expected.split("*"))
+        assert re.search(pattern, note), f"note {note!r} lacks {expected!r}"
     if exp.carets is not None:
         assert str(err).splitlines()[2].strip() == "^" * exp.carets, str(err)
     check_rendering(err, exp.path, exp.path.read_text())

@@ -3,6 +3,7 @@
 # expect-col: 4
 # expect-node: With
 # expect-carets: 7
+# expect-note: in _helper(x: f64), called from f at *stmt_in_helper.py:19
 import gradc
 from gradc import f64, i64
 
