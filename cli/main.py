@@ -32,7 +32,7 @@ from gradc.artifacts.store import (
     read_text,
 )
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
-from gradc.runtime_mode import NO_COMPILE_ENV, default_build_dir, env_flag
+from gradc.runtime_mode import NO_COMPILE_ENV, REMOTE_READONLY_ENV, default_build_dir, env_flag
 
 if TYPE_CHECKING:
     from gradc.artifacts.remote import RemoteCache
@@ -122,7 +122,7 @@ def cli() -> None:
 @click.option(
     "--remote-cache-readonly",
     is_flag=True,
-    envvar="GRADC_REMOTE_CACHE_READONLY",
+    default=lambda: env_flag(REMOTE_READONLY_ENV),  # the flag rule of runtime mode
     help="Look up the remote cache only, never publish. [env: GRADC_REMOTE_CACHE_READONLY]",
 )
 def build(

@@ -67,6 +67,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gradc import _flags
 from gradc.inline_source import memory_source, prelude_of
 
 if TYPE_CHECKING:
@@ -89,15 +90,16 @@ REMOTE_READONLY_ENV = "GRADC_REMOTE_CACHE_READONLY"
 LOG_ENV = "GRADC_LOG"
 
 #: Values of a variable that mean "off" (the house rule for environment flags).
-FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
+FALSE_WORDS = _flags.FALSE_WORDS
 
 #: Name of the logger that runtime mode reports hits, misses and compiles to.
 LOGGER_NAME = "gradc"
 
 
 def env_flag(name: str, environ: Mapping[str, str] | None = None) -> bool:
-    """Environment variable ``name`` is set to something other than ``""`` or ``"0"``."""
-    return (os.environ if environ is None else environ).get(name, "") not in ("", "0")
+    """Environment variable ``name`` is on: set, and not blank, ``0``, ``false``, ``no`` or
+    ``off`` in any case (``gradc._flags.flag_value``, the rule for every flag)."""
+    return _flags.flag_value((os.environ if environ is None else environ).get(name))
 
 
 def log_level(environ: Mapping[str, str] | None = None) -> int | None:
