@@ -162,7 +162,8 @@ def build(
         hits = remote.stats.hits if remote is not None else {}
         for line in explain_lines(built.previous, built.output.entries, built.output.callees, hits):
             click.echo(line)
-    _print_summary(out_dir, built.manifest, built.output, remote, end - start, verbose)
+    up_to_date = built.previous is not None and built.previous.encode() == built.manifest.encode()
+    _print_summary(out_dir, built.manifest, built.output, remote, end - start, verbose, up_to_date)
     if timings:
         phases = dict(built.timings)
         if remote is not None:  # downloads (during the build) and uploads (after it)
@@ -266,8 +267,10 @@ def _print_summary(
     remote: RemoteCache | None,
     seconds: float,
     verbose: bool,
+    up_to_date: bool = False,
 ) -> None:
-    """``wrote DIR: N exports (names), K reused[, remote figures], in S s``; with
+    """``wrote DIR: N exports (names), K reused[, remote figures], in S s`` (``DIR is up
+    to date: ...`` when the artifact was already this one: nothing was written); with
     ``verbose`` each export's signature and symbol under it."""
     names = ", ".join(manifest.names()) or "no exports"
     reused = sum(e.reused for e in result.entries)
@@ -277,7 +280,11 @@ def _print_summary(
 
         remote_text = remote_summary(remote)
     click.echo(
-        f"wrote {out_dir}: {len(manifest.entries)} export"
+        f"{out_dir} is up to date" if up_to_date else f"wrote {out_dir}",
+        nl=False,
+    )
+    click.echo(
+        f": {len(manifest.entries)} export"
         f"{'s' * (len(manifest.entries) != 1)} ({names}), {reused} reused"
         f"{remote_text}, in {seconds:.2f} s"
     )
