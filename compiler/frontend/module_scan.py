@@ -242,6 +242,7 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
         elif isinstance(stmt, ast.ClassDef):
             info.classes[stmt.name] = stmt
     _check_misplaced_gradc(info)
+    _check_gradc_attributes(info)
     if main:
         info.loader.finish()
     return info
@@ -277,6 +278,36 @@ def _claim_name(
             stmt,
         )
     taken[name] = stmt
+
+
+def _check_gradc_attributes(info: ModuleInfo) -> None:
+    """Refuse a call or decorator ``gradc.X`` where X is not one of gradc's names
+    (:data:`GRADC_NAMES`): plain Python raises AttributeError there, and a misspelt
+    ``d = gradc.gard(f)`` would otherwise declare nothing. (``gradc.__version__`` and
+    gradc's submodules are attributes too, but never called.)
+
+    Raises:
+        CompileError: at the attribute, with the closest name and the known ones.
+    """
+    called: list[ast.expr] = []
+    for node in ast.walk(info.source.tree):
+        if isinstance(node, ast.Call):
+            called.append(node.func)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            called.extend(node.decorator_list)
+    for node in called:
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in info.gradc_modules
+            and node.attr not in GRADC_NAMES
+        ):
+            raise info.source.error(
+                f"module 'gradc' has no attribute {node.attr!r}",
+                node,
+                help=_did_you_mean(node.attr, GRADC_NAMES)
+                + f"gradc's names are {', '.join(sorted(GRADC_NAMES))}",
+            )
 
 
 def _check_misplaced_gradc(info: ModuleInfo) -> None:
