@@ -50,6 +50,8 @@ class CompileError(Exception):
         #: lines after the carets, e.g. the call chain from an export to a helper
         #: (``in inner(a: f64), called from outer at m.py:10``)
         self.notes: list[str] = []
+        #: further errors of the same build, rendered after this one
+        self.others: list[CompileError] = []
 
     def render(self) -> str:
         """The full diagnostic: ``file:line:col: error: message``, the line, carets under
@@ -60,6 +62,9 @@ class CompileError(Exception):
         lines = [text, *(f"note: {n}" for n in self.notes)]
         if self.help:
             lines.append(f"help: {self.help}")
+        if self.others:
+            lines.extend(["", *(f"{e.render()}\n" for e in self.others)])
+            lines.append(f"{1 + len(self.others)} errors")
         return "\n".join(lines)
 
     def __str__(self) -> str:
