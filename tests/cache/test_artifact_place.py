@@ -4,6 +4,7 @@ shows and empties the user cache (``GRADC_CACHE_DIR`` in the test's folder)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,13 @@ def test_human_size() -> None:
         "2.5 MB",
         "3.0 GB",
     ]
+
+
+def test_the_suite_never_uses_the_real_cache(tmp_path: Path) -> None:
+    """tests/conftest.py points the default cache (and every child's) at a session folder."""
+    home = Path(os.environ["XDG_CACHE_HOME"])
+    assert home != Path.home() / ".cache" and home.name.startswith("gradc-tests-cache-")
+    (tmp_path / "rt.py").write_text(MODULE)
+    child = run_python(CHILD, cwd=tmp_path)  # no GRADC_CACHE_DIR: the default folder
+    assert child.returncode == 0, child.stderr
+    assert Path(child.stdout.strip()).parent == home / "gradc"
