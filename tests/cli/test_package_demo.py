@@ -59,6 +59,11 @@ def test_wheel_installs_and_runs_without_compiling(tmp_path: Path) -> None:
         cwd=src,
     )
     (wheel,) = dist.glob("package_demo-*.whl")
+    # a platform wheel for CPython's stable ABI: its objects run on this platform only
+    platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    assert wheel.name == f"package_demo-0.1.0-cp311-abi3-{platform}.whl", wheel.name
+    metadata = zipfile.ZipFile(wheel).read("package_demo-0.1.0.dist-info/WHEEL").decode()
+    assert "Root-Is-Purelib: false" in metadata
     names = zipfile.ZipFile(wheel).namelist()
     assert "package_demo/kernels.gradc/manifest.msgpack" in names
     assert any(n.startswith("package_demo/kernels.gradc/objects/") for n in names)
