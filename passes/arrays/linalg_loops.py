@@ -46,6 +46,7 @@ def counted_loop(
     """
     pre = b.block
     assert pre is not None
+    one = b.const(1, I64)  # outside the loop: AD's planner then sees an induction variable
     header, body = b.new_block(f"{label}.header"), b.new_block(f"{label}.body")
     b.jump(header)
     b.position_at_end(header)
@@ -63,7 +64,7 @@ def counted_loop(
     yield loop
     latch: Block | None = b.block
     assert latch is not None
-    following = b.add(index, b.const(1, I64))
+    following = b.add(index, one)
     b.jump(header)
     index.incoming.append((latch, following))
     for phi, value in zip(phis, loop.next, strict=True):
