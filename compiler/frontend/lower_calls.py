@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import math
 
+from gradc.compiler.frontend.array_reductions import lower_reduction
 from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.imports import (
     ConstantRef,
@@ -75,6 +76,9 @@ class CallLowering(LoweringState):
         """A call: of ``math``, NumPy, ``x.copy()``, a builtin or a user function."""
         if any(isinstance(a, ast.Starred) for a in e.args):
             raise self.src.error("unsupported expression 'Starred'", e)
+        reduction = lower_reduction(self, self.dtype, e)  # np.sum(a), a.max(axis=0), ...
+        if reduction is not None:
+            return reduction
         func = e.func
         if e.keywords and self.info.numpy_attr(func) is None and not self._user_function(func):
             raise self.src.error("keyword arguments are not supported", e)

@@ -20,21 +20,25 @@ from gradc.passes.ad.rules.registry import rebuild_of
 
 #: Operations without a rule, and why: the sweeps handle them structurally (constants,
 #: phis, terminators), they never carry a derivative and are never rebuilt (``dataaddr``,
-#: ``poison``), or inference replaces them before AD (the front-end operations).
+#: ``poison``), inference replaces them before AD (the front-end operations), or
+#: ``lower-arrays`` expands them into loops before AD (``reduce``, ``cumulate``).
 WITHOUT_RULE = [
     "allocate",
     "arrayattr",
     "br",
     "condbr",
     "const",
+    "cumulate",
     "dataaddr",
     "getitem",
     "len",
+    "npreduce",
     "numpy",
     "phi",
     "poison",
     "raise",
     "raisef",
+    "reduce",
     "ret",
     "setitem",
 ]

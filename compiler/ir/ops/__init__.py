@@ -12,6 +12,7 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.control`: phis, calls, branches, returns, raises;
 - :mod:`.arrays`: array shapes, element addresses, loads and stores, allocation,
   reference counts;
+- :mod:`.reductions`: NumPy's reductions (``np.sum``, ``a.max(axis=0)``, ``np.cumsum``);
 - :mod:`.tape`: the reverse-mode tape;
 - :mod:`.frontend`: the untyped front end's polymorphic operations.
 
@@ -69,6 +70,13 @@ from gradc.compiler.ir.ops.mathcall import (
     MathCheck,
     MathFn,
     MathName,
+)
+from gradc.compiler.ir.ops.reductions import (
+    CumKind,
+    Cumulate,
+    NumpyReduce,
+    Reduce,
+    ReduceKind,
 )
 from gradc.compiler.ir.ops.scalar import (
     CMP_PREDICATES,
@@ -167,11 +175,15 @@ OPERATIONS: dict[str, type[Instruction]] = {
         ArrayAttr,
         Allocate,
         NumpyCall,
+        # reductions
+        Reduce,
+        Cumulate,
+        NumpyReduce,
     )
 }
 
 #: Operations only the untyped front end emits; inference replaces every one of them.
-FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall)
+FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall, NumpyReduce)
 
 __all__ = [
     "CMP_PREDICATES",
@@ -202,6 +214,8 @@ __all__ = [
     "CmpPred",
     "Const",
     "CopyArray",
+    "CumKind",
+    "Cumulate",
     "DecRef",
     "Div",
     "DivKind",
@@ -230,6 +244,7 @@ __all__ = [
     "NewArray",
     "Not",
     "NumpyCall",
+    "NumpyReduce",
     "Phi",
     "PointerAdd",
     "Poison",
@@ -237,6 +252,8 @@ __all__ = [
     "RShift",
     "Raise",
     "RaiseFormat",
+    "Reduce",
+    "ReduceKind",
     "Return",
     "Select",
     "SetItem",
