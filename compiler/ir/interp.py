@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from gradc.compiler.ir import (  # noqa: F401 (registrations)
+    interp_elementwise,
     interp_memory,
     interp_reductions,
     interp_scalar,

@@ -135,7 +135,10 @@ class _Reduction:
     def element(self, index: list[Value]) -> Value:
         """The array's element at reduced ``index`` (kept axes at this output's)."""
         reduced = dict(zip(self.inst.axes, index, strict=True))
-        full = [self.kept[k] if k in self.kept else reduced[k] for k in range(len(self.kept) + len(reduced))]
+        full = [
+            self.kept[k] if k in self.kept else reduced[k]
+            for k in range(len(self.kept) + len(reduced))
+        ]
         return self.x.at(full)
 
     def fold(self, init: Value, update: Callable[[Value, Value], Value]) -> Value:
@@ -157,7 +160,10 @@ class _Reduction:
                 K.NORM1: lambda y: b.unary(ops.Abs, y),
                 K.NORM2: lambda y: b.mul(y, y),
             }.get(kind, lambda y: y)
-            total = self.fold(c(0.0 if dtype.is_float else 0, dtype), lambda a, x: b.add(a, term(b.cast(x, dtype))))
+            total = self.fold(
+                c(0.0 if dtype.is_float else 0, dtype),
+                lambda a, x: b.add(a, term(b.cast(x, dtype))),
+            )
             if kind == K.NORM2:
                 return _sqrt(self.lw, total, dtype)
             if kind == K.MEAN:
@@ -169,9 +175,13 @@ class _Reduction:
         if kind in (K.VAR, K.STD):
             return self._variance()
         if kind in (K.ANY, K.ALL):
-            zero = c(0.0 if self.source.is_float else (False if self.source.is_bool else 0), self.source)
+            zero = c(
+                0.0 if self.source.is_float else (False if self.source.is_bool else 0), self.source
+            )
             cls = ops.BitOr if kind == K.ANY else ops.BitAnd
-            return self.fold(c(kind == K.ALL, I1), lambda a, x: b.binary(cls, a, b.cmp("ne", x, zero)))
+            return self.fold(
+                c(kind == K.ALL, I1), lambda a, x: b.binary(cls, a, b.cmp("ne", x, zero))
+            )
         if kind in (K.ARGMIN, K.ARGMAX):
             return self._arg()
         return self._extremum()
@@ -293,7 +303,9 @@ def _lower_cumulate(lw: ArrayLowering, inst: Instruction) -> Value | None:
     x = lw.operand(inst.array, dims)
     dtype = _dtype(inst)
     product = inst.kind == ops.CumKind.CUMPROD
-    init = lw.const((1.0 if dtype.is_float else 1) if product else (0.0 if dtype.is_float else 0), dtype)
+    init = lw.const(
+        (1.0 if dtype.is_float else 1) if product else (0.0 if dtype.is_float else 0), dtype
+    )
     combine = b.mul if product else b.add
     if inst.axis is None:  # the flattened array, in C order
         out = lw.new_array(inst.type, [_product(lw, dims)])

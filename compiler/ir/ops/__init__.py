@@ -14,6 +14,7 @@ verification rule; the printer, parser and verifier are derived from these decla
   reference counts;
 - :mod:`.reductions`: NumPy's reductions (``np.sum``, ``a.max(axis=0)``, ``np.cumsum``);
 - :mod:`.tape`: the reverse-mode tape;
+- :mod:`.elementwise`: NumPy ufuncs on whole arrays (lowered to loops by ``lower-arrays``);
 - :mod:`.frontend`: the untyped front end's polymorphic operations.
 
 Printed form (see :mod:`gradc.compiler.ir.printer`)::
@@ -53,6 +54,7 @@ from gradc.compiler.ir.ops.control import (
     RaiseFormat,
     Return,
 )
+from gradc.compiler.ir.ops.elementwise import Elementwise, ElementwiseInto
 from gradc.compiler.ir.ops.frontend import (
     Allocate,
     AllocKind,
@@ -175,6 +177,9 @@ OPERATIONS: dict[str, type[Instruction]] = {
         ArrayAttr,
         Allocate,
         NumpyCall,
+        # whole-array operations (lowered to loops by lower-arrays)
+        Elementwise,
+        ElementwiseInto,
         # reductions
         Reduce,
         Cumulate,
@@ -221,6 +226,8 @@ __all__ = [
     "DivKind",
     "ElementAddr",
     "ElementOffset",
+    "Elementwise",
+    "ElementwiseInto",
     "ExceptionKind",
     "FDiv",
     "FloorDiv",

@@ -101,6 +101,7 @@ class Reduce(Instruction):
     """
 
     OPNAME: ClassVar[str] = "reduce"
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
     OPERANDS: ClassVar[tuple[str, ...]] = ("array",)
     ATTRS: ClassVar[tuple[str, ...]] = ("kind", "axes", "ddof")
     FLAGS: ClassVar[tuple[str, ...]] = ("keepdims",)
@@ -156,6 +157,7 @@ class Cumulate(Instruction):
     C order (a 1-D result)."""
 
     OPNAME: ClassVar[str] = "cumulate"
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
     OPERANDS: ClassVar[tuple[str, ...]] = ("array",)
     ATTRS: ClassVar[tuple[str, ...]] = ("kind", "axis")
     kind: CumKind
