@@ -29,6 +29,7 @@ WITHOUT_RULE = [
     "const",
     "dataaddr",
     "getitem",
+    "inplace",
     "len",
     "npreduce",
     "numpy",

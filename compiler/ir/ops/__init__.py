@@ -54,7 +54,7 @@ from gradc.compiler.ir.ops.control import (
     RaiseFormat,
     Return,
 )
-from gradc.compiler.ir.ops.elementwise import Elementwise, ElementwiseInto
+from gradc.compiler.ir.ops.elementwise import Elementwise, ElementwiseInto, InPlace
 from gradc.compiler.ir.ops.frontend import (
     Allocate,
     AllocKind,
@@ -180,6 +180,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         # whole-array operations (lowered to loops by lower-arrays)
         Elementwise,
         ElementwiseInto,
+        InPlace,
         # reductions
         Reduce,
         Cumulate,
@@ -188,7 +189,16 @@ OPERATIONS: dict[str, type[Instruction]] = {
 }
 
 #: Operations only the untyped front end emits; inference replaces every one of them.
-FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall, NumpyReduce)
+FRONT_END_OPERATIONS = (
+    GetItem,
+    SetItem,
+    Len,
+    ArrayAttr,
+    Allocate,
+    NumpyCall,
+    InPlace,
+    NumpyReduce,
+)
 
 __all__ = [
     "CMP_PREDICATES",
@@ -232,6 +242,7 @@ __all__ = [
     "FDiv",
     "FloorDiv",
     "GetItem",
+    "InPlace",
     "IncRef",
     "Invert",
     "Jump",
