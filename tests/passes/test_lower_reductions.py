@@ -90,6 +90,22 @@ def test_an_elementwise_chain_is_computed_inside_the_reduction() -> None:
     assert "newarray" not in out and out.count("phi") == 2  # the index and the sum
 
 
+def test_the_fused_sum_from_source_allocates_nothing() -> None:
+    src = (
+        "import numpy as np\nimport gradc\nfrom gradc import f64\n\n"
+        "@gradc.export\ndef f(a: f64[:], x: f64[:], b: f64[:]) -> f64:\n"
+        "    return np.sum(a * x + b) + np.max(np.exp(-x * x)) + (x * x).mean()\n"
+    )
+    module = infer_module(scan_module(SourceFile.parse(src, "m.py"), "m"))
+    get("lower-arrays").run(module)
+    verify_module(module)
+    assert "newarray" not in print_module(module)
+    a, x, b = (np.linspace(-1.0, 1.0, 7) * k for k in (1.0, 2.0, 3.0))
+    got = run_function(module, "f", [a, x, b])
+    expected = np.sum(a * x + b) + np.max(np.exp(-x * x)) + (x * x).mean()
+    assert got == pytest.approx(expected, rel=1e-14)
+
+
 EMPTY = """
 func @f(%a: array[f64,2,A]) -> array[i64,1,C] {
 ^entry:

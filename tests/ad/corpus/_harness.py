@@ -668,6 +668,18 @@ def _dual_numpy_math() -> dict[str, Any]:
     return fns
 
 
+def _on_arrays(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` elementwise when an operand is an array (NumPy's ufuncs on object arrays
+    would call methods that Duals do not have)."""
+
+    def apply(*args: Any) -> Any:
+        if any(isinstance(a, np.ndarray) for a in args):
+            return np.frompyfunc(fn, len(args), 1)(*args)
+        return fn(*args)
+
+    return apply
+
+
 def _dual_sqrt(v: Any) -> Any:
     sqrt = _dual_math().sqrt
     if isinstance(v, np.ndarray):
@@ -732,7 +744,7 @@ class _DualNumpy(types.ModuleType):
 
     def __getattr__(self, name: str) -> Any:
         if name in self._math:
-            return self._math[name]
+            return _on_arrays(self._math[name])
         return getattr(np, name)
 
     @staticmethod

@@ -23,6 +23,9 @@ SHAPES = {
     "vector_norms": {"x": ("n",)},
     "frobenius": {"A": ("m", "n")},
     "cumulative": {"a": ("n",), "A": ("m", "n")},
+    "fused_sum": {"a": ("n",), "x": ("n",), "b": ("n",)},
+    "centered": {"A": ("m", "n")},
+    "gaussian": {"x": ("n",)},
 }
 DIMS = {
     "sums_and_products": {"m": (1, 3), "n": (1, 3)},
@@ -33,10 +36,14 @@ DIMS = {
     "vector_norms": {"n": (1, 5)},
     "frobenius": {"m": (1, 3), "n": (1, 3)},
     "cumulative": {"n": (1, 5), "m": (1, 2)},
+    "fused_sum": {"n": (1, 5)},
+    "centered": {"m": (1, 3), "n": (1, 3)},
+    "gaussian": {"n": (2, 5)},
 }
 DOMAINS = {
     "sums_and_products": {"A": (0.5, 2.0)},
     "cumulative": {"a": (0.5, 1.5), "A": (0.5, 1.5)},
+    "gaussian": {"sigma": (0.5, 2.0)},
 }
 
 
@@ -51,6 +58,8 @@ KINKS = {
     "vector_norms": lambda x: (*x, *_gaps(np.abs(x))),
     "standard_deviations": lambda a, A: (np.var(a), *np.var(A, axis=0), np.var(A)),
     "frobenius": lambda A: (np.sum(A * A),),
+    "centered": lambda A: _gaps(A),
+    "gaussian": lambda x, mu, sigma: (*_gaps((x - mu) ** 2), np.var(x)),
 }
 
 
@@ -114,6 +123,26 @@ def cumulative(a: f64[:], A: f64[:, :]) -> f64:
     )
 
 
+@gradc.export
+def fused_sum(a: f64[:], x: f64[:], b: f64[:]) -> f64:
+    # the elementwise chain is computed inside the sums' loops (no temporary array)
+    return np.sum(a * x + b) * np.sum(x * x) + np.mean(a * b - x) * 0.5
+
+
+@gradc.export
+def centered(A: f64[:, :]) -> f64:
+    # broadcasting against reductions: (m, n) - (n,), (m, n) - (m, 1)
+    d = A - A.mean(axis=0)
+    return np.sum(d * d) + np.sum(np.exp(A - A.max(axis=1, keepdims=True)))
+
+
+@gradc.export
+def gaussian(x: f64[:], mu: f64, sigma: f64) -> f64:
+    z = (x - mu) / sigma
+    p = np.exp(-0.5 * z * z) / (sigma * np.sqrt(2.0 * np.pi))
+    return np.sum(p * x) + p.max() + np.std(z)
+
+
 d_sums_and_products = gradc.grad(sums_and_products, wrt=("A",))
 t_sums_and_products = gradc.jvp(sums_and_products, wrt=("A",))
 d_sum_tuple_axes = gradc.grad(sum_tuple_axes, wrt=("T",))
@@ -130,3 +159,9 @@ d_frobenius = gradc.grad(frobenius, wrt=("A",))
 t_frobenius = gradc.jvp(frobenius, wrt=("A",))
 d_cumulative = gradc.grad(cumulative, wrt=("a", "A"))
 t_cumulative = gradc.jvp(cumulative, wrt=("a", "A"))
+d_fused_sum = gradc.grad(fused_sum, wrt=("a", "x", "b"))
+t_fused_sum = gradc.jvp(fused_sum, wrt=("a", "x", "b"))
+d_centered = gradc.grad(centered, wrt=("A",))
+t_centered = gradc.jvp(centered, wrt=("A",))
+d_gaussian = gradc.grad(gaussian, wrt=("x", "mu", "sigma"))
+t_gaussian = gradc.jvp(gaussian, wrt=("x", "mu", "sigma"))
