@@ -25,11 +25,13 @@ becomes::
       br ^reduce.loop0
     ^reduce.done0:            # %acc is the sum
 
-Summation order: sequential, in C order of the reduced axes, in the result dtype (an
-``f32`` sum accumulates in ``f32``, as NumPy's), where NumPy adds pairwise in blocks of 8
-(``numpy/_core/src/umath/loops_utils.h.src``). The error bound of sequential summation
-is ``(n-1)·eps·Σ|x|`` against NumPy's ``O(log n)·eps·Σ|x|``; the differential tests
-compare within ``SUM_TOLERANCE`` (tests/codegen/test_arrays_differential.py). Cumulative
+Summation order: in the result dtype (an ``f32`` sum accumulates in ``f32``, as NumPy's),
+in C order of the reduced axes, a float sum into ``LANES`` (4) partial sums along the
+innermost reduced axis (element ``i`` into sum ``i % 4``) added pairwise at the end, where
+NumPy adds pairwise in blocks of 128 with 8 accumulators each
+(``numpy/_core/src/umath/loops_utils.h.src``). The error bound is about ``(n/4)·eps·Σ|x|``
+against NumPy's ``O(log n)·eps·Σ|x|``; the differential tests compare within
+``SUM_TOLERANCE`` (tests/codegen/test_arrays_differential.py). Cumulative
 sums and products, min/max, arg-min/max and integer sums are exact (NumPy's order too, or
 no order dependence). ``var``/``std`` use NumPy's two passes (the mean, then the sum of
 squared deviations divided by ``max(n - ddof, 0)``); norms NumPy's formulas
@@ -53,8 +55,52 @@ from gradc.passes.arrays.table import ARRAY_LOWERING, ArrayRule
 
 K = ops.ReduceKind
 
+#: Partial sums of a float reduction (:meth:`_Reduction.total`); a power of 2.
+LANES = 4
+
 #: ``(index over the reduced axes, carried values) -> next carried values``.
 Step = Callable[[list[Value], list[Value]], list[Value]]
+
+
+def counted_loop(
+    lw: ArrayLowering,
+    start: Value,
+    stop: Value,
+    step: int,
+    carried: list[Value],
+    body: Callable[[Value, list[Value]], list[Value]],
+    label: str = "reduce",
+) -> list[Value]:
+    """``for i in range(start, stop, step)`` (``step > 0``) carrying values in phis:
+    ``carried = body(i, carried)``; returns the carried values after the loop (the
+    builder is after it)."""
+    b = lw.b
+    pre = b.block
+    assert pre is not None
+    header = b.new_block(f"{label}.loop")
+    inside = b.new_block(f"{label}.body")
+    done = b.new_block(f"{label}.done")
+    b.jump(header)
+    b.position_at_end(header)
+    i = b.phi(I64, name="r")
+    i.incoming.append((pre, start))
+    phis = []
+    for v in carried:
+        phi = b.phi(v.type)
+        phi.incoming.append((pre, v))
+        phis.append(phi)
+    b.branch(b.cmp("lt", i, stop), inside, done)
+    b.position_at_end(inside)
+    out = body(i, list(phis))
+    latch = b.block
+    assert latch is not None
+    nxt = b.add(i, lw.const(step, I64))
+    b.jump(header)
+    i.incoming.append((latch, nxt))
+    for phi, v in zip(phis, out, strict=True):
+        phi.incoming.append((latch, v))
+    b.position_at_end(done)
+    return list(phis)
 
 
 def carried_loops(
@@ -63,38 +109,14 @@ def carried_loops(
     """Counted loops over ``extents`` (row-major) carrying values in phis: ``carried =
     init``, then ``carried = step(index, carried)`` for every index; returns the carried
     values after the nest (the builder is after it)."""
-    b = lw.b
-    zero, one = lw.const(0, I64), lw.const(1, I64)
+    zero = lw.const(0, I64)
 
     def level(k: int, carried: list[Value], index: list[Value]) -> list[Value]:
         if k == len(extents):
             return step(index, carried)
-        pre = b.block
-        assert pre is not None
-        header = b.new_block(f"reduce.loop{k}")
-        body = b.new_block(f"reduce.body{k}")
-        done = b.new_block(f"reduce.done{k}")
-        b.jump(header)
-        b.position_at_end(header)
-        i = b.phi(I64, name=f"r{k}")
-        i.incoming.append((pre, zero))
-        phis = []
-        for v in carried:
-            phi = b.phi(v.type)
-            phi.incoming.append((pre, v))
-            phis.append(phi)
-        b.branch(b.cmp("lt", i, extents[k]), body, done)
-        b.position_at_end(body)
-        out = level(k + 1, list(phis), [*index, i])
-        latch = b.block
-        assert latch is not None
-        nxt = b.add(i, one)
-        b.jump(header)
-        i.incoming.append((latch, nxt))
-        for phi, v in zip(phis, out, strict=True):
-            phi.incoming.append((latch, v))
-        b.position_at_end(done)
-        return list(phis)
+        return counted_loop(
+            lw, zero, extents[k], 1, carried, lambda i, c: level(k + 1, c, [*index, i])
+        )
 
     return level(0, init, [])
 
@@ -148,6 +170,34 @@ class _Reduction:
         )
         return acc
 
+    def total(self, term: Callable[[Value], Value]) -> Value:
+        """``Σ term(element)`` in the result dtype. Floats add into :data:`LANES` partial
+        sums along the innermost reduced axis (element ``i`` into sum ``i % LANES``, the
+        last ``n % LANES`` into the first), combined pairwise at the end: independent
+        additions, as NumPy's 8 accumulators, instead of one chain of dependent ones."""
+        b, dtype, lw = self.lw.b, self.dtype, self.lw
+        zero = lw.const(0.0 if dtype.is_float else 0, dtype)
+        if not dtype.is_float or not self.extents:
+            return self.fold(zero, lambda a, x: b.add(a, term(x)))
+        *outer, n = self.extents
+        main = b.binary(ops.BitAnd, n, lw.const(-LANES, I64))
+
+        def row(index: list[Value], lanes: list[Value]) -> list[Value]:
+            def block(i: Value, acc: list[Value]) -> list[Value]:
+                at = [i, *(b.add(i, lw.const(j, I64)) for j in range(1, LANES))]
+                return [b.add(acc[j], term(self.element([*index, at[j]]))) for j in range(LANES)]
+
+            def rest(i: Value, acc: list[Value]) -> list[Value]:
+                return [b.add(acc[0], term(self.element([*index, i]))), *acc[1:]]
+
+            lanes = counted_loop(lw, lw.const(0, I64), main, LANES, lanes, block, "reduce.lanes")
+            return counted_loop(lw, main, n, 1, lanes, rest, "reduce.rest")
+
+        lanes = carried_loops(lw, outer, [zero] * LANES, row)
+        while len(lanes) > 1:
+            lanes = [b.add(lanes[k], lanes[k + 1]) for k in range(0, len(lanes), 2)]
+        return lanes[0]
+
     def count(self) -> Value:
         return _product(self.lw, self.extents)
 
@@ -160,10 +210,7 @@ class _Reduction:
                 K.NORM1: lambda y: b.unary(ops.Abs, y),
                 K.NORM2: lambda y: b.mul(y, y),
             }.get(kind, lambda y: y)
-            total = self.fold(
-                c(0.0 if dtype.is_float else 0, dtype),
-                lambda a, x: b.add(a, term(b.cast(x, dtype))),
-            )
+            total = self.total(lambda x: term(b.cast(x, dtype)))
             if kind == K.NORM2:
                 return _sqrt(self.lw, total, dtype)
             if kind == K.MEAN:
@@ -188,16 +235,15 @@ class _Reduction:
 
     def _variance(self) -> Value:
         b, dtype = self.lw.b, self.dtype
-        zero = self.lw.const(0.0, dtype)
-        total = self.fold(zero, lambda a, x: b.add(a, b.cast(x, dtype)))
+        total = self.total(lambda x: b.cast(x, dtype))
         n = self.count()
         mean = b.binary(ops.FDiv, total, b.cast(n, dtype))
 
-        def squared(a: Value, x: Value) -> Value:
+        def squared(x: Value) -> Value:
             d = b.sub(b.cast(x, dtype), mean)
-            return b.add(a, b.mul(d, d))
+            return b.mul(d, d)
 
-        sq = self.fold(zero, squared)
+        sq = self.total(squared)
         dof = b.sub(n, self.lw.const(self.inst.ddof, I64))
         dof = b.select(b.cmp("gt", dof, self.lw.const(0, I64)), dof, self.lw.const(0, I64))
         var = b.binary(ops.FDiv, sq, b.cast(dof, dtype))
