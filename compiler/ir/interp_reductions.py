@@ -9,6 +9,7 @@ compiled code does not warn; the ValueErrors of empty ``min``/``argmin`` ... are
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from gradc.compiler.ir import ops
@@ -35,15 +36,27 @@ def _numpy_reduce(a: Any, inst: ops.Reduce, dtype: str) -> Any:
 
     axes, keep = inst.axes, inst.keepdims
     kind = inst.kind
+    fn: Callable[..., Any]
     if kind in (_K.ARGMIN, _K.ARGMAX):
         axis = axes[0] if len(axes) == 1 else None
         fn = np.argmin if kind == _K.ARGMIN else np.argmax
         return fn(a, axis=axis, keepdims=keep)
     if kind in (_K.MIN, _K.MAX, _K.ANY, _K.ALL):
-        fn = {_K.MIN: np.min, _K.MAX: np.max, _K.ANY: np.any, _K.ALL: np.all}[kind]
+        extrema: dict[ops.ReduceKind, Callable[..., Any]] = {
+            _K.MIN: np.min,
+            _K.MAX: np.max,
+            _K.ANY: np.any,
+            _K.ALL: np.all,
+        }
+        fn = extrema[kind]
         return fn(a, axis=axes, keepdims=keep)
     if kind in (_K.SUM, _K.PROD, _K.MEAN):
-        fn = {_K.SUM: np.sum, _K.PROD: np.prod, _K.MEAN: np.mean}[kind]
+        sums: dict[ops.ReduceKind, Callable[..., Any]] = {
+            _K.SUM: np.sum,
+            _K.PROD: np.prod,
+            _K.MEAN: np.mean,
+        }
+        fn = sums[kind]
         return fn(a, axis=axes, dtype=dtype, keepdims=keep)
     if kind in (_K.VAR, _K.STD):
         fn = np.var if kind == _K.VAR else np.std
@@ -61,7 +74,7 @@ def _as_result(inst: Instruction, value: Any, dtype: str) -> object:
     import numpy as np
 
     if isinstance(inst.type, ArrayType):
-        return np.array(value, dtype=dtype, order="C", copy=True)
+        return np.asarray(value).astype(dtype, order="C", copy=True)
     x = np.asarray(value).astype(dtype).item()
     t = inst.type
     assert isinstance(t, ScalarType)
@@ -86,6 +99,7 @@ def _cumulate(m: Machine, inst: Instruction, vals: list[object]) -> object:
 
     assert isinstance(inst, ops.Cumulate)
     dtype = _result_dtype(inst)
-    fn = np.cumsum if inst.kind == ops.CumKind.CUMSUM else np.cumprod
+    fn: Callable[..., Any] = np.cumsum if inst.kind == ops.CumKind.CUMSUM else np.cumprod
     with np.errstate(all="ignore"):
-        return np.array(fn(vals[0], axis=inst.axis, dtype=dtype), order="C", copy=True)
+        result = np.asarray(fn(vals[0], axis=inst.axis, dtype=dtype))
+        return result.astype(dtype, order="C", copy=True)

@@ -206,11 +206,14 @@ class _Reduction:
         b, dtype, kind = self.lw.b, self.dtype, self.inst.kind
         c = self.lw.const
         if kind in (K.SUM, K.MEAN, K.NORM1, K.NORM2):
-            term = {
-                K.NORM1: lambda y: b.unary(ops.Abs, y),
-                K.NORM2: lambda y: b.mul(y, y),
-            }.get(kind, lambda y: y)
-            total = self.total(lambda x: term(b.cast(x, dtype)))
+
+            def term(x: Value) -> Value:
+                y = b.cast(x, dtype)
+                if kind == K.NORM1:
+                    return b.unary(ops.Abs, y)
+                return b.mul(y, y) if kind == K.NORM2 else y
+
+            total = self.total(term)
             if kind == K.NORM2:
                 return _sqrt(self.lw, total, dtype)
             if kind == K.MEAN:
