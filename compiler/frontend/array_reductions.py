@@ -72,6 +72,9 @@ ARRAY_REDUCTIONS: dict[str, ArrayReduction] = {
     "linalg.norm": ArrayReduction("norm", ("ord", "axis", "keepdims"), method=False, axes="none"),
 }
 
+#: Python's builtins of one iterable, on a 1-D array: the :class:`~ops.ReduceKind`.
+BUILTIN_REDUCTIONS: dict[str, str] = {"sum": "pysum", "min": "pymin", "max": "pymax"}
+
 #: The parameters gradc supports (others must be absent; ``out`` may be None).
 _SUPPORTED = frozenset({"axis", "keepdims", "ddof", "dtype", "ord"})
 #: Reductions whose ``dtype=`` gradc supports.
@@ -108,6 +111,12 @@ def lower_reduction(
         CompileError: a missing array, too many arguments, an unknown, repeated or
             unsupported parameter, an argument that is not a constant of its kind.
     """
+    builtin = _builtin(low, e)
+    if builtin is not None:
+        array = low.expr(e.args[0])
+        with low.b.at(low.src.loc(e)):
+            kind, shown = builtin
+            return low.b.insert(ops.NumpyReduce(kind, array, None, shown=shown))
     found = find_reduction(low, e.func)
     if found is None:
         return None
@@ -141,6 +150,19 @@ def lower_reduction(
                 fn, array, axes, ddof=int(ddof), dtype=dtype, shown=shown, keepdims=bool(keepdims)
             )
         )
+
+
+def _builtin(low: LoweringState, e: ast.Call) -> tuple[str, str] | None:
+    """``(kind, shown)`` of ``sum(a)``/``min(a)``/``max(a)`` (one argument: an
+    iterable), else None (``min(x, y)`` of scalars is the builtin's other form)."""
+    func = e.func
+    if not isinstance(func, ast.Name) or func.id not in BUILTIN_REDUCTIONS:
+        return None
+    if func.id in low.locals or func.id in low.info.functions or low._is_imported(func):
+        return None
+    if len(e.args) != 1 or e.keywords:
+        return None
+    return BUILTIN_REDUCTIONS[func.id], f"{func.id}()"
 
 
 def _bind(

@@ -295,7 +295,7 @@ class CallLowering(LoweringState):
 
     def builtin_call(self, name: str, e: ast.Call) -> Value:
         """A call of one of :data:`SUPPORTED_BUILTINS` (``int()`` and friends, ``len``, ``abs``,
-        ``min``/``max`` of two or more scalars)."""
+        ``min``/``max`` of two or more scalars; of one array: :mod:`.array_reductions`)."""
         n = len(e.args)
         if name in _CAST_BUILTINS:
             if n == 0:
@@ -313,12 +313,8 @@ class CallLowering(LoweringState):
                 raise self.src.error(f"abs() takes exactly one argument ({n} given)", e)
             return self.b.insert(ops.Abs(self.expr(e.args[0])))
         if name in ("min", "max"):
-            if n < 2:
-                raise self.src.error(
-                    f"{name}() of one value (an iterable) is not supported; pass two or "
-                    "more scalars",
-                    e,
-                )
+            if n == 0:  # one argument, an array, is a reduction (array_reductions.py)
+                raise self.src.error(f"{name} expected at least 1 argument, got 0", e)
             cls = ops.Min if name == "min" else ops.Max
             acc = self.expr(e.args[0])
             for a in e.args[1:]:

@@ -21,7 +21,7 @@ from gradc.compiler.infer.materialize import Materializer, _front_end
 from gradc.compiler.infer.rules import TRANSFER
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
-from gradc.compiler.ir.ops.reductions import reduced_type
+from gradc.compiler.ir.ops.reductions import BUILTINS, reduced_type
 from gradc.compiler.ir.types import (
     F64,
     I1,
@@ -46,6 +46,7 @@ _NORMS = {
     "norm:inf": ops.ReduceKind.NORMINF,
 }
 _CUMULATIVE = frozenset(k.value for k in ops.CumKind)
+_BUILTINS = frozenset(k.value for k in BUILTINS)
 _FLOAT_RESULT = frozenset(
     {
         ops.ReduceKind.MEAN,
@@ -86,6 +87,11 @@ def resolve(inst: ops.NumpyReduce, t: ArrayType) -> Resolved | str:
                 f"{shown} of a {t.ndim}-D array with ord={inst.fn[5:]} (a matrix norm) is "
                 "not supported; only vector norms and the Frobenius norm"
             )
+    if inst.fn in _BUILTINS and t.ndim != 1:
+        return (
+            f"{shown} of a {t.ndim}-D array is not supported (it iterates over the rows: "
+            "use np.min/np.max/np.sum)"
+        )
     axes = _normalized(inst.axes, t.ndim)
     if isinstance(axes, str):
         return axes
@@ -151,6 +157,8 @@ def _result_dtype(
         return I64
     if kind in (ops.ReduceKind.ANY, ops.ReduceKind.ALL):
         return I1
+    if kind == ops.ReduceKind.PYSUM:
+        return I64 if source.is_bool else source  # 0 + x (NEP 50: the int 0 is weak)
     return source  # min, max
 
 

@@ -61,6 +61,10 @@ def _numpy_reduce(a: Any, inst: ops.Reduce, dtype: str) -> Any:
     if kind in (_K.VAR, _K.STD):
         fn = np.var if kind == _K.VAR else np.std
         return fn(a, axis=axes, dtype=dtype, ddof=inst.ddof, keepdims=keep)
+    if kind in (_K.PYMIN, _K.PYMAX):
+        return min(a) if kind == _K.PYMIN else max(a)  # CPython's builtins, NumPy scalars
+    if kind == _K.PYSUM:
+        return sum(a)  # 0 + a[0] + ... with NumPy's scalar arithmetic
     x = np.abs(a.astype(dtype))  # the norms: NumPy's astype(float) of ints
     if kind == _K.NORMINF:
         return np.max(x, axis=axes, keepdims=keep, initial=0)

@@ -234,7 +234,26 @@ class _Reduction:
             )
         if kind in (K.ARGMIN, K.ARGMAX):
             return self._arg()
+        if kind == K.PYSUM:  # CPython's order: 0 + a[0] + a[1] + ...
+            zero = c(0.0 if dtype.is_float else 0, dtype)
+            return self.fold(zero, lambda a, x: b.add(a, b.cast(x, dtype)))
+        if kind in (K.PYMIN, K.PYMAX):
+            return self._builtin_extremum()
         return self._extremum()
+
+    def _builtin_extremum(self) -> Value:
+        """CPython's ``min``/``max`` of the elements: the first one, replaced by each later
+        one that compares ``<`` (``>``) to it; so a NaN is kept only in first place."""
+        b = self.lw.b
+        work = I64 if self.source.is_bool else self.source  # bools compare as 0/1
+        pred = "lt" if self.inst.kind == K.PYMIN else "gt"
+        first = b.cast(self.element([self.lw.const(0, I64)]), work)
+
+        def update(acc: Value, x: Value) -> Value:
+            y = b.cast(x, work)
+            return b.select(b.cmp(pred, y, acc), y, acc)
+
+        return b.cast(self.fold(first, update), self.dtype)
 
     def _variance(self) -> Value:
         b, dtype = self.lw.b, self.dtype

@@ -93,6 +93,9 @@ def _result(param: str, expr: str) -> ops.Reduce | ops.Cumulate:
         ("i32[:, :]", "np.linalg.norm(a)", "float64", 0),
         ("f32[:]", "np.linalg.norm(a, 1)", "float32", 0),
         ("i32[:]", "np.sum(a, dtype=np.float32)", "float32", 0),
+        ("i32[:]", "sum(a)", "int32", 0),
+        ("boolean[:]", "sum(a)", "int64", 0),
+        ("f32[:]", "max(a)", "float32", 0),
     ],
 )
 def test_result_types_are_numpys(param: str, expr: str, numpy_dtype: str, ndim: int) -> None:
@@ -133,6 +136,8 @@ def test_axes_are_normalised() -> None:
         ("f64[:]", "np.sum(a, 0, None, None, False, 1, 2, 3)", "takes at most 7 positional"),
         ("f64[:]", "np.sum(a, axes=0)", "got an unexpected keyword argument 'axes'"),
         ("f64[:]", "np.sum(a, 0, axis=0)", "got multiple values for argument 'axis'"),
+        ("f64[:, :]", "min(a)", "min() of a 2-D array is not supported (it iterates over"),
+        ("f64", "sum(a)", "sum() of a value of type f64 is not supported"),
     ],
 )
 def test_unsupported_forms_are_compile_errors(param: str, expr: str, message: str) -> None:

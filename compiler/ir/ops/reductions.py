@@ -41,10 +41,25 @@ class ReduceKind(StrEnum):
     NORM1 = "norm1"  # sum(abs(x))           (np.linalg.norm(x, 1), vectors)
     NORM2 = "norm2"  # sqrt(sum(x * x))      (ord None / 2 / 'fro')
     NORMINF = "norminf"  # max(abs(x)), 0 when empty (ord np.inf: NumPy's initial=0)
+    PYSUM = "pysum"  # Python's sum() of a 1-D array: 0 + a[0] + a[1] ... in order
+    PYMIN = "pymin"  # Python's min() of a 1-D array: the first element no later one is < than
+    PYMAX = "pymax"
 
 
 #: Kinds that have no identity: a reduced axis of length 0 raises ValueError.
-NO_IDENTITY = frozenset({ReduceKind.MIN, ReduceKind.MAX, ReduceKind.ARGMIN, ReduceKind.ARGMAX})
+NO_IDENTITY = frozenset(
+    {
+        ReduceKind.MIN,
+        ReduceKind.MAX,
+        ReduceKind.ARGMIN,
+        ReduceKind.ARGMAX,
+        ReduceKind.PYMIN,
+        ReduceKind.PYMAX,
+    }
+)
+
+#: Python's builtins among the kinds: of 1-D arrays only (they iterate over the first axis).
+BUILTINS = frozenset({ReduceKind.PYSUM, ReduceKind.PYMIN, ReduceKind.PYMAX})
 
 #: NumPy's ValueError message when a kind of :data:`NO_IDENTITY` meets a reduced axis of
 #: length 0 (``_wrapreduction`` and ``PyArray_ArgMin``'s wording).
@@ -53,6 +68,8 @@ EMPTY_MESSAGES: dict[ReduceKind, str] = {
     ReduceKind.MAX: "zero-size array to reduction operation maximum which has no identity",
     ReduceKind.ARGMIN: "attempt to get argmin of an empty sequence",
     ReduceKind.ARGMAX: "attempt to get argmax of an empty sequence",
+    ReduceKind.PYMIN: "min() arg is an empty sequence",  # CPython's builtin
+    ReduceKind.PYMAX: "max() arg is an empty sequence",
 }
 
 
@@ -77,8 +94,10 @@ def _check_result_dtype(kind: ReduceKind, source: ScalarType, dtype: ScalarType)
         ok = dtype == I64
     elif kind in (ReduceKind.ANY, ReduceKind.ALL):
         ok = dtype == I1
-    elif kind in (ReduceKind.MIN, ReduceKind.MAX):
+    elif kind in (ReduceKind.MIN, ReduceKind.MAX, ReduceKind.PYMIN, ReduceKind.PYMAX):
         ok = dtype == source
+    elif kind == ReduceKind.PYSUM:  # 0 + x: a bool becomes an int (NEP 50: 0 is weak)
+        ok = dtype == (I64 if source.is_bool else source)
     elif kind in (ReduceKind.SUM, ReduceKind.PROD):
         ok = dtype.is_float or not source.is_float
     else:  # mean, var, std, norms
@@ -139,6 +158,8 @@ class Reduce(Instruction):
             t.ndim,
         ):
             return f"reduce {self.kind} over axes {list(axes)} of {t}"
+        if self.kind in BUILTINS and (t.ndim, axes, self.keepdims) != (1, (0,), False):
+            return f"reduce {self.kind} of {t}: only of a 1-D array, to a scalar"
         result = self.type
         dtype = result.dtype if isinstance(result, ArrayType) else result
         if not isinstance(dtype, ScalarType):

@@ -1,5 +1,5 @@
 """NumPy's reductions differentiated: sum/prod/mean/var/std/max/min/norm/cumsum/cumprod as
-functions and methods, with ``axis=`` (int, negative, tuple) and ``keepdims=``. Their
+functions and methods (and Python's sum/min/max of a vector), with ``axis=`` (int, negative, tuple) and ``keepdims=``. Their
 derivatives come from the loops ``lower-arrays`` makes of them (docs/ad.md). Reductions
 of reductions (a product of column sums) make the gradients depend on the axes without
 any elementwise arithmetic. Max/min and the 1- and inf-norms keep their inputs away
@@ -55,7 +55,7 @@ def _gaps(a):
 
 KINKS = {
     "extrema": lambda A: _gaps(A),
-    "vector_norms": lambda x: (*x, *_gaps(np.abs(x))),
+    "vector_norms": lambda x: (*x, *_gaps(np.abs(x)), *_gaps(x)),
     "standard_deviations": lambda a, A: (np.var(a), *np.var(A, axis=0), np.var(A)),
     "frobenius": lambda A: (np.sum(A * A),),
     "centered": lambda A: _gaps(A),
@@ -104,7 +104,8 @@ def extrema(A: f64[:, :]) -> f64:
 
 @gradc.export
 def vector_norms(x: f64[:]) -> f64:
-    return np.linalg.norm(x) * np.linalg.norm(x, 1) + np.linalg.norm(x, np.inf) * np.sum(x)
+    norms = np.linalg.norm(x) * np.linalg.norm(x, 1) + np.linalg.norm(x, np.inf) * np.sum(x)
+    return norms + sum(x) * max(x) - min(x)  # Python's builtins
 
 
 @gradc.export

@@ -1,7 +1,9 @@
 """NumPy's reductions as functions and methods: np.sum/prod/mean/var/std/min/max/amin/
 amax/argmin/argmax/any/all/cumsum/cumprod and ``a.sum()`` ..., with ``axis=`` (an int,
 negative, a tuple), ``keepdims=``, ``ddof=``, ``dtype=``; np.linalg.norm of vectors and
-the Frobenius norm; reductions of reductions.
+the Frobenius norm; reductions of reductions; Python's sum()/min()/max() of 1-D arrays
+(CPython's order and NaN rules; sum() of an empty float array is 0.0 in gradc, the int 0
+in CPython: never returned here, min() of it raises first).
 
 Sums, means, variances and norms are SUMMED: gradc adds in another order than NumPy's
 pairwise summation, so their floats compare within the harness's SUM_TOLERANCE.
@@ -38,6 +40,7 @@ SHAPES = {
     "f32_reductions": {"a": ("m", "n")},
     "chained": {"a": ("p", "q", "r")},
     "int_sums": {"a": ("n",), "b": ("m",)},
+    "builtins": {"a": ("n",), "b": ("k",), "m": ("p",)},
 }
 DIMS = {
     "with_dtype": {"n": (1, 6)},
@@ -45,6 +48,7 @@ DIMS = {
 ELEMENTS = {
     "min_max": {"a": "any"},
     "arg_min_max": {"a": "any"},
+    "builtins": {"a": "any"},
     "sum_prod_int": {"a": (-20, 20)},
     "prod_f64": {"a": (-3.0, 3.0)},
     "cumulative": {"a": (-3.0, 3.0)},
@@ -53,6 +57,7 @@ RAISES = {
     "min_max": "ValueError",
     "arg_min_max": "ValueError",
     "min_max_int": "ValueError",
+    "builtins": "ValueError",
 }
 SUMMED = {
     "sum_all",
@@ -220,3 +225,8 @@ def chained(a: f64[:, :, :]) -> f64:
 @gradc.export
 def int_sums(a: i64[:], b: i32[:]) -> i64:
     return np.sum(a) * 3 + b.sum() - np.prod(b)
+
+
+@gradc.export
+def builtins(a: f64[:], b: i32[:], m: boolean[:]):
+    return sum(a), sum(b), sum(m), max(m), min(b), max(b), min(a), max(a)
