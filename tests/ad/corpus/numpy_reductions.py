@@ -1,6 +1,6 @@
 """NumPy's reductions differentiated: sum/prod/mean/var/std/max/min/norm/cumsum/cumprod as
-functions and methods (and Python's sum/min/max of a vector), with ``axis=`` (int, negative, tuple) and ``keepdims=``. Their
-derivatives come from the loops ``lower-arrays`` makes of them (docs/ad.md). Reductions
+functions and methods (and Python's sum/min/max of a vector), with ``axis=`` (int,
+negative, tuple) and ``keepdims=``. Their derivatives come from the loops ``lower-arrays`` makes of them (docs/ad.md). Reductions
 of reductions (a product of column sums) make the gradients depend on the axes without
 any elementwise arithmetic. Max/min and the 1- and inf-norms keep their inputs away
 from ties and zeros (KINKS).
