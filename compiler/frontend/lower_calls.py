@@ -75,8 +75,9 @@ class CallLowering(LoweringState):
 
     def call(self, e: ast.Call) -> Value:
         """A call: of ``math``, NumPy, ``x.copy()``, a builtin or a user function."""
-        if any(isinstance(a, ast.Starred) for a in e.args):
-            raise self.src.error("unsupported expression 'Starred'", e)
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                raise self.src.unsupported(a)
         reduction = lower_reduction(self, self.dtype, e)  # np.sum(a), a.max(axis=0), ...
         if reduction is not None:
             return reduction
