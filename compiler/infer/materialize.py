@@ -17,6 +17,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
+from gradc.compiler.ir.ops.views import FULL_SLICE, INT_ITEM
 from gradc.compiler.ir.types import (
     F64,
     I1,
@@ -236,6 +237,13 @@ def _getitem(m: Materializer, inst: ops.GetItem) -> Value | None:
                 result = m.b.select(hit, m.b.tuple_get(inst.value, k), result)
             return result
         return m.b.tuple_get(inst.value, int(index.value) % len(t.elements))
+    if isinstance(inst.type, ArrayType):  # a[i] of a 2-D array: a row view
+        t = inst.value.type
+        assert isinstance(t, ArrayType)
+        n = len(inst.indices)
+        items = (INT_ITEM,) * n + (FULL_SLICE,) * (t.ndim - n)
+        args = tuple(m.b.cast(i, I64) for i in inst.indices)
+        return m.b.insert(ops.SliceView(inst.value, args, items, type=inst.type))
     return m.b.insert(ops.Load(m.address(inst.value, inst.indices), type=inst.type))
 
 

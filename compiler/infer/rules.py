@@ -14,6 +14,7 @@ from gradc.compiler.frontend import numpy_math
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
+from gradc.compiler.ir.ops.views import FULL_SLICE, INT_ITEM, view_type
 from gradc.compiler.ir.types import (
     F64,
     I1,
@@ -251,10 +252,15 @@ def _index_types(inf: Inference, inst: Instruction, indices: tuple[Value, ...]) 
 
 
 def _check_rank(inf: Inference, inst: Instruction, t: ArrayType, n: int) -> None:
+    if n > t.ndim:
+        raise inf.error(
+            f"too many indices for array: array is {t.ndim}-dimensional, but {n} were indexed",
+            inst,
+        )
     if n != t.ndim:
         raise inf.error(
             f"a {t.ndim}-D array needs {t.ndim} index{'es' * (t.ndim != 1)}, got {n} "
-            "(partial indexing and views are not supported yet)",
+            "(assigning to a row or a slice is not supported yet)",
             inst,
         )
 
@@ -283,6 +289,10 @@ def _getitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
             raise inf.error(f"tuple index {index.value} out of range for {python_name(t)}", inst)
         return t.elements[int(index.value)]
     if isinstance(t, ArrayType):
+        if len(inst.indices) < t.ndim:  # a[i] of a 2-D array: a row view (infer/views.py)
+            _index_types(inf, inst, inst.indices)
+            n = len(inst.indices)
+            return view_type(t, (INT_ITEM,) * n + (FULL_SLICE,) * (t.ndim - n))
         _check_rank(inf, inst, t, len(inst.indices))
         _index_types(inf, inst, inst.indices)
         return t.dtype

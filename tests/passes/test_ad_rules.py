@@ -24,6 +24,7 @@ from gradc.passes.ad.rules.registry import rebuild_of
 WITHOUT_RULE = [
     "allocate",
     "arrayattr",
+    "basicindex",
     "br",
     "condbr",
     "const",

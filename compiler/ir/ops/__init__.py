@@ -13,7 +13,8 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.arrays`: array shapes, element addresses, loads and stores, allocation,
   reference counts;
 - :mod:`.tape`: the reverse-mode tape;
-- :mod:`.frontend`: the untyped front end's polymorphic operations.
+- :mod:`.frontend`: the untyped front end's polymorphic operations;
+- :mod:`.views`: views (basic indexing, transposes, contiguous reshapes).
 
 Printed form (see :mod:`gradc.compiler.ir.printer`)::
 
@@ -104,6 +105,7 @@ from gradc.compiler.ir.ops.scalar import (
     UnaryOp,
 )
 from gradc.compiler.ir.ops.tape import TapeFree, TapeNew, TapePop, TapePush
+from gradc.compiler.ir.ops.views import BasicIndex, Reshape, SliceView, Transpose
 
 #: Every concrete operation class by its printed name (used by the parser). The abstract
 #: bases :class:`BinaryOp` and :class:`UnaryOp` are not operations.
@@ -167,11 +169,16 @@ OPERATIONS: dict[str, type[Instruction]] = {
         ArrayAttr,
         Allocate,
         NumpyCall,
+        # views
+        SliceView,
+        Transpose,
+        Reshape,
+        BasicIndex,
     )
 }
 
 #: Operations only the untyped front end emits; inference replaces every one of them.
-FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall)
+FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall, BasicIndex)
 
 __all__ = [
     "CMP_PREDICATES",
@@ -191,6 +198,7 @@ __all__ = [
     "ArrayAttr",
     "ArrayDim",
     "ArrayProperty",
+    "BasicIndex",
     "BinaryOp",
     "BitAnd",
     "BitOr",
@@ -237,15 +245,18 @@ __all__ = [
     "RShift",
     "Raise",
     "RaiseFormat",
+    "Reshape",
     "Return",
     "Select",
     "SetItem",
+    "SliceView",
     "Store",
     "Sub",
     "TapeFree",
     "TapeNew",
     "TapePop",
     "TapePush",
+    "Transpose",
     "TupleGet",
     "UnaryOp",
 ]

@@ -1,0 +1,183 @@
+"""Inference of views: types of ``basicindex``, ``transpose`` and ``reshape``, NumPy's
+indexing errors at compile time (the rank is static), and their materialisation
+(``basicindex`` becomes a typed :class:`ops.SliceView`; dimensions become ``i64``).
+
+Errors NumPy raises from the rank alone are compile errors with NumPy's messages
+(``too many indices for array: array is 1-dimensional, but 2 were indexed``, ``an index
+can only have a single ellipsis ('...')``, ``repeated axis in transpose``, ``axis 2 is out
+of bounds for array of dimension 2``). Refused: a 0-d array result (``a[..., 1]`` of a 1-D
+array; gradc has no 0-d arrays) and ``reshape``/``ravel`` of an array not known to be
+C-contiguous (NumPy copies or not by its run-time strides; write ``a.copy().reshape``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gradc.compiler.infer.materialize import MATERIALIZE, Materializer
+from gradc.compiler.infer.rules import TRANSFER
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.ops.views import FULL_SLICE, NEW_ITEM, transpose_type, view_type
+from gradc.compiler.ir.types import (
+    I64,
+    ArrayType,
+    ScalarType,
+    TupleType,
+    Type,
+    UnknownType,
+    python_name,
+)
+
+if TYPE_CHECKING:
+    from gradc.compiler.infer.specialize import Inference, Spec
+
+_ELLIPSIS = "..."
+_BAD_INDEX = (
+    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+    "boolean arrays are valid indices"
+)
+
+
+def _expanded(inf: Inference, inst: ops.BasicIndex, t: ArrayType) -> tuple[str, ...]:
+    """The items with ``...`` and the missing trailing axes made full slices."""
+    items = inst.items
+    if items.count(_ELLIPSIS) > 1:
+        raise inf.error("an index can only have a single ellipsis ('...')", inst)
+    used = sum(1 for x in items if x not in (NEW_ITEM, _ELLIPSIS))
+    if used > t.ndim:
+        raise inf.error(
+            f"too many indices for array: array is {t.ndim}-dimensional, but {used} were indexed",
+            inst,
+        )
+    fill = (FULL_SLICE,) * (t.ndim - used)
+    if _ELLIPSIS in items:
+        k = items.index(_ELLIPSIS)
+        return (*items[:k], *fill, *items[k + 1 :])
+    return (*items, *fill)
+
+
+@TRANSFER.register(ops.BasicIndex)
+def _basic_index(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.BasicIndex)
+    t = inst.value.type
+    if isinstance(t, UnknownType) or any(isinstance(a.type, UnknownType) for a in inst.args):
+        return None
+    if not isinstance(t, ArrayType):
+        raise inf.error(f"slicing a value of type {python_name(t)} is not supported", inst)
+    for a in inst.args:
+        if not (isinstance(a.type, ScalarType) and a.type.is_int and not a.type.is_bool):
+            raise inf.error(_BAD_INDEX, inst)
+    result = view_type(t, _expanded(inf, inst, t))
+    if result is None:
+        raise inf.error("this index gives a 0-d array, which gradc does not support", inst)
+    return result
+
+
+@MATERIALIZE.register(ops.BasicIndex)
+def _basic_index_view(m: Materializer, inst: Instruction) -> None:
+    assert isinstance(inst, ops.BasicIndex)
+    t = inst.value.type
+    assert isinstance(t, ArrayType)
+    items = inst.items
+    if _ELLIPSIS in items:
+        k = items.index(_ELLIPSIS)
+        used = sum(1 for x in items if x not in (NEW_ITEM, _ELLIPSIS))
+        items = (*items[:k], *(FULL_SLICE,) * (t.ndim - used), *items[k + 1 :])
+    else:
+        used = sum(1 for x in items if x != NEW_ITEM)
+        items = (*items, *(FULL_SLICE,) * (t.ndim - used))
+    m.b.position_before(inst)
+    with m.b.at(inst.loc):
+        args = tuple(m.b.cast(a, I64) for a in inst.args)
+        view = m.b.insert(ops.SliceView(inst.value, args, items, type=inst.type))
+    m.replaced[inst] = view
+    inst.erase()
+
+
+@TRANSFER.register(ops.Transpose)
+def _transpose(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.Transpose)
+    t = inst.array.type
+    if isinstance(t, UnknownType):
+        return None
+    if not isinstance(t, ArrayType):
+        raise inf.error(f"a value of type {python_name(t)} has no attribute 'T'", inst)
+    perm = inst.perm or tuple(range(t.ndim))[::-1]
+    if len(perm) != t.ndim:
+        raise inf.error("axes don't match array", inst)
+    for k in perm:
+        if not -t.ndim <= k < t.ndim:
+            raise inf.error(f"axis {k} is out of bounds for array of dimension {t.ndim}", inst)
+    perm = tuple(k % t.ndim for k in perm)
+    if len(set(perm)) != len(perm):
+        raise inf.error("repeated axis in transpose", inst)
+    inst.perm = perm
+    result = transpose_type(t, perm)
+    assert result is not None
+    return result
+
+
+@TRANSFER.register(ops.Reshape)
+def _reshape(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.Reshape)
+    t = inst.array.type
+    dims = [d.type for d in inst.shape]
+    if isinstance(t, UnknownType) or any(isinstance(d, UnknownType) for d in dims):
+        return None
+    if not isinstance(t, ArrayType):
+        raise inf.error(f"a value of type {python_name(t)} has no method reshape()", inst)
+    if t.layout != "C":
+        raise inf.error(
+            f"reshape() or ravel() of a {python_name(t)}, which is not known to be "
+            "C-contiguous, is not supported (NumPy copies it or not by its strides at run "
+            "time): reshape a copy, a.copy().reshape(...), or declare the array C-contiguous "
+            "(f64[:, ::1])",
+            inst,
+        )
+    rank = 0
+    for d in dims:
+        parts = d.elements if isinstance(d, TupleType) and len(inst.shape) == 1 else (d,)
+        for p in parts:
+            if not (isinstance(p, ScalarType) and p.is_int and not p.is_bool):
+                raise inf.error(
+                    f"'{python_name(p)}' object cannot be interpreted as an integer", inst
+                )
+        rank += len(parts)
+    if rank == 0:
+        raise inf.error("reshape() to a 0-d array is not supported", inst)
+    return ArrayType(t.dtype, rank, "C")
+
+
+def _message(dims: list[Value]) -> str:
+    """NumPy's size-mismatch message for these dimensions (see :class:`ops.Reshape`); a
+    negative dimension known only at run time shows as its number, not ``newaxis``."""
+    parts: list[str] = []
+    dynamic = 0
+    for d in dims:
+        if isinstance(d, ops.Const):
+            parts.append(str(d.value) if int(d.value) >= 0 else "newaxis")
+        else:
+            dynamic += 1
+            parts.append(f"{{{dynamic}}}")
+    if dynamic > 2:
+        return "cannot reshape array of size {0} into the requested shape"
+    shown = ",".join(parts) + ("," if len(parts) == 1 else "")
+    return f"cannot reshape array of size {{0}} into shape ({shown})"
+
+
+@MATERIALIZE.register(ops.Reshape)
+def _reshape_dims(m: Materializer, inst: Instruction) -> None:
+    assert isinstance(inst, ops.Reshape)
+    b = m.b
+    b.position_before(inst)
+    with b.at(inst.loc):
+        dims: list[Value] = []
+        for d in inst.shape:
+            if isinstance(d.type, TupleType):
+                dims.extend(b.cast(b.tuple_get(d, k), I64) for k in range(len(d.type.elements)))
+            else:
+                dims.append(b.cast(d, I64))
+        new = b.insert(ops.Reshape(inst.array, tuple(dims), _message(dims), type=inst.type))
+    m.replaced[inst] = new
+    inst.erase()
