@@ -18,7 +18,7 @@ from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.types import PointerType, ScalarType
 
 #: Operations whose array result is a view of their ``array`` operand (ops/views.py).
-_VIEWS = (ops.SliceView, ops.Transpose, ops.Reshape)
+_VIEWS = ops.SliceView | ops.Transpose | ops.Reshape
 
 
 def pointer_bases(v: Value) -> list[Value]:
