@@ -4,18 +4,17 @@ the derivative, sharing its memory as the view shares its base's.
 ==========  =======================================  ===================================
 operation   JVP                                      adjoint
 ==========  =======================================  ===================================
-view        the same indices of the base's tangent   (reverse mode: refused for now)
-transpose   the same permutation of the tangent      (reverse mode: refused for now)
-reshape     the same reshape of the tangent          (reverse mode: refused for now)
+view        the same indices of the base's tangent   (none: loads and stores through it)
+transpose   the same permutation of the tangent      (none)
+reshape     the same reshape of the tangent          (none)
 ==========  =======================================  ===================================
 
 The tangent's type is the view's type computed from the tangent's own layout
 (:func:`~gradc.compiler.ir.ops.views.view_type`), relabelled ``A`` where the view's
 :func:`~gradc.passes.ad.layout.shadow_type` is ``A`` (the transpose of a C tangent is
-``F``; an F primal's tangent is typed ``A``). Reverse mode needs the shadow of a view
-of a parameter rebuilt in the reverse sweep from the parameter's shadow and the view's
-indices; until that exists an active view in reverse mode is a compile-time error (the
-sweep's ``make_shadows``), never a silently wrong adjoint.
+``F``; an F primal's tangent is typed ``A``). In reverse mode the shadow of a view is the
+same view of its base's shadow (passes/ad/views.py says where each is made), so its
+adjoint moves nothing itself.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from __future__ import annotations
 import copy
 
 from gradc.compiler.ir import ops
+from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.ops.views import transpose_type, view_type
 from gradc.compiler.ir.types import ArrayType
@@ -30,7 +30,6 @@ from gradc.passes.ad.layout import shadow_type
 from gradc.passes.ad.rules.base import (
     BlockState,
     ForwardSweep,
-    NotDifferentiable,
     ReverseSweep,
     SweepRule,
 )
@@ -49,29 +48,38 @@ def _tangent_type(inst: Instruction, base: ArrayType) -> ArrayType:
     return t
 
 
-def _view(sweep: ForwardSweep, inst: Instruction) -> Value | None:
+def view_like(b: Builder, inst: Instruction, base: Value, args: list[Value]) -> Value:
+    """The view ``inst`` makes, of ``base`` (a tangent or shadow) with index operands
+    ``args`` in place of ``inst``'s, typed :func:`shadow_type` of ``inst``'s type."""
+    t = base.type
     assert isinstance(inst, ops.SliceView | ops.Transpose | ops.Reshape)
-    tangent = sweep.tangent(inst.array)
-    base = tangent.type
-    assert isinstance(base, ArrayType)
+    assert isinstance(t, ArrayType)
     made = copy.copy(inst)
     made.block = None
     made.unwind = ()
     made.name = None
-    made.replace_operand(inst.array, tangent)
-    made.type = _tangent_type(inst, base)
-    view = sweep.b.insert(made)
+    made.array = base
+    if isinstance(made, ops.SliceView):
+        made.args = tuple(args)
+    elif isinstance(made, ops.Reshape):
+        made.shape = tuple(args)
+    made.type = _tangent_type(inst, t)
+    view = b.insert(made)
     wanted = shadow_type(inst.type)
     if view.type != wanted:  # relabelled A (a Cast of arrays moves no data)
-        view = sweep.b.cast(view, wanted)
+        view = b.cast(view, wanted)
     return view
 
 
-def _refused(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> None:
-    exc = NotDifferentiable(f"'{inst.OPNAME}' (a view) in reverse mode")
-    exc.inst = inst  # type: ignore[attr-defined]
-    raise exc
+def _view(sweep: ForwardSweep, inst: Instruction) -> Value | None:
+    assert isinstance(inst, ops.SliceView | ops.Transpose | ops.Reshape)
+    args = [v for v in inst.operands() if v is not inst.array]
+    return view_like(sweep.b, inst, sweep.tangent(inst.array), args)
+
+
+def _no_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> None:
+    pass  # loads and stores through the view move the adjoints, in the base's shadow
 
 
 for _cls in (ops.SliceView, ops.Transpose, ops.Reshape):
-    AD_RULES.set([_cls], SweepRule(_view, _refused))
+    AD_RULES.set([_cls], SweepRule(_view, _no_adjoint))
