@@ -64,7 +64,7 @@ def view_like(b: Builder, inst: Instruction, base: Value, args: list[Value]) -> 
     elif isinstance(made, ops.Reshape):
         made.shape = tuple(args)
     made.type = _tangent_type(inst, t)
-    view = b.insert(made)
+    view: Value = b.insert(made)
     wanted = shadow_type(inst.type)
     if view.type != wanted:  # relabelled A (a Cast of arrays moves no data)
         view = b.cast(view, wanted)
