@@ -23,9 +23,9 @@ from gradc.compiler.frontend.imports import (
     resolve,
 )
 from gradc.compiler.frontend.lower_state import LoweringState
-from gradc.compiler.frontend.numpy_math import NUMPY_FUNCTIONS
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
+from gradc.compiler.ir.numpy_math import NUMPY_FUNCTIONS
 from gradc.compiler.ir.types import F64, I1, I64, ScalarType
 
 _CAST_BUILTINS: dict[str, ScalarType] = {"int": I64, "float": F64, "bool": I1}

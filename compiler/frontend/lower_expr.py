@@ -21,9 +21,9 @@ from gradc.compiler.frontend.imports import (
     resolve,
 )
 from gradc.compiler.frontend.lower_calls import SUPPORTED_BUILTINS, CallLowering
-from gradc.compiler.frontend.numpy_math import NUMPY_CONSTANTS
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
+from gradc.compiler.ir.numpy_math import NUMPY_CONSTANTS
 from gradc.compiler.ir.types import F64, I1, I64
 
 _BINOPS: dict[type[ast.operator], type[ops.BinaryOp]] = {

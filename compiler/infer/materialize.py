@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from gradc.compiler.frontend import numpy_math
-from gradc.compiler.ir import ops
+from gradc.compiler.ir import numpy_math, ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable

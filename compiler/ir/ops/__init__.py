@@ -13,6 +13,7 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.arrays`: array shapes, element addresses, loads and stores, allocation,
   reference counts;
 - :mod:`.tape`: the reverse-mode tape;
+- :mod:`.elementwise`: NumPy ufuncs on whole arrays (lowered to loops by ``lower-arrays``);
 - :mod:`.frontend`: the untyped front end's polymorphic operations;
 - :mod:`.views`: views (basic indexing, transposes, contiguous reshapes).
 
@@ -53,6 +54,7 @@ from gradc.compiler.ir.ops.control import (
     RaiseFormat,
     Return,
 )
+from gradc.compiler.ir.ops.elementwise import Elementwise, ElementwiseInto
 from gradc.compiler.ir.ops.frontend import (
     Allocate,
     AllocKind,
@@ -169,6 +171,9 @@ OPERATIONS: dict[str, type[Instruction]] = {
         ArrayAttr,
         Allocate,
         NumpyCall,
+        # whole-array operations (lowered to loops by lower-arrays)
+        Elementwise,
+        ElementwiseInto,
         # views
         SliceView,
         Transpose,
@@ -215,6 +220,8 @@ __all__ = [
     "DivKind",
     "ElementAddr",
     "ElementOffset",
+    "Elementwise",
+    "ElementwiseInto",
     "ExceptionKind",
     "FDiv",
     "FloorDiv",
