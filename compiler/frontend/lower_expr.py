@@ -281,7 +281,8 @@ class ExpressionLowering(CallLowering):
         pred = _CMP_PREDICATES.get(type(op))
         if pred is None:
             raise self.src.error(f"unsupported operator '{_symbol(op)}'", node)
-        return self.b.cmp(pred, lhs, rhs)
+        # untyped: a comparison of arrays is a bool array (inference)
+        return self.b.insert(ops.Cmp(ops.CmpPred(pred), lhs, rhs))
 
     def if_exp(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Value:
         """``body if test else orelse``: only the chosen arm runs."""

@@ -47,7 +47,7 @@ class Ufunc:
         arity: number of operands.
         loop: the result type for a common operand type, or why it is not supported.
         expand: the scalar operations of one element.
-        may_raise: the expansion may raise (integer ``power``): never fused into a
+        may_raise: the integer loop may raise (``power``): never fused into a
             consumer, so that its error comes where NumPy's does.
         condition_first: operand 0 is a condition (``where``), converted to bool and not
             part of the common type.
@@ -165,6 +165,19 @@ def _power(b: Builder, args: list[Value], result: ScalarType) -> Value:
     return b.binary(ops.Pow, x, y)
 
 
+def _power_scalar(b: Builder, args: list[Value], result: ScalarType) -> Value:
+    """``float array ** scalar`` (``fast_scalar_power``): ``np.square`` for 2,
+    ``np.sqrt`` for 0.5, ``np.reciprocal`` for -1, else ``pow``."""
+    x, y = args
+    t = x.type
+    assert isinstance(t, ScalarType) and t == F64
+    value = _power(b, args, result)
+    for exponent, fn in ((-1.0, "reciprocal"), (0.5, "sqrt"), (2.0, "square")):
+        fast = numpy_math.expand(b, fn, [x], t)
+        value = b.select(b.cmp("eq", y, b.const(exponent, t)), fast, value)
+    return value
+
+
 def _shift(cls: type[ops.BinaryOp]) -> Expansion:
     """``npy_lshift``/``npy_rshift``: a count outside ``[0, 64)`` (as an unsigned
     number) gives 0, or -1 for ``>>`` of a negative number."""
@@ -249,6 +262,7 @@ _OPERATORS = (
     Ufunc("floor_divide", 2, _no_bool("floor_divide"), _guarded(ops.FloorDiv, _fdiv)),
     Ufunc("remainder", 2, _no_bool("remainder"), _guarded(ops.Mod, _fmod_zero)),
     Ufunc("power", 2, _power_loop, _power, may_raise=True),
+    Ufunc("power_scalar", 2, _power_loop, _power_scalar),
     Ufunc("negative", 1, _no_bool("negative", _BOOL_NEGATIVE), _negative),
     Ufunc("bitwise_and", 2, _ints_only("bitwise_and"), _binary(ops.BitAnd)),
     Ufunc("bitwise_or", 2, _ints_only("bitwise_or"), _binary(ops.BitOr)),

@@ -114,7 +114,7 @@ def _element(v: Value) -> ScalarType:
 
 def _fusible(inst: Instruction) -> bool:
     assert isinstance(inst, ops.Elementwise)
-    return not ufuncs.UFUNCS[inst.fn].may_raise
+    return not (ufuncs.UFUNCS[inst.fn].may_raise and not _dtype(inst).is_float)
 
 
 ARRAY_LOWERING.set(

@@ -54,7 +54,7 @@ from gradc.compiler.ir.ops.control import (
     RaiseFormat,
     Return,
 )
-from gradc.compiler.ir.ops.elementwise import Elementwise, ElementwiseInto
+from gradc.compiler.ir.ops.elementwise import Elementwise, ElementwiseInto, InPlace
 from gradc.compiler.ir.ops.frontend import (
     Allocate,
     AllocKind,
@@ -174,6 +174,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         # whole-array operations (lowered to loops by lower-arrays)
         Elementwise,
         ElementwiseInto,
+        InPlace,
         # views
         SliceView,
         Transpose,
@@ -183,7 +184,16 @@ OPERATIONS: dict[str, type[Instruction]] = {
 }
 
 #: Operations only the untyped front end emits; inference replaces every one of them.
-FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall, BasicIndex)
+FRONT_END_OPERATIONS = (
+    GetItem,
+    SetItem,
+    Len,
+    ArrayAttr,
+    Allocate,
+    NumpyCall,
+    InPlace,
+    BasicIndex,
+)
 
 __all__ = [
     "CMP_PREDICATES",
@@ -226,6 +236,7 @@ __all__ = [
     "FDiv",
     "FloorDiv",
     "GetItem",
+    "InPlace",
     "IncRef",
     "Invert",
     "Jump",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
-from gradc.compiler.ir.ops.checks import array_operand
+from gradc.compiler.ir.ops.checks import array_operand, front_end_only
 from gradc.compiler.ir.types import ArrayType, ScalarType
 
 
@@ -133,3 +133,23 @@ class ElementwiseInto(Instruction):
         if (dtype.is_float and not out.dtype.is_float) or (not dtype.is_bool and out.dtype.is_bool):
             return f"elementwise_into {self.fn}: cannot store {dtype} into {out}"
         return None
+
+
+@final
+@dataclass(eq=False, slots=True)
+class InPlace(Instruction):
+    """The value of variable ``target`` after ``target op= ...``, whose ``target op ...``
+    the front end computed as ``value``: for an array ``target``, NumPy writes the
+    result into it (``value`` becomes an ``elementwise_into``) and the variable still
+    names it; otherwise the variable is ``value``."""
+
+    OPNAME: ClassVar[str] = "inplace"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("target", "value")
+    MAY_RAISE: ClassVar[bool] = True
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    target: Value
+    value: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """Never in typed IR."""
+        return front_end_only(self)
