@@ -257,6 +257,11 @@ def _getitem(m: Materializer, inst: ops.GetItem) -> Value | None:
 def _setitem(m: Materializer, inst: ops.SetItem) -> Value | None:
     array_type = inst.value.type
     assert isinstance(array_type, ArrayType)
+    if len(inst.indices) < array_type.ndim:  # slice assignment
+        from gradc.compiler.infer.views import assign_slice  # it imports this module
+
+        assign_slice(m, inst)
+        return None
     pointer = m.address(inst.value, inst.indices)
     item = m.b.cast(inst.item, array_type.dtype)
     m.b.insert(ops.Store(pointer, item, type=NONE))

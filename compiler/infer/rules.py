@@ -343,6 +343,12 @@ def _setitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
         return NONE
     if not isinstance(t, ArrayType):
         raise inf.error(f"cannot assign to an element of a value of type {python_name(t)}", inst)
+    if len(inst.indices) < t.ndim:  # a[i] = row, a[1:] = b: slice assignment
+        from gradc.compiler.infer.views import assign_check  # it imports this module
+
+        _index_types(inf, inst, inst.indices)
+        assign_check(inf, inst, t)
+        return NONE
     _check_rank(inf, inst, t, len(inst.indices))
     _index_types(inf, inst, inst.indices)
     if not isinstance(item, UnknownType) and not _stores_into(item, t.dtype):

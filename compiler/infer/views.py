@@ -18,9 +18,10 @@ from gradc.compiler.infer.materialize import MATERIALIZE, Materializer
 from gradc.compiler.infer.rules import TRANSFER
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
-from gradc.compiler.ir.ops.views import FULL_SLICE, NEW_ITEM, transpose_type, view_type
+from gradc.compiler.ir.ops.views import FULL_SLICE, INT_ITEM, NEW_ITEM, transpose_type, view_type
 from gradc.compiler.ir.types import (
     I64,
+    NONE,
     ArrayType,
     ScalarType,
     TupleType,
@@ -181,3 +182,60 @@ def _reshape_dims(m: Materializer, inst: Instruction) -> None:
         new = b.insert(ops.Reshape(inst.array, tuple(dims), _message(dims), type=inst.type))
     m.replaced[inst] = new
     inst.erase()
+
+
+def assign_check(inf: Inference, inst: ops.SetItem, t: ArrayType) -> None:
+    """``a[i] = value`` with fewer indices than ``a`` has axes (the target a view, made
+    by the front end for slices): the value is a scalar or an array NumPy casts into the
+    target ('same_kind'), with no more axes than the target."""
+    item = inst.item.type
+    if isinstance(item, UnknownType):
+        return
+    target_ndim = t.ndim - len(inst.indices)
+    dtype = item.dtype if isinstance(item, ArrayType) else item
+    if not isinstance(dtype, ScalarType) or not _same_kind(dtype, t.dtype):
+        raise inf.error(
+            f"cannot assign a {python_name(item)} to a slice of a {python_name(t)} array "
+            "(NumPy's 'same_kind' casting)",
+            inst,
+        )
+    if isinstance(item, ArrayType) and item.ndim > target_ndim:
+        raise inf.error(
+            f"cannot assign a {item.ndim}-D array to a {target_ndim}-D slice (NumPy's "
+            "ValueError: could not broadcast input array)",
+            inst,
+        )
+
+
+def _same_kind(src: ScalarType, dst: ScalarType) -> bool:
+    """NumPy's 'same_kind' casting: bool → int → float, any width within a kind."""
+    if dst.is_float:
+        return True
+    if dst.is_bool:
+        return src.is_bool
+    return not src.is_float
+
+
+def assign_slice(m: Materializer, inst: ops.SetItem) -> None:
+    """``a[indices] = item`` into the view ``a[indices]`` (:class:`ops.AssignInto`); an
+    in-place update whose item is that same view already wrote it (``w[i] *= s``)."""
+    t = inst.value.type
+    assert isinstance(t, ArrayType)
+    b = m.b
+    n = len(inst.indices)
+    args = tuple(b.cast(i, I64) for i in inst.indices)
+    items = (INT_ITEM,) * n + (FULL_SLICE,) * (t.ndim - n)
+    item = inst.item
+    if (
+        isinstance(item, ops.SliceView)
+        and item.array is inst.value
+        and item.items == items
+        and item.args == args
+    ):
+        return  # ``current op= rhs`` was written into this view by ``elementwise_into``
+    view = inst.value
+    if n:
+        view_t = view_type(t, items)
+        view = b.insert(ops.SliceView(inst.value, args, items, type=view_t))
+    value = item if isinstance(item.type, ArrayType) else b.cast(item, t.dtype)
+    b.insert(ops.AssignInto(view, value, type=NONE))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction
 from gradc.compiler.ir.interp_values import MESSAGES, RULES, InterpreterError
+from gradc.compiler.ir.ops.control import FORMAT_FIELDS
 from gradc.compiler.ir.ops.views import INT_ITEM, NEW_ITEM, item_operands
 
 if TYPE_CHECKING:
@@ -80,3 +81,32 @@ def _reshape(m: Machine, inst: Instruction, vals: list[object]) -> object:
     if unknown:
         dims = [d if d >= 0 else array.size // known for d in dims]
     return array.reshape(dims)
+
+
+@RULES.register(ops.AssignInto)
+def _assign_into(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    out: Any = vals[0]
+    value: Any = vals[1]
+    if hasattr(value, "shape"):
+        _check_broadcast(value.shape, out.shape)
+    out[...] = value  # NumPy copies an operand that overlaps ``out``
+    return None
+
+
+def _check_broadcast(shape: tuple[int, ...], into: tuple[int, ...]) -> None:
+    """NumPy's ValueError when ``shape`` does not broadcast to ``into``, with the
+    message compiled code gives (passes/arrays/views.py)."""
+    for k in range(-1, -len(shape) - 1, -1):
+        if shape[k] not in (into[k], 1):
+            if len(shape) + len(into) <= FORMAT_FIELDS:
+                raise ValueError(
+                    f"could not broadcast input array from shape {_text(shape)} into shape "
+                    f"{_text(into)}"
+                )
+            raise ValueError(
+                f"could not broadcast input array (size {shape[k]} into size {into[k]} at axis {k})"
+            )
+
+
+def _text(shape: tuple[int, ...]) -> str:
+    return "(" + ",".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"

@@ -74,6 +74,7 @@ AFTER_INFERENCE = frozenset(
         ops.Elementwise,
         ops.ElementwiseInto,
         ops.SliceView,  # materialisation makes it from basicindex and getitem
+        ops.AssignInto,  # materialisation makes it from setitem
     }
 )
 

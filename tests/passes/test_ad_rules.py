@@ -30,6 +30,7 @@ WITHOUT_RULE = [
     "const",
     "dataaddr",
     "getitem",
+    "inplace",
     "len",
     "numpy",
     "phi",

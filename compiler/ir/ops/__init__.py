@@ -107,7 +107,7 @@ from gradc.compiler.ir.ops.scalar import (
     UnaryOp,
 )
 from gradc.compiler.ir.ops.tape import TapeFree, TapeNew, TapePop, TapePush
-from gradc.compiler.ir.ops.views import BasicIndex, Reshape, SliceView, Transpose
+from gradc.compiler.ir.ops.views import AssignInto, BasicIndex, Reshape, SliceView, Transpose
 
 #: Every concrete operation class by its printed name (used by the parser). The abstract
 #: bases :class:`BinaryOp` and :class:`UnaryOp` are not operations.
@@ -180,6 +180,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Transpose,
         Reshape,
         BasicIndex,
+        AssignInto,
     )
 }
 
@@ -213,6 +214,7 @@ __all__ = [
     "ArrayAttr",
     "ArrayDim",
     "ArrayProperty",
+    "AssignInto",
     "BasicIndex",
     "BinaryOp",
     "BitAnd",

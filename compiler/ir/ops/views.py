@@ -225,3 +225,38 @@ class BasicIndex(Instruction):
     def verify_(self, ctx: VerifyContext) -> str | None:
         """Never in typed IR."""
         return front_end_only(self)
+
+
+@final
+@dataclass(eq=False, slots=True)
+class AssignInto(Instruction):
+    """``out[...] = value`` (``np.copyto(out, value)``): slice assignment, after the
+    target view was made. ``value`` is a scalar of ``out``'s dtype, or an array that
+    broadcasts to ``out``'s shape (else NumPy's ValueError "could not broadcast input
+    array from shape (4,) into shape (3,)") whose elements are converted to ``out``'s
+    dtype ('same_kind', checked by inference). A ``value`` sharing memory with ``out``
+    is read as if copied first (NumPy copies overlapping operands): ``a[1:] = a[:-1]``.
+    The ``lower-arrays`` pass replaces it by loops (passes/arrays/views.py).
+    """
+
+    OPNAME: ClassVar[str] = "assign_into"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("out", "value")
+    MAY_RAISE: ClassVar[bool] = True
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
+    out: Value
+    value: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """An array ``out``; a scalar ``value`` of its dtype, or an array of no more
+        axes; no result."""
+        out = array_operand(ctx, self, self.out)
+        if isinstance(out, str):
+            return out
+        t = self.value.type
+        if isinstance(t, ArrayType):
+            if t.ndim > out.ndim:
+                return f"assign_into of {t} into {out}: the value has more axes"
+        elif t != out.dtype:
+            return f"assign_into of {ctx.show(self.value)}: {t} into {out}"
+        return None
