@@ -29,6 +29,10 @@ SHAPES = {
     "local_view_writes": {"a": ("n",)},
     "new_axis_scale": {"a": ("n",)},
     "ellipsis_col": {"T": (2, 2, 2)},
+    "stencil_energy": {"u": (3, "n")},
+    "shifted_copy": {"a": ("n",)},
+    "inplace_through_views": {"a": ("n",), "x": ("n",)},
+    "row_scaling": {"W": (2, "n")},
 }
 
 DIMS = {
@@ -39,6 +43,10 @@ DIMS = {
     "chained_rows": {"n": (1, 2)},
     "local_view_writes": {"n": (1, 5)},
     "new_axis_scale": {"n": (1, 5)},
+    "stencil_energy": {"n": (3, 4)},
+    "shifted_copy": {"n": (2, 6)},
+    "inplace_through_views": {"n": (2, 6)},
+    "row_scaling": {"n": (1, 3)},
 }
 
 
@@ -145,6 +153,49 @@ def ellipsis_col(T: f64[:, :, :]) -> f64:
     return s
 
 
+@gradc.export
+def stencil_energy(u: f64[:, :]) -> f64:
+    lap = u[1:-1, 1:-1] * 4.0 - u[:-2, 1:-1] - u[2:, 1:-1] - u[1:-1, :-2] - u[1:-1, 2:]
+    s = 0.0
+    for j in range(lap.shape[1]):
+        s += lap[0, j] * lap[0, j]
+    return s
+
+
+@gradc.export
+def shifted_copy(a: f64[:]) -> f64:
+    z = a.copy()
+    z[1:] = z[:-1] * a[0]
+    z[0] = 0.5
+    s = 0.0
+    for k in range(len(z)):
+        s += z[k] * (k + 1.0)
+    return s
+
+
+@gradc.export
+def inplace_through_views(a: f64[:], x: f64[:]) -> f64:
+    z = a * 1.0
+    z[1:] -= x[:-1] * z[:-1]
+    h = z[1:] - z[:-1]
+    s = 0.0
+    for k in range(len(h)):
+        s += h[k] * h[k]
+    return s
+
+
+@gradc.export
+def row_scaling(W: f64[:, :], s: f64) -> f64:
+    V = W.copy()
+    V[0] *= s
+    V[:, 0] *= s
+    t = 0.0
+    for i in range(2):
+        for j in range(V.shape[1]):
+            t += V[i, j] * W[i, j]
+    return t
+
+
 d_strided_sum = gradc.grad(strided_sum, wrt=("a", "x"))
 t_strided_sum = gradc.jvp(strided_sum, wrt=("a", "x"))
 d_reversed_weights = gradc.grad(reversed_weights, wrt=("a",))
@@ -165,3 +216,11 @@ d_new_axis_scale = gradc.grad(new_axis_scale, wrt=("a",))
 t_new_axis_scale = gradc.jvp(new_axis_scale, wrt=("a",))
 d_ellipsis_col = gradc.grad(ellipsis_col, wrt=("T",))
 t_ellipsis_col = gradc.jvp(ellipsis_col, wrt=("T",))
+d_stencil_energy = gradc.grad(stencil_energy, wrt=("u",))
+t_stencil_energy = gradc.jvp(stencil_energy, wrt=("u",))
+d_shifted_copy = gradc.grad(shifted_copy, wrt=("a",))
+t_shifted_copy = gradc.jvp(shifted_copy, wrt=("a",))
+d_inplace_through_views = gradc.grad(inplace_through_views, wrt=("a", "x"))
+t_inplace_through_views = gradc.jvp(inplace_through_views, wrt=("a", "x"))
+d_row_scaling = gradc.grad(row_scaling, wrt=("W", "s"))
+t_row_scaling = gradc.jvp(row_scaling, wrt=("W", "s"))
