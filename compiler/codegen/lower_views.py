@@ -43,6 +43,7 @@ from gradc.compiler.codegen.dispatch import LOWERING
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction
 from gradc.compiler.ir.interp_views import STEP_ZERO, UNKNOWN_DIMS
+from gradc.compiler.ir.ops.indexing import FLAT_INDEX_ERROR
 from gradc.compiler.ir.ops.views import INT_ITEM, NEW_ITEM, item_operands
 from gradc.compiler.ir.types import ArrayType
 
@@ -216,3 +217,16 @@ def _reshape(fl: FunctionLowering, inst: Instruction) -> ll.Value:
 LOWERING.set([ops.SliceView], _view)
 LOWERING.set([ops.Transpose], _transpose)
 LOWERING.set([ops.Reshape], _reshape)
+
+
+def _flatindex(fl: FunctionLowering, inst: Instruction) -> ll.Value:
+    """``i < 0 ? i + size : i``, IndexError when still outside ``[0, size)``."""
+    assert isinstance(inst, ops.FlatIndex)
+    b = fl.b
+    i, size = fl.value(inst.index), fl.value(inst.size)
+    j = b.select(b.icmp_signed("<", i, _ZERO), b.add(i, size), i)
+    _raise_with(fl, b.icmp_unsigned(">=", j, size), "IndexError", FLAT_INDEX_ERROR, [i, size])
+    return j
+
+
+LOWERING.set([ops.FlatIndex], _flatindex)

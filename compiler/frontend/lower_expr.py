@@ -215,6 +215,11 @@ class ExpressionLowering(CallLowering):
         """``value[index]``: the container, then the indices, evaluated once."""
         if slicing.is_basic_index(self, index):
             return slicing.basic_index(self, e, index)
+        if isinstance(value, ast.Attribute) and value.attr == "flat":  # a.flat[i]
+            array = self.expr(value.value)
+            position = self.expr(index)
+            with self.b.at(self.src.loc(e)):
+                return self.b.insert(ops.FlatGet(array, position))
         container = self.expr(value)
         indices = self.indices(index)
         with self.b.at(self.src.loc(e)):

@@ -243,6 +243,10 @@ def _getitem(m: Materializer, inst: ops.GetItem) -> Value | None:
                 result = m.b.select(hit, m.b.tuple_get(inst.value, k), result)
             return result
         return m.b.tuple_get(inst.value, int(index.value) % len(t.elements))
+    if isinstance(inst.indices[0].type, ArrayType):  # x[idx], x[mask]: a copy
+        from gradc.compiler.infer.views import fancy_read  # it imports this module
+
+        return fancy_read(m, inst)
     if isinstance(inst.type, ArrayType):  # a[i] of a 2-D array: a row view
         t = inst.value.type
         assert isinstance(t, ArrayType)

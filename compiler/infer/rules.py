@@ -318,6 +318,10 @@ def _getitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
             raise inf.error(f"tuple index {index.value} out of range for {python_name(t)}", inst)
         return t.elements[int(index.value)]
     if isinstance(t, ArrayType):
+        if len(inst.indices) == 1 and isinstance(inst.indices[0].type, ArrayType):
+            from gradc.compiler.infer.views import fancy_type  # it imports this module
+
+            return fancy_type(inf, inst, t)  # x[idx], x[mask]: a copy
         if len(inst.indices) < t.ndim:  # a[i] of a 2-D array: a row view (infer/views.py)
             _index_types(inf, inst, inst.indices)
             n = len(inst.indices)

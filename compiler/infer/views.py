@@ -239,3 +239,74 @@ def assign_slice(m: Materializer, inst: ops.SetItem) -> None:
         view = b.insert(ops.SliceView(inst.value, args, items, type=view_t))
     value = item if isinstance(item.type, ArrayType) else b.cast(item, t.dtype)
     b.insert(ops.AssignInto(view, value, type=NONE))
+
+
+def fancy_type(inf: Inference, inst: ops.GetItem, t: ArrayType) -> Type:
+    """``x[idx]`` (an integer array: ``idx.shape + x.shape[1:]``) or ``x[mask]`` (a bool
+    array of ``x``'s rank: 1-D); C-contiguous copies of ``x``'s dtype."""
+    (index,) = inst.indices
+    i = index.type
+    assert isinstance(i, ArrayType)
+    if i.dtype.is_bool:
+        if i.ndim != t.ndim:
+            raise inf.error(
+                f"too many indices for array: array is {t.ndim}-dimensional, but {i.ndim} "
+                "were indexed"
+                if i.ndim > t.ndim
+                else f"a boolean index of {i.ndim} axes into a {t.ndim}-D array is not "
+                "supported (only a mask of the array's shape)",
+                inst,
+            )
+        return ArrayType(t.dtype, 1, "C")
+    if not i.dtype.is_int:
+        raise inf.error(
+            "arrays used as indices must be of integer (or boolean) type", inst
+        )  # NumPy's IndexError message
+    return ArrayType(t.dtype, i.ndim + t.ndim - 1, "C")
+
+
+def fancy_read(m: Materializer, inst: ops.GetItem) -> Value:
+    """:class:`ops.Take` or :class:`ops.Compress` for ``x[idx]``/``x[mask]``."""
+    (index,) = inst.indices
+    i = index.type
+    assert isinstance(i, ArrayType)
+    if i.dtype.is_bool:
+        return m.b.insert(ops.Compress(inst.value, index, type=inst.type))
+    return m.b.insert(ops.Take(inst.value, index, type=inst.type))
+
+
+@TRANSFER.register(ops.FlatGet)
+def _flat_get(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.FlatGet)
+    t, i = inst.value.type, inst.index.type
+    if isinstance(t, UnknownType) or isinstance(i, UnknownType):
+        return None
+    if not isinstance(t, ArrayType):
+        raise inf.error(f"a value of type {python_name(t)} has no attribute 'flat'", inst)
+    if not (isinstance(i, ScalarType) and i.is_int and not i.is_bool):
+        raise inf.error("a.flat can be indexed only by one integer here", inst)
+    return t.dtype
+
+
+@MATERIALIZE.register(ops.FlatGet)
+def _flat_load(m: Materializer, inst: Instruction) -> None:
+    """``a.flat[i]``: the position checked against the size, unravelled in C order."""
+    assert isinstance(inst, ops.FlatGet)
+    t = inst.value.type
+    assert isinstance(t, ArrayType)
+    b = m.b
+    b.position_before(inst)
+    with b.at(inst.loc):
+        dims = [b.insert(ops.ArrayDim(inst.value, k, type=I64)) for k in range(t.ndim)]
+        size = dims[0]
+        for d in dims[1:]:
+            size = b.mul(size, d)
+        rest = b.insert(ops.FlatIndex(b.cast(inst.index, I64), size, type=I64))
+        index: list[Value] = []
+        for d in reversed(dims[1:]):  # positive sizes: the size is not 0 past the check
+            index.insert(0, b.insert(ops.Mod(rest, d, type=I64)))
+            rest = b.insert(ops.FloorDiv(rest, d, type=I64))
+        index.insert(0, rest)
+        load = b.insert(ops.Load(m.address(inst.value, tuple(index)), type=t.dtype))
+    m.replaced[inst] = load
+    inst.erase()

@@ -10,6 +10,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction
 from gradc.compiler.ir.interp_values import MESSAGES, RULES, InterpreterError
 from gradc.compiler.ir.ops.control import FORMAT_FIELDS
+from gradc.compiler.ir.ops.indexing import FLAT_INDEX_ERROR
 from gradc.compiler.ir.ops.views import INT_ITEM, NEW_ITEM, item_operands
 
 if TYPE_CHECKING:
@@ -110,3 +111,27 @@ def _check_broadcast(shape: tuple[int, ...], into: tuple[int, ...]) -> None:
 
 def _text(shape: tuple[int, ...]) -> str:
     return "(" + ",".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+@RULES.register(ops.Take)
+def _take(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    import numpy as np  # lazily: only array programs need NumPy
+
+    array: Any = vals[0]
+    return np.ascontiguousarray(array[vals[1]])  # NumPy's IndexError and message
+
+
+@RULES.register(ops.Compress)
+def _compress(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    import numpy as np  # lazily: only array programs need NumPy
+
+    array: Any = vals[0]
+    return np.ascontiguousarray(array[vals[1]])
+
+
+@RULES.register(ops.FlatIndex)
+def _flatindex(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    i, size = (int(v) for v in vals)  # type: ignore[call-overload]
+    if not -size <= i < size:
+        raise IndexError(FLAT_INDEX_ERROR.format(i, size))
+    return i + size if i < 0 else i

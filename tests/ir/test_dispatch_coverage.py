@@ -75,6 +75,9 @@ AFTER_INFERENCE = frozenset(
         ops.ElementwiseInto,
         ops.SliceView,  # materialisation makes it from basicindex and getitem
         ops.AssignInto,  # materialisation makes it from setitem
+        ops.Take,  # and these from getitem
+        ops.Compress,
+        ops.FlatIndex,
     }
 )
 

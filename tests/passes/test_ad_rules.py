@@ -29,6 +29,7 @@ WITHOUT_RULE = [
     "condbr",
     "const",
     "dataaddr",
+    "flatget",
     "getitem",
     "inplace",
     "len",

@@ -15,7 +15,8 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.tape`: the reverse-mode tape;
 - :mod:`.elementwise`: NumPy ufuncs on whole arrays (lowered to loops by ``lower-arrays``);
 - :mod:`.frontend`: the untyped front end's polymorphic operations;
-- :mod:`.views`: views (basic indexing, transposes, contiguous reshapes).
+- :mod:`.views`: views (basic indexing, transposes, contiguous reshapes);
+- :mod:`.indexing`: indexing that copies (integer arrays, masks) and ``a.flat[i]``.
 
 Printed form (see :mod:`gradc.compiler.ir.printer`)::
 
@@ -65,6 +66,7 @@ from gradc.compiler.ir.ops.frontend import (
     NumpyCall,
     SetItem,
 )
+from gradc.compiler.ir.ops.indexing import Compress, FlatGet, FlatIndex, Take
 from gradc.compiler.ir.ops.mathcall import (
     IEEE_MATH,
     MATH_FUNCTIONS,
@@ -181,6 +183,11 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Reshape,
         BasicIndex,
         AssignInto,
+        # indexing that copies
+        Take,
+        Compress,
+        FlatIndex,
+        FlatGet,
     )
 }
 
@@ -194,6 +201,7 @@ FRONT_END_OPERATIONS = (
     NumpyCall,
     InPlace,
     BasicIndex,
+    FlatGet,
 )
 
 __all__ = [
@@ -225,6 +233,7 @@ __all__ = [
     "Cast",
     "Cmp",
     "CmpPred",
+    "Compress",
     "Const",
     "CopyArray",
     "DecRef",
@@ -236,6 +245,8 @@ __all__ = [
     "ElementwiseInto",
     "ExceptionKind",
     "FDiv",
+    "FlatGet",
+    "FlatIndex",
     "FloorDiv",
     "GetItem",
     "InPlace",
@@ -272,6 +283,7 @@ __all__ = [
     "SliceView",
     "Store",
     "Sub",
+    "Take",
     "TapeFree",
     "TapeNew",
     "TapePop",

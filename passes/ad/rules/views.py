@@ -30,6 +30,7 @@ from gradc.passes.ad.layout import shadow_type
 from gradc.passes.ad.rules.base import (
     BlockState,
     ForwardSweep,
+    NoDerivative,
     ReverseSweep,
     SweepRule,
 )
@@ -83,3 +84,4 @@ def _no_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> No
 
 for _cls in (ops.SliceView, ops.Transpose, ops.Reshape):
     AD_RULES.set([_cls], SweepRule(_view, _no_adjoint))
+AD_RULES.set([ops.FlatIndex], NoDerivative())  # an int (a position), never active
