@@ -4,7 +4,6 @@ copies the source first: ``a[1:] = a[:-1]`` shifts), in-place operators on views
 (``a[1:] -= x``, ``w[:, j] *= s``, ``w[i] *= s``) and views as operands of whole-array
 expressions (``h[1:] - h[:-1]``)."""
 
-
 import gradc
 from gradc import f64, i64
 
