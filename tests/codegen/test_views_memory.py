@@ -7,7 +7,9 @@ Checked with the runtime's allocation counter (``gradc.runtime_stats()["live"]``
   that allocate and free (a block freed early would be reused and overwritten);
 - two views of one block returned in a tuple hold one reference each;
 - views made in loops, and views whose indices raise IndexError/ValueError, leak nothing;
-- a small constant-shape local array whose view escapes is not put on the stack.
+- a small constant-shape local array whose view escapes is not put on the stack;
+- a view of an argument is returned as a view of the argument array (NumPy's aliasing),
+  negative strides included, and allocates nothing.
 (Every export of tests/codegen/corpus_arrays/views.py also runs under
 tests/codegen/test_arrays_memory.py's leak check.)
 """
@@ -79,6 +81,16 @@ def small_escaping() -> f64[:]:
     z[1] = 3.0
     z[3] = 4.0
     return z[1::2]
+
+
+@gradc.export
+def tail_of_argument(a: f64[:]) -> f64[:]:
+    return a[1:]
+
+
+@gradc.export
+def flipped_argument(A: f64[:, :]) -> f64[:, :]:
+    return A[::-1, ::2].T
 
 
 @gradc.export
@@ -162,4 +174,19 @@ def test_small_array_with_an_escaping_view_is_not_on_the_stack(lib: Any) -> None
         lib.churn(4)
     np.testing.assert_array_equal(v, [3.0, 4.0])
     del v
+    assert live() == before
+
+
+def test_views_of_arguments_alias_them(lib: Any) -> None:
+    before = live()
+    a = np.arange(5.0)
+    t = lib.tail_of_argument(a)
+    assert np.shares_memory(t, a)
+    t[0] = -1.0
+    assert a[1] == -1.0
+    A = np.arange(12.0).reshape(3, 4)
+    for base in (A, A[:, ::-1], np.asfortranarray(A)):
+        r = lib.flipped_argument(base)
+        assert np.shares_memory(r, base)
+        np.testing.assert_array_equal(r, base[::-1, ::2].T)
     assert live() == before
