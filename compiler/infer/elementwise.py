@@ -105,29 +105,35 @@ def _weak_default(t: ScalarType) -> ScalarType:
     return F64 if t.is_float else I64 if not t.is_bool else I1
 
 
+def _join(a: ScalarType | None, b: ScalarType) -> ScalarType:
+    if a is None:
+        return b
+    j = join(a, b)
+    assert isinstance(j, ScalarType)
+    return j
+
+
 def common_type(args: list[Value], condition_first: bool) -> ScalarType | str:
     """NEP 50's common type of the operands (the module docstring), or why it is not
     decidable from gradc's types."""
     values = args[1:] if condition_first else args
-    arrays = [v.type.dtype for v in values if isinstance(v.type, ArrayType)]
     strong: ScalarType | None = None
-    for t in arrays:
-        strong = t if strong is None else join(strong, t)  # type: ignore[assignment]
-    scalars = [v for v in values if not isinstance(v.type, ArrayType)]
-    for v in scalars:
+    for v in values:
+        if isinstance(v.type, ArrayType):
+            strong = _join(strong, v.type.dtype)
+    scalars: list[tuple[Value, ScalarType]] = []
+    for v in values:
         t = v.type
-        assert isinstance(t, ScalarType)
-        if strong is None:
-            strong = t
-        elif t not in (F64, I64, I1):  # a NumPy scalar: strong
-            strong = join(strong, t)  # type: ignore[assignment]
+        if isinstance(t, ScalarType):
+            scalars.append((v, t))
+    for _, t in scalars:
+        if strong is None or t not in (F64, I64, I1):  # an f32/i32 scalar is NumPy's: strong
+            strong = _join(strong, t)
         elif _kind(t) > _kind(strong):
-            strong = join(strong, _weak_default(t))  # type: ignore[assignment]
+            strong = _join(strong, _weak_default(t))
     assert strong is not None
-    for v in scalars:
-        t = v.type
-        assert isinstance(t, ScalarType)
-        as_numpy = join(strong, t)
+    for v, t in scalars:
+        as_numpy = _join(strong, t)
         if as_numpy != strong and not isinstance(v, ops.Const) and t in (F64, I64):
             return (
                 f"NumPy's result type depends on whether the {python_name(t)} operand is a "
