@@ -12,7 +12,7 @@ Printed forms::
 
     %v = view %a, (%i, %lo), [int, s100, new] : array[f64,2,C]    (a[i, lo:, None])
     %t = transpose %a, [1, 0] : array[f64,2,F]
-    %r = reshape %a, (%m, %n) : array[f64,2,C]
+    %r = reshape %a, (%m, %n), "cannot reshape array of size {0} into shape ({1},{2})" : array[f64,2,C]
 
 Result layouts (the type says which axis has unit stride, :mod:`gradc.compiler.ir.types`)
 are computed by :func:`view_type` and :func:`transpose_type`; a result is ``C`` or ``F``
