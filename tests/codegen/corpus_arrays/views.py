@@ -38,6 +38,9 @@ SHAPES = {
     "flatten_any": {"A": ("m", "n")},
     "view_shapes": {"A": ("m", "n")},
     "view_chain": {"a": ("n",)},
+    "iterate_rows": {"A": ("m", "n")},
+    "enumerate_reversed_rows": {"A": ("m", "n")},
+    "view_through_helper": {"a": ("n",)},
 }
 
 DIMS = {}
@@ -64,6 +67,9 @@ DOMAINS.update(
 )
 
 RAISES = {
+    "iterate_rows": "IndexError",  # rows of length 0
+    "enumerate_reversed_rows": "IndexError",
+    "view_through_helper": "IndexError",
     "slice_sum": "ValueError",  # step 0
     "slice_copy": "ValueError",
     "int_slice_sum": "ValueError",
@@ -243,3 +249,29 @@ def view_chain(a: f64[:]):
     for k in range(len(a)):
         r[0, k] = a[k]
     return z, r, z[2:].T
+
+
+@gradc.export
+def iterate_rows(A: f64[:, :]) -> f64:
+    s = 0.0
+    for r in A:
+        s = s * 0.5 + r[0] - r[-1]
+    return s
+
+
+@gradc.export
+def enumerate_reversed_rows(A: f64[:, :]) -> f64:
+    s = 0.0
+    for i, r in enumerate(A[::-1]):
+        s += i * r[-1]
+    return s
+
+
+def _tail(v):
+    return v[1:]
+
+
+@gradc.export
+def view_through_helper(a: f64[:]) -> f64:
+    w = _tail(a[::-1])
+    return w[0] + len(w)
