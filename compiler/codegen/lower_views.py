@@ -18,8 +18,9 @@ compiled code makes, and ``lifetimes`` releases it where it dies.
   ``s * step``;
 * new axis: length 1, stride 0 (NumPy's).
 
-``transpose`` permutes shape and strides. ``reshape`` (of a C-contiguous array) resolves
-the unknown dimension, checks the size (NumPy's ValueErrors) and gives C strides.
+``transpose`` permutes shape and strides. ``reshape`` resolves the unknown dimension,
+checks the size (NumPy's ValueErrors) and gives C strides (of a C array) or strides built
+up from the stride of a 1-D array.
 """
 
 from __future__ import annotations
@@ -210,8 +211,14 @@ def _reshape(fl: FunctionLowering, inst: Instruction) -> ll.Value:
     shape = [b.select(b.icmp_signed("<", d, _ZERO), filled, d) for d in dims]
     data = b.extract_value(desc, DATA)
     meminfo = b.extract_value(desc, MEMINFO)
-    fl.b.call(fl.arrays.runtime_function(RUNTIME_INCREF), [meminfo])
-    return _c_descriptor(fl, at, shape, data, meminfo, size)
+    if base.layout == "C":
+        fl.b.call(fl.arrays.runtime_function(RUNTIME_INCREF), [meminfo])
+        return _c_descriptor(fl, at, shape, data, meminfo, size)
+    # a 1-D array of any stride: the last axis steps by it, each other by the next's span
+    strides: list[ll.Value] = [b.extract_value(desc, [STRIDES, 0])]
+    for n in reversed(shape[1:]):
+        strides.insert(0, b.mul(strides[0], n))
+    return _descriptor(fl, at, data, meminfo, shape, strides)
 
 
 LOWERING.set([ops.SliceView], _view)

@@ -103,7 +103,7 @@ def view_method(low: ExpressionLowering, func: ast.Attribute, e: ast.Call) -> Va
         if name == "flatten":
             array = low.b.insert(ops.CopyArray(array))
         minus_one = low.b.const(-1, I64)
-        return low.b.insert(ops.Reshape(array, (minus_one,), ""))
+        return low.b.insert(ops.Reshape(array, (minus_one,), "", ravel=True))
     if not e.args:
         raise low.src.error("reshape() needs a shape", e)
     parts = e.args[0].elts if len(e.args) == 1 and isinstance(e.args[0], ast.Tuple) else e.args

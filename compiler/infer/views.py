@@ -6,8 +6,9 @@ Errors NumPy raises from the rank alone are compile errors with NumPy's messages
 (``too many indices for array: array is 1-dimensional, but 2 were indexed``, ``an index
 can only have a single ellipsis ('...')``, ``repeated axis in transpose``, ``axis 2 is out
 of bounds for array of dimension 2``). Refused: a 0-d array result (``a[..., 1]`` of a 1-D
-array; gradc has no 0-d arrays) and ``reshape``/``ravel`` of an array not known to be
-C-contiguous (NumPy copies or not by its run-time strides; write ``a.copy().reshape``).
+array; gradc has no 0-d arrays), ``ravel`` of an array not known to be C-contiguous and
+``reshape`` of one with more than one axis (NumPy copies or not by its run-time strides;
+write ``a.copy().reshape``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,14 @@ from gradc.compiler.infer.materialize import MATERIALIZE, Materializer
 from gradc.compiler.infer.rules import TRANSFER
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
-from gradc.compiler.ir.ops.views import FULL_SLICE, INT_ITEM, NEW_ITEM, transpose_type, view_type
+from gradc.compiler.ir.ops.views import (
+    FULL_SLICE,
+    INT_ITEM,
+    NEW_ITEM,
+    reshape_type,
+    transpose_type,
+    view_type,
+)
 from gradc.compiler.ir.types import (
     I64,
     NONE,
@@ -128,12 +136,12 @@ def _reshape(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
         return None
     if not isinstance(t, ArrayType):
         raise inf.error(f"a value of type {python_name(t)} has no method reshape()", inst)
-    if t.layout != "C":
+    if reshape_type(t, 1, ravel=inst.ravel) is None:
         raise inf.error(
-            f"reshape() or ravel() of a {python_name(t)}, which is not known to be "
-            "C-contiguous, is not supported (NumPy copies it or not by its strides at run "
-            "time): reshape a copy, a.copy().reshape(...), or declare the array C-contiguous "
-            "(f64[:, ::1])",
+            f"{'ravel' if inst.ravel else 'reshape'}() of a {python_name(t)}, which is not "
+            "known to be C-contiguous, is not supported (NumPy copies it or not by its "
+            "strides at run time): reshape a copy, a.copy().reshape(...), or declare the "
+            "array C-contiguous (f64[:, ::1])",
             inst,
         )
     rank = 0
@@ -147,7 +155,9 @@ def _reshape(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
         rank += len(parts)
     if rank == 0:
         raise inf.error("reshape() to a 0-d array is not supported", inst)
-    return ArrayType(t.dtype, rank, "C")
+    result = reshape_type(t, rank, ravel=inst.ravel)
+    assert result is not None
+    return result
 
 
 def _message(dims: list[Value]) -> str:
@@ -179,7 +189,9 @@ def _reshape_dims(m: Materializer, inst: Instruction) -> None:
                 dims.extend(b.cast(b.tuple_get(d, k), I64) for k in range(len(d.type.elements)))
             else:
                 dims.append(b.cast(d, I64))
-        new = b.insert(ops.Reshape(inst.array, tuple(dims), _message(dims), type=inst.type))
+        new = b.insert(
+            ops.Reshape(inst.array, tuple(dims), _message(dims), inst.ravel, type=inst.type)
+        )
     m.replaced[inst] = new
     inst.erase()
 
@@ -236,6 +248,7 @@ def assign_slice(m: Materializer, inst: ops.SetItem) -> None:
     view = inst.value
     if n:
         view_t = view_type(t, items)
+        assert view_t is not None  # inference typed the target (a row of a[i] = ...)
         view = b.insert(ops.SliceView(inst.value, args, items, type=view_t))
     value = item if isinstance(item.type, ArrayType) else b.cast(item, t.dtype)
     b.insert(ops.AssignInto(view, value, type=NONE))
@@ -298,10 +311,10 @@ def _flat_load(m: Materializer, inst: Instruction) -> None:
     b.position_before(inst)
     with b.at(inst.loc):
         dims = [b.insert(ops.ArrayDim(inst.value, k, type=I64)) for k in range(t.ndim)]
-        size = dims[0]
+        size: Value = dims[0]
         for d in dims[1:]:
             size = b.mul(size, d)
-        rest = b.insert(ops.FlatIndex(b.cast(inst.index, I64), size, type=I64))
+        rest: Value = b.insert(ops.FlatIndex(b.cast(inst.index, I64), size, type=I64))
         index: list[Value] = []
         for d in reversed(dims[1:]):  # positive sizes: the size is not 0 past the check
             index.insert(0, b.insert(ops.Mod(rest, d, type=I64)))

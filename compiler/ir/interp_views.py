@@ -67,7 +67,7 @@ def _transpose(m: Machine, inst: Instruction, vals: list[object]) -> object:
 def _reshape(m: Machine, inst: Instruction, vals: list[object]) -> object:
     assert isinstance(inst, ops.Reshape)
     array: Any = vals[0]
-    if not array.flags.c_contiguous:
+    if not array.flags.c_contiguous and (array.ndim != 1 or inst.ravel):
         raise InterpreterError("reshape of an array that is not C-contiguous")
     dims = [int(d) for d in vals[1:]]  # type: ignore[call-overload]
     if sum(d < 0 for d in dims) > 1:

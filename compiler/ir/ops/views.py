@@ -171,39 +171,58 @@ class Transpose(Instruction):
 @final
 @dataclass(eq=False, slots=True)
 class Reshape(Instruction):
-    """``array.reshape(shape)`` of a C-contiguous array: a C-contiguous view of the same
-    elements in row-major order with the dimensions ``shape`` (one ``i64`` each).
+    """``array.reshape(shape)`` as a view: of a C-contiguous array, a C-contiguous view of
+    the same elements in row-major order with the dimensions ``shape`` (one ``i64``
+    each); of a 1-D array of any strides (NumPy never copies to reshape one), a view whose
+    last axis has the array's stride (layout ``A``).
 
     A negative dimension is the unknown one, computed from the size; NumPy's ValueErrors:
     "can only specify one unknown dimension", and "cannot reshape array of size 6 into
     shape (4,newaxis)" (an unknown dimension printed ``newaxis``, as NumPy 2 prints it)
     when the sizes disagree. ``message`` is that message's template for this instruction
     (``{0}``: the size; ``{1}``, ``{2}``: the dimensions not known at compile time, or a
-    message without them when more than two are not).
+    message without them when more than two are not). ``ravel`` (``a.ravel()``, printed
+    ``{ravel}``): NumPy copies a non-contiguous array there, so the operand must be C.
     """
 
     OPNAME: ClassVar[str] = "reshape"
     OPERANDS: ClassVar[tuple[str, ...]] = ("array", "shape")
     ATTRS: ClassVar[tuple[str, ...]] = ("message",)
+    FLAGS: ClassVar[tuple[str, ...]] = ("ravel",)
     MAY_RAISE: ClassVar[bool] = True
     array: Value
     shape: tuple[Value, ...]
     message: Text
+    ravel: bool = False
 
     def verify_(self, ctx: VerifyContext) -> str | None:
-        """A C-contiguous array operand, ``i64`` dimensions, a C result of their rank."""
+        """A C-contiguous (or, but for ``ravel``, 1-D) array operand, ``i64`` dimensions,
+        the result :func:`reshape_type` gives."""
         t = array_operand(ctx, self, self.array)
         if isinstance(t, str):
             return t
-        if t.layout != "C":
-            return f"reshape operand {ctx.show(self.array)} has type {t}, expected a C array"
         for d in self.shape:
             if d.type != I64:
                 return f"reshape dimension {ctx.show(d)} has type {d.type}, expected i64"
-        expected = ArrayType(t.dtype, len(self.shape), "C")
-        if not self.shape or self.type != expected:
+        expected = reshape_type(t, len(self.shape), ravel=self.ravel)
+        if expected is None:
+            return f"reshape operand {ctx.show(self.array)} has type {t}, expected a C array"
+        if self.type != expected:
             return f"reshape result type is {self.type}, expected {expected}"
         return None
+
+
+def reshape_type(base: ArrayType, ndim: int, *, ravel: bool = False) -> ArrayType | None:
+    """The type of ``base.reshape`` to ``ndim`` axes as a view (C from a C base, else ``A``
+    from a 1-D base), or None when NumPy might copy (another base; ``ravel`` of a non-C
+    base) or ``ndim`` is 0."""
+    if ndim < 1:
+        return None
+    if base.layout == "C":
+        return ArrayType(base.dtype, ndim, "C")
+    if base.ndim == 1 and not ravel:
+        return ArrayType(base.dtype, ndim, "A")
+    return None
 
 
 @final

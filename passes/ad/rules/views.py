@@ -24,7 +24,7 @@ import copy
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Instruction, Value
-from gradc.compiler.ir.ops.views import transpose_type, view_type
+from gradc.compiler.ir.ops.views import reshape_type, transpose_type, view_type
 from gradc.compiler.ir.types import ArrayType
 from gradc.passes.ad.layout import shadow_type
 from gradc.passes.ad.rules.base import (
@@ -44,7 +44,8 @@ def _tangent_type(inst: Instruction, base: ArrayType) -> ArrayType:
     elif isinstance(inst, ops.Transpose):
         t = transpose_type(base, inst.perm)
     else:
-        t = ArrayType(base.dtype, len(inst.operands()) - 1, "C")
+        assert isinstance(inst, ops.Reshape)
+        t = reshape_type(base, len(inst.shape), ravel=inst.ravel)
     assert t is not None
     return t
 

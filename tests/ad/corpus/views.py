@@ -26,6 +26,7 @@ SHAPES = {
     "transpose_quad": {"A": (2, 3), "x": (2,)},
     "chained_rows": {"T": (2, 2, "n")},
     "reshape_sum": {"a": (6,)},
+    "reshape_strided": {"a": (6,)},
     "local_view_writes": {"a": ("n",)},
     "new_axis_scale": {"a": ("n",)},
     "ellipsis_col": {"T": (2, 2, 2)},
@@ -196,6 +197,17 @@ def row_scaling(W: f64[:, :], s: f64) -> f64:
     return t
 
 
+@gradc.export
+def reshape_strided(a: f64[:]) -> f64:
+    M = a.reshape(3, 2)  # any stride: a view
+    N = M.T
+    s = 0.0
+    for i in range(2):
+        for j in range(3):
+            s += N[i, j] * M[j, 1 - i] * (i + j + 1.0)
+    return s
+
+
 d_strided_sum = gradc.grad(strided_sum, wrt=("a", "x"))
 t_strided_sum = gradc.jvp(strided_sum, wrt=("a", "x"))
 d_reversed_weights = gradc.grad(reversed_weights, wrt=("a",))
@@ -224,3 +236,5 @@ d_inplace_through_views = gradc.grad(inplace_through_views, wrt=("a", "x"))
 t_inplace_through_views = gradc.jvp(inplace_through_views, wrt=("a", "x"))
 d_row_scaling = gradc.grad(row_scaling, wrt=("W", "s"))
 t_row_scaling = gradc.jvp(row_scaling, wrt=("W", "s"))
+d_reshape_strided = gradc.grad(reshape_strided, wrt=("a",))
+t_reshape_strided = gradc.jvp(reshape_strided, wrt=("a",))

@@ -39,6 +39,7 @@ SHAPES = {
     "view_shapes": {"A": ("m", "n")},
     "view_chain": {"a": ("n",)},
     "iterate_rows": {"A": ("m", "n")},
+    "reshape_any_1d": {"a": ("n",)},
     "enumerate_reversed_rows": {"A": ("m", "n")},
     "view_through_helper": {"a": ("n",)},
 }
@@ -62,6 +63,7 @@ DOMAINS.update(
         "row_of_row": {"i": (-6, 6), "j": (-6, 6)},
         "write_through_row": {"i": (-7, 7)},
         "reshape_c": {"m": (-2, 4)},
+        "reshape_any_1d": {"m": (-2, 4)},
         "view_shapes": {"lo": (-8, 8)},
     }
 )
@@ -83,12 +85,14 @@ RAISES = {
     "row_of_row": "IndexError",
     "write_through_row": "IndexError",
     "reshape_c": "ValueError",
+    "reshape_any_1d": "ValueError",
 }
 
 MUTATES = {
     "write_through_row": ("A",),
     "write_through_reversed": ("a",),
     "write_through_transpose": ("A",),
+    "reshape_any_1d": ("a",),
 }
 
 ULP = set()
@@ -275,3 +279,11 @@ def _tail(v):
 def view_through_helper(a: f64[:]) -> f64:
     w = _tail(a[::-1])
     return w[0] + len(w)
+
+
+@gradc.export
+def reshape_any_1d(a: f64[:], m: i64) -> f64[:, :]:
+    r = a.reshape(m, -1)  # a view for every stride of a 1-D array, as NumPy's
+    if r.size > 0:
+        r[0, -1] = 99.0
+    return r.T.copy()

@@ -1,5 +1,5 @@
 # ruff: noqa
-# expect-message: reshape() or ravel() of a f64[:, :], which is not known to be C-contiguous, is not supported
+# expect-message: ravel() of a f64[:, :], which is not known to be C-contiguous, is not supported
 import gradc
 from gradc import f64
 
