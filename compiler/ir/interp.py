@@ -41,7 +41,9 @@ from gradc.compiler.ir import (  # noqa: F401 (registrations)
     interp_elementwise,
     interp_linalg,
     interp_memory,
+    interp_reductions,
     interp_scalar,
+    interp_views,
     ops,
 )
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
