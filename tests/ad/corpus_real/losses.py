@@ -1,0 +1,81 @@
+"""Real numeric Python differentiated (issue 11's new-user trial; the same functions as
+tests/codegen/corpus_real/): the issue's gaussian_loss, dpbench's l2 distance, cosine
+similarity and mean squared error. The cheap ones to compile: run by default
+(tests/ad/test_ad_real.py); kernels.py holds the rest (slow). Written for gradc's tests,
+never copied.
+"""
+
+import numpy as np
+
+import gradc
+from gradc import f64
+
+SHAPES = {
+    "gaussian_loss": {"x": ("n",), "w": ("m", "n")},
+    "l2_distance": {"a": ("m", "n"), "b": ("m", "n")},
+    "cosine_similarity": {"a": ("n",), "b": ("n",)},
+    "mse": {"labels": ("n",), "predictions": ("n",)},
+}
+
+DIMS = {
+    "gaussian_loss": {"n": (2, 4), "m": (1, 3)},
+    "l2_distance": {"m": (1, 2), "n": (1, 3)},
+    "cosine_similarity": {"n": (1, 4)},
+    "mse": {"n": (1, 4)},
+}
+
+DOMAINS = {
+    "gaussian_loss": {"sigma": (0.5, 2.0), "mu": (-1.0, 1.0)},
+    "cosine_similarity": {"a": (0.5, 2.0), "b": (0.5, 2.0)},
+}
+
+KINKS = {
+    # p.max(): the largest density must be unique; sqrt of the squared distance at 0
+    "gaussian_loss": lambda x, mu, sigma, w: _gaps(-np.abs(x - mu)),
+    "l2_distance": lambda a, b: (np.sum((a - b) ** 2),),
+}
+
+
+def _gaps(v):
+    s = np.sort(v)
+    return tuple(s[-1] - s[:-1])
+
+
+@gradc.export
+def gaussian_loss(x: f64[:], mu: f64, sigma: f64, w: f64[:, :]) -> f64:
+    z = (x - mu) / sigma
+    p = np.exp(-0.5 * z * z) / (sigma * np.sqrt(2.0 * np.pi))
+    h = np.tanh(w @ p)
+    return np.sum(h[1:] - h[:-1]) + p.max()
+
+
+@gradc.export
+def l2_distance(a: f64[:, :], b: f64[:, :]) -> f64:
+    return np.sqrt(np.sum(np.square(a - b)))
+
+
+@gradc.export
+def cosine_similarity(a: f64[:], b: f64[:]) -> f64:
+    return np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))
+
+
+@gradc.export
+def mse(labels: f64[:], predictions: f64[:]) -> f64:
+    return np.sum((labels - predictions) ** 2) / len(labels)
+
+
+d_gaussian_loss = gradc.grad(gaussian_loss, wrt=("x", "mu", "sigma", "w"))
+
+t_gaussian_loss = gradc.jvp(gaussian_loss, wrt=("x", "mu", "sigma", "w"))
+
+d_l2_distance = gradc.grad(l2_distance, wrt=("a", "b"))
+
+t_l2_distance = gradc.jvp(l2_distance, wrt=("a", "b"))
+
+d_cosine_similarity = gradc.grad(cosine_similarity, wrt=("a", "b"))
+
+t_cosine_similarity = gradc.jvp(cosine_similarity, wrt=("a", "b"))
+
+d_mse = gradc.grad(mse, wrt=("labels", "predictions"))
+
+t_mse = gradc.jvp(mse, wrt=("labels", "predictions"))
