@@ -21,6 +21,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Argument, Block, Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
+from gradc.compiler.ir.dominance import reverse_postorder
 from gradc.compiler.ir.types import I64, NONE, ArrayType
 from gradc.passes.ad.rules import needs_of
 from gradc.passes.ad.sweep_state import Primal, Shadows, not_differentiable, returns
@@ -37,7 +38,11 @@ def make_shadows(p: Primal) -> Shadows:
     """
     found = Shadows()
     b = Builder(p.fwd)
-    for block in p.blocks:
+    # dominators first: a view's base gets its shadow before the view (lower-arrays
+    # appends the rest of a split block after blocks that it dominates)
+    order = [blk for blk in reverse_postorder(p.fwd.entry) if blk in p.body]
+    reached = set(order)
+    for block in [*order, *(blk for blk in p.blocks if blk not in reached)]:
         for inst in p.body[block]:
             if not p.active(inst) or not isinstance(inst.type, ArrayType):
                 continue

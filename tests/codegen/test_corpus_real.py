@@ -18,6 +18,7 @@ seeded case per layout, then every symbolic dim 0 in turn (where DIMS allows it)
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -33,7 +34,7 @@ CORPUS_DIR = Path(__file__).parent / "corpus_real"
 CORPUS_FILES = sorted(CORPUS_DIR.glob("*.py"))
 EXPORTS = [e for path in CORPUS_FILES for e in D.discover(path)]
 
-EXAMPLES = 8
+EXAMPLES = int(os.environ.get("GRADC_REAL_EXAMPLES", "8"))
 
 SETTINGS = settings(
     max_examples=EXAMPLES,

@@ -26,6 +26,18 @@ SHAPES = {
     "softmax_entropy": {"x": ("m", "n")},
     "arc_distance_total": {"theta_1": ("n",), "phi_1": ("n",), "theta_2": ("n",), "phi_2": ("n",)},
     "standardize_energy": {"data": ("n",)},
+    "lu_energy": {"A0": ("n", "n")},
+    "cholesky_logdet": {"M": ("n", "n")},
+    "seidel_energy": {"A0": ("n", "n")},
+    "moving_avg_energy": {"a": ("n",)},
+    "var_cumsum": {"x": ("n",)},
+    "doitgen_energy": {"A0": (2, 2, 2), "C4": (2, 2)},
+    "reversed_views": {"x": ("n",)},
+    "heat_inplace_energy": {"u0": ("n",)},
+    "softmax_rows_none": {"x": (2, 3)},
+    "covariance_energy": {"data0": (3, 2)},
+    "minmax_norm_energy": {"data": ("n",)},
+    "kmeans_energy": {"X": (3, 2), "C": (2, 2)},
 }
 
 DIMS = {
@@ -39,6 +51,14 @@ DIMS = {
     "softmax_entropy": {"m": (1, 2), "n": (1, 3)},
     "arc_distance_total": {"n": (1, 2)},
     "standardize_energy": {"n": (2, 5)},
+    "lu_energy": {"n": (1, 3)},
+    "cholesky_logdet": {"n": (1, 3)},
+    "seidel_energy": {"n": (3, 3)},
+    "moving_avg_energy": {"n": (3, 6)},
+    "var_cumsum": {"n": (2, 5)},
+    "reversed_views": {"n": (2, 6)},
+    "heat_inplace_energy": {"n": (3, 6)},
+    "minmax_norm_energy": {"n": (2, 5)},
 }
 
 DOMAINS = {
@@ -58,6 +78,7 @@ DOMAINS = {
         "theta_2": (-1.0, 1.0),
         "phi_2": (-1.0, 1.0),
     },
+    "heat_inplace_energy": {"r": (0.1, 0.4)},
 }
 
 KINKS = {
@@ -67,6 +88,9 @@ KINKS = {
     "arc_distance_total": lambda theta_1, phi_1, theta_2, phi_2: _arc_temps(
         theta_1, phi_1, theta_2, phi_2
     ),
+    "minmax_norm_energy": lambda data: _mm(data),
+    "var_cumsum": lambda x: (np.std(x),),  # np.std at a constant x: sqrt at 0
+    "kmeans_energy": lambda X, C: _km(X, C),
 }
 
 
@@ -188,6 +212,127 @@ def standardize_energy(data: f64[:]) -> f64:
     return np.sum(z * z * z)
 
 
+def _mm(data):
+    s = np.sort(data)
+    return (s[1] - s[0], s[-1] - s[-2])
+
+
+def _km(X, C):
+    d = np.sum((X[:, None, :] - C[None, :, :]) ** 2, axis=2)
+    return tuple(d[:, 0] - d[:, 1])
+
+
+@gradc.export
+def lu_energy(A0: f64[:, :]) -> f64:
+    N = A0.shape[0]
+    A = A0 + 10.0 * np.eye(N)
+    for i in range(N):
+        for j in range(i):
+            A[i, j] -= A[i, :j] @ A[:j, j]
+            A[i, j] /= A[j, j]
+        for j in range(i, N):
+            A[i, j] -= A[i, :i] @ A[:i, j]
+    return np.sum(A * A)
+
+
+@gradc.export
+def cholesky_logdet(M: f64[:, :]) -> f64:
+    n = M.shape[0]
+    A = M @ M.T + n * np.eye(n)
+    A[0, 0] = np.sqrt(A[0, 0])
+    for i in range(1, n):
+        for j in range(i):
+            A[i, j] -= np.dot(A[i, :j], A[j, :j])
+            A[i, j] /= A[j, j]
+        A[i, i] -= np.dot(A[i, :i], A[i, :i])
+        A[i, i] = np.sqrt(A[i, i])
+    s = 0.0
+    for i in range(n):
+        s += 2.0 * np.log(A[i, i])
+    return s
+
+
+@gradc.export
+def seidel_energy(A0: f64[:, :]) -> f64:
+    A = A0.copy()
+    N = A.shape[0]
+    for i in range(1, N - 1):
+        A[i, 1:-1] += A[i - 1, :-2] + A[i - 1, 1:-1] + A[i - 1, 2:] + A[i, 2:]
+        for j in range(1, N - 1):
+            A[i, j] += A[i, j - 1]
+            A[i, j] /= 9.0
+    return np.sum(A**2)
+
+
+@gradc.export
+def moving_avg_energy(a: f64[:]) -> f64:
+    n = 2
+    ret = np.cumsum(a)
+    ret[n:] = ret[n:] - ret[:-n]
+    m = ret[n - 1 :] / n
+    return np.sum(m * m * m)
+
+
+@gradc.export
+def var_cumsum(x: f64[:]) -> f64:
+    return np.var(x, ddof=1) + np.std(x) * np.cumsum(x)[-1] + np.cumprod(x)[-1]
+
+
+@gradc.export
+def doitgen_energy(A0: f64[:, :, :], C4: f64[:, :]) -> f64:
+    A = A0.copy()
+    for r in range(A.shape[0]):
+        A[r] = A[r] @ C4
+    return np.sum(np.sin(A))
+
+
+@gradc.export
+def reversed_views(x: f64[:]) -> f64:
+    y = x[::-1] * x[::2].sum() + x[1::2].prod()
+    return np.sum(y[::-2] ** 3)
+
+
+@gradc.export
+def heat_inplace_energy(u0: f64[:], r: f64) -> f64:
+    u = u0.copy()
+    for t in range(3):
+        u[1:-1] = u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+    return np.sum(u * u * u)
+
+
+@gradc.export
+def softmax_rows_none(x: f64[:, :]) -> f64:
+    e = np.exp(x - x.max(axis=1)[:, None])
+    p = e / e.sum(axis=1)[:, None]
+    return np.sum(p * np.arange(3.0))
+
+
+@gradc.export
+def covariance_energy(data0: f64[:, :]) -> f64:
+    data = data0 - np.mean(data0, axis=0)
+    M = data.shape[1]
+    cov = np.zeros((M, M))
+    for i in range(M):
+        cov[i:M, i] = cov[i, i:M] = data[:, i] @ data[:, i:M] / 2.0
+    return np.sum(cov * cov)
+
+
+@gradc.export
+def minmax_norm_energy(data: f64[:]) -> f64:
+    z = (data - data.min()) / (data.max() - data.min())
+    return np.sum(np.exp(z) * data)
+
+
+@gradc.export
+def kmeans_energy(X: f64[:, :], C: f64[:, :]) -> f64:
+    dist = np.sum((X[:, None, :] - C[None, :, :]) ** 2, axis=2)
+    labels = np.argmin(dist, axis=1)
+    e = 0.0
+    for i in range(X.shape[0]):
+        e += np.sum((X[i] - C[labels[i]]) ** 2)
+    return e
+
+
 d_logistic_loss = gradc.grad(logistic_loss, wrt=("weights", "inputs", "targets"))
 
 t_logistic_loss = gradc.jvp(logistic_loss, wrt=("weights", "inputs", "targets"))
@@ -231,3 +376,27 @@ t_arc_distance_total = gradc.jvp(arc_distance_total, wrt=("theta_1", "phi_1", "t
 d_standardize_energy = gradc.grad(standardize_energy, wrt=("data",))
 
 t_standardize_energy = gradc.jvp(standardize_energy, wrt=("data",))
+d_lu_energy = gradc.grad(lu_energy, wrt=("A0",))
+t_lu_energy = gradc.jvp(lu_energy, wrt=("A0",))
+d_cholesky_logdet = gradc.grad(cholesky_logdet, wrt=("M",))
+t_cholesky_logdet = gradc.jvp(cholesky_logdet, wrt=("M",))
+d_seidel_energy = gradc.grad(seidel_energy, wrt=("A0",))
+t_seidel_energy = gradc.jvp(seidel_energy, wrt=("A0",))
+d_moving_avg_energy = gradc.grad(moving_avg_energy, wrt=("a",))
+t_moving_avg_energy = gradc.jvp(moving_avg_energy, wrt=("a",))
+d_var_cumsum = gradc.grad(var_cumsum, wrt=("x",))
+t_var_cumsum = gradc.jvp(var_cumsum, wrt=("x",))
+d_doitgen_energy = gradc.grad(doitgen_energy, wrt=("A0", "C4"))
+t_doitgen_energy = gradc.jvp(doitgen_energy, wrt=("A0", "C4"))
+d_reversed_views = gradc.grad(reversed_views, wrt=("x",))
+t_reversed_views = gradc.jvp(reversed_views, wrt=("x",))
+d_heat_inplace_energy = gradc.grad(heat_inplace_energy, wrt=("u0", "r"))
+t_heat_inplace_energy = gradc.jvp(heat_inplace_energy, wrt=("u0", "r"))
+d_softmax_rows_none = gradc.grad(softmax_rows_none, wrt=("x",))
+t_softmax_rows_none = gradc.jvp(softmax_rows_none, wrt=("x",))
+d_covariance_energy = gradc.grad(covariance_energy, wrt=("data0",))
+t_covariance_energy = gradc.jvp(covariance_energy, wrt=("data0",))
+d_minmax_norm_energy = gradc.grad(minmax_norm_energy, wrt=("data",))
+t_minmax_norm_energy = gradc.jvp(minmax_norm_energy, wrt=("data",))
+d_kmeans_energy = gradc.grad(kmeans_energy, wrt=("X", "C"))
+t_kmeans_energy = gradc.jvp(kmeans_energy, wrt=("X", "C"))

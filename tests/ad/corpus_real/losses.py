@@ -15,6 +15,7 @@ SHAPES = {
     "l2_distance": {"a": ("m", "n"), "b": ("m", "n")},
     "cosine_similarity": {"a": ("n",), "b": ("n",)},
     "mse": {"labels": ("n",), "predictions": ("n",)},
+    "upper_rows_energy": {"A0": ("n", "n")},
 }
 
 DIMS = {
@@ -22,6 +23,7 @@ DIMS = {
     "l2_distance": {"m": (1, 2), "n": (1, 3)},
     "cosine_similarity": {"n": (1, 4)},
     "mse": {"n": (1, 4)},
+    "upper_rows_energy": {"n": (1, 3)},
 }
 
 DOMAINS = {
@@ -79,3 +81,19 @@ t_cosine_similarity = gradc.jvp(cosine_similarity, wrt=("a", "b"))
 d_mse = gradc.grad(mse, wrt=("labels", "predictions"))
 
 t_mse = gradc.jvp(mse, wrt=("labels", "predictions"))
+
+
+@gradc.export
+def upper_rows_energy(A0: f64[:, :]) -> f64:
+    # regression: the view C[i, i:] is written in a loop, and C = np.zeros(...) follows
+    # an elementwise expression that lower-arrays makes loops of (the reverse sweep met
+    # the view before C's shadow existed and refused it)
+    A = A0 * 2.0
+    C = np.zeros((A.shape[0], A.shape[0]))
+    for i in range(A.shape[0]):
+        C[i, i:] = A[i, i:] * A[i, i]
+    return np.sum(C * C)
+
+
+d_upper_rows_energy = gradc.grad(upper_rows_energy, wrt=("A0",))
+t_upper_rows_energy = gradc.jvp(upper_rows_energy, wrt=("A0",))
