@@ -226,7 +226,8 @@ class ArrayLowering:
         at = self.array_type(inst.array.type)
         pt = self._check_pointer_type(inst, at)
         desc = self.fl.value(inst.array)
-        offset = self._element_offset(desc, at, inst.indices, check=self.fl.ml.options.boundscheck)
+        check = self.fl.ml.options.boundscheck and not inst.in_bounds
+        offset = self._element_offset(desc, at, inst.indices, check=check)
         base = self.b.bitcast(self.field(desc, DATA), pointer_type(pt))
         return self.b.gep(base, [offset], inbounds=True)
 
