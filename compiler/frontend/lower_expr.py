@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import math
 
+from gradc.compiler.frontend import slicing
 from gradc.compiler.frontend.constants import MATH_CONSTANTS, fold_constant
 from gradc.compiler.frontend.imports import (
     ConstantRef,
@@ -109,12 +110,12 @@ class ExpressionLowering(CallLowering):
                 return self.call(e)
             case ast.Tuple(elts=elts):
                 if any(isinstance(x, ast.Starred) for x in elts):
-                    raise self.src.error("unsupported expression 'Starred'", e)
+                    raise self.src.unsupported(next(x for x in elts if isinstance(x, ast.Starred)))
                 return self.b.make_tuple([self.expr(x) for x in elts])
             case ast.Subscript(value=value, slice=index):
                 return self.subscript(e, value, index)
             case _:
-                raise self.src.error(f"unsupported expression '{type(e).__name__}'", e)
+                raise self.src.unsupported(e)
 
     def _fold_sign(self, e: ast.UnaryOp) -> int | float | bool | None:
         """The value of ``-c``/``+c`` (signs nested to any depth) over one constant ``c``
@@ -206,10 +207,19 @@ class ExpressionLowering(CallLowering):
             raise self.src.error(f"numpy attribute 'np.{e.attr}' is not supported here", e)
         if e.attr in ("shape", "size", "ndim"):
             return self.b.insert(ops.ArrayAttr(ops.ArrayProperty(e.attr), self.expr(e.value)))
+        if e.attr == "T":
+            return slicing.transpose_attribute(self, e)
         raise self.src.error(f"unsupported attribute '.{e.attr}'", e)
 
     def subscript(self, e: ast.Subscript, value: ast.expr, index: ast.expr) -> Value:
         """``value[index]``: the container, then the indices, evaluated once."""
+        if slicing.is_basic_index(self, index):
+            return slicing.basic_index(self, e, index)
+        if isinstance(value, ast.Attribute) and value.attr == "flat":  # a.flat[i]
+            array = self.expr(value.value)
+            position = self.expr(index)
+            with self.b.at(self.src.loc(e)):
+                return self.b.insert(ops.FlatGet(array, position))
         container = self.expr(value)
         indices = self.indices(index)
         with self.b.at(self.src.loc(e)):

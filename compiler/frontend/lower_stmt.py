@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from gradc.compiler.frontend import slicing
 from gradc.compiler.frontend.lower_iter import IterationLowering
 from gradc.compiler.frontend.lower_state import Loop, UnpackCheck
 from gradc.compiler.ir import ops
@@ -60,6 +61,14 @@ class StatementLowering(IterationLowering):
                     result = self.b.insert(cls(current, rhs))
                     # an array is updated in place (NumPy), a scalar rebound
                     self.write(name, self.b.insert(ops.InPlace(current, result)))
+            case ast.AugAssign(target=ast.Subscript(slice=index) as target, op=op) if (
+                slicing.is_basic_index(self, index)
+            ):
+                cls = self._binop_class(op, s)
+                view = slicing.basic_index(self, target, index)  # a[1:] -= x: in the view
+                rhs = self.expr(s.value)
+                with self.b.at(self.src.loc(s)):
+                    self.b.insert(ops.InPlace(view, self.b.insert(cls(view, rhs))))
             case ast.AugAssign(target=ast.Subscript(value=container, slice=index), op=op):
                 cls = self._binop_class(op, s)
                 array = self.expr(container)
@@ -69,11 +78,11 @@ class StatementLowering(IterationLowering):
                 rhs = self.expr(s.value)
                 with self.b.at(self.src.loc(s)):
                     result = self.b.insert(cls(current, rhs))
+                    # a row (w[i] *= s) is updated in place, an element stored back
+                    result = self.b.insert(ops.InPlace(current, result))
                     self.b.insert(ops.SetItem(array, indices, result))
             case ast.AugAssign(target=target):
-                raise self.src.error(
-                    f"unsupported assignment target '{type(target).__name__}'", target
-                )
+                raise self.src.unsupported(target, as_target=True)
             case ast.If():
                 self.if_stmt(s)
             case ast.For():
@@ -103,7 +112,7 @@ class StatementLowering(IterationLowering):
             case ast.Assert(test=test, msg=msg):
                 self.assert_stmt(s, test, msg)
             case _:
-                raise self.src.error(f"unsupported statement '{type(s).__name__}'", s)
+                raise self.src.unsupported(s)
 
     def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
         """``t1 = t2 = value``; ``a, b = x, y`` evaluates the right side before binding."""
@@ -128,6 +137,10 @@ class StatementLowering(IterationLowering):
         match target:
             case ast.Name(id=name):
                 self.write(name, value)
+            case ast.Subscript(slice=index) if slicing.is_basic_index(self, index):
+                view = slicing.basic_index(self, target, index)  # a[1:] = b: into the view
+                with self.b.at(self.src.loc(target)):
+                    self.b.insert(ops.SetItem(view, (), value))
             case ast.Subscript(value=container, slice=index):
                 array = self.expr(container)
                 indices = self.indices(index)
@@ -150,9 +163,7 @@ class StatementLowering(IterationLowering):
                 for part, elt in zip(parts, elts, strict=True):
                     self.bind(elt, part)
             case _:
-                raise self.src.error(
-                    f"unsupported assignment target '{type(target).__name__}'", target
-                )
+                raise self.src.unsupported(target, as_target=True)
 
     def if_stmt(self, s: ast.If) -> None:
         """``if``/``else``: a constant condition branches straight to the suite it selects."""
