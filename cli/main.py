@@ -16,9 +16,11 @@ is the environment: ``GRADC_NO_COMPILE=1`` makes ``build`` refuse to compile.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -162,7 +164,8 @@ def build(
         from gradc.cli.remote import open_remote
 
         remote = open_remote(remote_cache, remote_cache_readonly)
-    built = _build(module, out_dir, options, grads, remote, texts=not no_texts)
+    with _progress(module):
+        built = _build(module, out_dir, options, grads, remote, texts=not no_texts)
     end = time.perf_counter()
     if explain:
         from gradc.cli.explain import explain as explain_lines
@@ -205,6 +208,16 @@ def _compiler_options(
         timings=timings,
         verbose=verbose,
     )
+
+
+def _progress(module: Path) -> AbstractContextManager[Any]:
+    """On a terminal, a spinner on stderr with the elapsed time while ``module`` builds
+    (a build of several seconds is not silent); elsewhere (a pipe, a file) nothing."""
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status(f"gradc: building {module} ...")
 
 
 def _build(
