@@ -139,9 +139,11 @@ class BuildOutputLike(Protocol):
 
 
 def build_manifest(
-    build: BuildOutputLike, producer: Producer | None = None
+    build: BuildOutputLike, producer: Producer | None = None, *, texts: bool = True
 ) -> tuple[Manifest, dict[str, bytes]]:
     """The manifest of ``build`` and its blobs (relative path -> bytes); writes nothing.
+    Without ``texts`` the IR, LLVM and assembly texts are left out (a shipped artifact
+    needs only its objects; ``gradc inspect --ir`` then has nothing to show).
 
     Raises:
         ArtifactError: two entries share a name, or a field has the wrong type.
@@ -150,7 +152,7 @@ def build_manifest(
         producer = getattr(build, "producer", None) or host_producer()
     variant_targets = [_target(t) for t in getattr(build, "variant_targets", ()) or ()]
     blobs: dict[str, bytes] = {}
-    entries = [_entry(e, variant_targets, blobs) for e in build.entries]
+    entries = [_entry(e, variant_targets, blobs, texts) for e in build.entries]
     runtime = None
     runtime_code = bytes(getattr(build, "runtime_object", b"") or b"")
     if runtime_code:
@@ -173,15 +175,18 @@ def build_manifest(
     return manifest, blobs
 
 
-def _entry(e: CompiledEntryLike, variant_targets: list[Target], blobs: dict[str, bytes]) -> Entry:
-    """The manifest entry of compiled export ``e``; its blobs are added to ``blobs``."""
+def _entry(
+    e: CompiledEntryLike, variant_targets: list[Target], blobs: dict[str, bytes], with_texts: bool
+) -> Entry:
+    """The manifest entry of compiled export ``e`` (with its texts if ``with_texts``); its
+    blobs are added to ``blobs``."""
     code = bytes(e.object_code)
     sha = hashlib.sha256(code).hexdigest()
     obj = object_path(sha)
     blobs[obj] = code
     texts: dict[str, str] = {}
     for kind, text in (("ir", e.ir_text), ("llvm", e.llvm_text), ("asm", e.asm_text)):
-        if text:
+        if text and with_texts:
             data = text.encode("utf-8")
             rel = text_path(hashlib.sha256(data).hexdigest(), kind)
             blobs[rel] = data
@@ -247,6 +252,7 @@ def write_artifact(
     *,
     producer: Producer | None = None,
     on_damage: Callable[[str], None] | None = None,
+    texts: bool = True,
 ) -> Manifest:
     """Write ``build`` (a ``gradc.compiler.driver.BuildOutput``) as the artifact ``out_dir``.
 
@@ -257,13 +263,14 @@ def write_artifact(
     artifact already in ``out_dir`` is damaged (:func:`find_damage`), ``on_damage`` is
     called with a message naming the damaged files (default: an
     :class:`~gradc.artifacts.errors.ArtifactWarning`) and every damaged file is replaced;
-    intact blobs with the same content are kept as they are.
+    intact blobs with the same content are kept as they are. ``texts=False`` leaves the
+    IR, LLVM and assembly texts out (:func:`build_manifest`).
 
     Raises:
         ArtifactError: the build output does not fit the manifest schema.
         OSError: the directory cannot be written (the previous artifact stays intact).
     """
-    manifest, blobs = build_manifest(build, producer)
+    manifest, blobs = build_manifest(build, producer, texts=texts)
     out = Path(out_dir)
     encoded = manifest.encode()
     if _is_current(out, encoded, blobs):

@@ -3,6 +3,7 @@
 ::
 
     gradc build MODULE.py [-o DIR] [-O 0..3] [--cpu NAME[,NAME...]] [--fastmath] [--no-boundscheck]
+                          [--no-texts]
                           [--grad F[:X,Y]] [--timings] [--explain] [-v]
     gradc inspect ARTIFACT [--json] [--ir NAME] [--llvm NAME] [--asm NAME] [--key NAME]
     gradc bench MODULE.py | ARTIFACT [--source MODULE.py] [-e NAME] [--shape NAME=AxB ...]
@@ -15,9 +16,11 @@ is the environment: ``GRADC_NO_COMPILE=1`` makes ``build`` refuse to compile.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +101,12 @@ def cli() -> None:
 @click.option("--fastmath", is_flag=True, help="Allow fast-math floating-point rewrites.")
 @click.option("--no-boundscheck", is_flag=True, help="Do not check array indices.")
 @click.option(
+    "--no-texts",
+    is_flag=True,
+    help="Leave out the IR, LLVM and assembly texts (gradc inspect --ir/--llvm/--asm); "
+    "for artifacts that are shipped.",
+)
+@click.option(
     "--grad",
     "grads",
     multiple=True,
@@ -132,6 +141,7 @@ def build(
     cpu: str,
     fastmath: bool,
     no_boundscheck: bool,
+    no_texts: bool,
     grads: tuple[str, ...],
     timings: bool,
     explain: bool,
@@ -154,7 +164,8 @@ def build(
         from gradc.cli.remote import open_remote
 
         remote = open_remote(remote_cache, remote_cache_readonly)
-    built = _build(module, out_dir, options, grads, remote)
+    with _progress(module):
+        built = _build(module, out_dir, options, grads, remote, texts=not no_texts)
     end = time.perf_counter()
     if explain:
         from gradc.cli.explain import explain as explain_lines
@@ -199,14 +210,27 @@ def _compiler_options(
     )
 
 
+def _progress(module: Path) -> AbstractContextManager[Any]:
+    """On a terminal, a spinner on stderr with the elapsed time while ``module`` builds
+    (a build of several seconds is not silent); elsewhere (a pipe, a file) nothing."""
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status(f"gradc: building {module} ...")
+
+
 def _build(
     module: Path,
     out_dir: Path,
     options: CompilerOptions,
     grads: tuple[str, ...],
     remote: RemoteCache | None,
+    *,
+    texts: bool = True,
 ) -> ArtifactBuild:
-    """``build_artifact`` of ``module`` into ``out_dir``, warnings printed.
+    """``build_artifact`` of ``module`` into ``out_dir`` (with the texts unless
+    ``texts=False``), warnings printed.
 
     A compile error, a refused compile (``GRADC_NO_COMPILE=1``), an unwritable output or
     a bad ``--grad`` is printed and exits with status 1; any other exception is an
@@ -230,6 +254,7 @@ def _build(
             remote=remote,
             warn=warn,
             on_damage=warn,
+            texts=texts,
         )
     except CompileError as exc:
         click.echo(exc.render(), err=True)

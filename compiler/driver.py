@@ -261,6 +261,7 @@ class _WriteState(StageState):
     out_dir: Path
     output: BuildOutput
     on_damage: Callable[[str], None] | None
+    texts: bool = True
     manifest: Manifest = field(init=False, repr=False)
 
 
@@ -269,7 +270,9 @@ def _write(state: _WriteState) -> None:
     from gradc.artifacts.store import write_artifact
 
     try:
-        state.manifest = write_artifact(state.out_dir, state.output, on_damage=state.on_damage)
+        state.manifest = write_artifact(
+            state.out_dir, state.output, on_damage=state.on_damage, texts=state.texts
+        )
     except OSError as exc:
         raise WriteError(f"cannot write {state.out_dir}: {exc}") from exc
 
@@ -290,6 +293,7 @@ def build_artifact(
     on_damage: Callable[[str], None] | None = None,
     source_text: bytes | None = None,
     prelude: str = "",
+    texts: bool = True,
 ) -> ArtifactBuild:
     """Build the module at ``source_path`` into the artifact directory ``out_dir``: the
     entry point of ``gradc build`` and of runtime mode.
@@ -308,6 +312,7 @@ def build_artifact(
             reused (a missing or damaged blob ...); default a ``RuntimeWarning``.
         on_damage: called when the artifact found while writing is damaged (default an
             ``ArtifactWarning``; see ``gradc.artifacts.store.write_artifact``).
+        texts: store the IR, LLVM and assembly texts (for ``gradc inspect``).
 
     Raises:
         what :func:`build_module` raises (nothing is written then), and
@@ -325,7 +330,11 @@ def build_artifact(
         source_path, options, grads, cache=cache, source_text=source_text, prelude=prelude
     )
     state = _WriteState(
-        out_dir=out_dir, output=output, on_damage=on_damage, timings=dict(output.timings)
+        out_dir=out_dir,
+        output=output,
+        on_damage=on_damage,
+        texts=texts,
+        timings=dict(output.timings),
     )
     run_stages((WRITE,), state)
     if remote is not None:

@@ -105,6 +105,7 @@ def export_of(info: ModuleInfo, fn: ast.FunctionDef) -> Export | None:
                 raise src.error(
                     'gradc.export takes one signature string, e.g. @gradc.export("f64(f64, i64)")',
                     deco,
+                    help=_export_call_help(deco),
                 )
             signature = deco.args[0].value
         else:
@@ -188,3 +189,20 @@ def _annotation(src: SourceFile, node: ast.expr) -> Type:
         return type_from_annotation(node)
     except TypeSyntaxError as exc:
         raise src.error(str(exc), node) from None
+
+
+def _export_call_help(deco: ast.Call) -> str:
+    """What to write instead of an ``@gradc.export(...)`` gradc does not take: Numba's
+    list of signatures, or its per-function options."""
+    keywords = {k.arg for k in deco.keywords}
+    if keywords & {"fastmath", "boundscheck"}:
+        return (
+            "fast-math and bounds checks are options of the build, not of one function: "
+            "gradc build --fastmath / --no-boundscheck"
+        )
+    if deco.args and isinstance(deco.args[0], ast.List | ast.Tuple):
+        return (
+            "one export per signature: a module-level helper holding the body, and one "
+            "exported function per signature calling it"
+        )
+    return ""

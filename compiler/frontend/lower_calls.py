@@ -14,6 +14,7 @@ import math
 from gradc.compiler.frontend import slicing
 from gradc.compiler.frontend.array_reductions import lower_reduction
 from gradc.compiler.frontend.constants import default_values
+from gradc.compiler.frontend.constructs import builtin_help
 from gradc.compiler.frontend.imports import (
     ConstantRef,
     ForeignRef,
@@ -326,7 +327,7 @@ class CallLowering(LoweringState):
             for a in e.args[1:]:
                 acc = self.b.insert(cls(acc, self.expr(a)))
             return acc
-        raise self.src.error(f"unsupported call of builtin '{name}'", e)
+        raise self.src.error(f"unsupported call of builtin '{name}'", e, help=builtin_help(name))
 
 
 def _source_order(node: ast.expr) -> tuple[int, int]:

@@ -12,6 +12,7 @@ import math
 
 from gradc.compiler.frontend import slicing
 from gradc.compiler.frontend.constants import MATH_CONSTANTS, fold_constant
+from gradc.compiler.frontend.constructs import operator_help
 from gradc.compiler.frontend.imports import (
     ConstantRef,
     FunctionRef,
@@ -99,7 +100,9 @@ class ExpressionLowering(CallLowering):
             case ast.UnaryOp(op=ast.Not(), operand=operand):
                 return self.b.insert(ops.Not(self.expr(operand), type=I1))
             case ast.UnaryOp(op=op):
-                raise self.src.error(f"unsupported operator '{_symbol(op)}'", e)
+                raise self.src.error(
+                    f"unsupported operator '{_symbol(op)}'", e, help=operator_help(_symbol(op))
+                )
             case ast.BoolOp():
                 return self.bool_op(e)
             case ast.Compare():
@@ -138,7 +141,9 @@ class ExpressionLowering(CallLowering):
     def _binop_class(self, op: ast.operator, node: ast.AST) -> type[ops.BinaryOp]:
         cls = _BINOPS.get(type(op))
         if cls is None:
-            raise self.src.error(f"unsupported operator '{_symbol(op)}'", node)
+            raise self.src.error(
+                f"unsupported operator '{_symbol(op)}'", node, help=operator_help(_symbol(op))
+            )
         return cls
 
     def name(self, name: str, node: ast.Name) -> Value:
@@ -285,7 +290,9 @@ class ExpressionLowering(CallLowering):
     def _cmp(self, op: ast.cmpop, lhs: Value, rhs: Value, node: ast.AST) -> Value:
         pred = _CMP_PREDICATES.get(type(op))
         if pred is None:
-            raise self.src.error(f"unsupported operator '{_symbol(op)}'", node)
+            raise self.src.error(
+                f"unsupported operator '{_symbol(op)}'", node, help=operator_help(_symbol(op))
+            )
         # untyped: a comparison of arrays is a bool array (inference)
         return self.b.insert(ops.Cmp(ops.CmpPred(pred), lhs, rhs))
 

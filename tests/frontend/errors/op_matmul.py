@@ -2,6 +2,7 @@
 # expect-message: unsupported operator '@'
 # expect-col: 11
 # expect-node: BinOp
+# expect-help: write the product as a loop
 import gradc
 from gradc import f64, i64
 
