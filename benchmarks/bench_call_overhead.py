@@ -9,9 +9,9 @@ Python runs it with the gradc decorators inert):
 * ``fresh(a)``: a new 1-element array (an owned array result);
 * ``add(x, y)``: two floats (the scalar fast path, for reference).
 
-Each is timed with ``timeit`` (``--repeat`` runs of ``--number`` calls, the best run, in
-nanoseconds per call, the timing loop included, as for every column); ratios are of
-the same run. ``python benchmarks/bench_call_overhead.py [--json]``.
+Each is timed with ``timeit``: ``--repeat`` rounds in which every implementation runs
+``--number`` calls in turn; the best round, in nanoseconds per call, the timing loop
+included, as for every column. Ratios are of the same run. ``python benchmarks/bench_call_overhead.py [--json]``.
 """
 
 from __future__ import annotations
@@ -93,30 +93,41 @@ def _implementations(folder: Path) -> dict[str, Any]:
     return impls
 
 
-def _time(fn: Callable[..., Any], call: str, number: int, repeat: int) -> float:
+def _timers(fns: dict[str, Callable[..., Any]], call: str) -> dict[str, timeit.Timer]:
+    """A warmed-up ``timeit.Timer`` of ``call`` per implementation (Numba compiles here)."""
     import numpy as np
 
-    names = {"f": fn, "a": np.ones(1), "b": np.ones(1), "c": np.ones(1)}
-    eval(call, names)  # warm up (Numba compiles here)
-    runs = timeit.repeat(call, globals=names, number=number, repeat=repeat)
-    return min(runs) / number * 1e9
+    timers = {}
+    for impl, fn in fns.items():
+        names = {"f": fn, "a": np.ones(1), "b": np.ones(1), "c": np.ones(1)}
+        eval(call, names)
+        timers[impl] = timeit.Timer(call, globals=names)
+    return timers
+
+
+def _measure(impls: dict[str, Any], number: int, repeat: int) -> dict[str, dict[str, float]]:
+    """kernel -> implementation -> best ns per call; the implementations take turns in
+    every round, so a busy machine slows them alike."""
+    table: dict[str, dict[str, float]] = {}
+    for kernel, call in CALLS.items():
+        timers = _timers({impl: fns[kernel] for impl, fns in impls.items()}, call)
+        best = dict.fromkeys(timers, float("inf"))
+        for _ in range(repeat):
+            for impl, timer in timers.items():
+                best[impl] = min(best[impl], timer.timeit(number) / number * 1e9)
+        table[kernel] = best
+    return table
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--number", type=int, default=200_000)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--number", type=int, default=20_000)
+    parser.add_argument("--repeat", type=int, default=25)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         impls = _implementations(Path(tmp))
-        table = {
-            kernel: {
-                impl: _time(fns[kernel], call, args.number, args.repeat)
-                for impl, fns in impls.items()
-            }
-            for kernel, call in CALLS.items()
-        }
+        table = _measure(impls, args.number, args.repeat)
     if args.json:
         print(json.dumps(table, indent=2))
         return 0

@@ -11,6 +11,7 @@ call is the ctypes path (:mod:`.calls`), which the wrapper hands the calls it ca
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 from collections.abc import Callable
 from typing import Any
@@ -112,11 +113,14 @@ def _self_class(module: str) -> type[FastExport]:
     return cls
 
 
-def _text_signature(entry: Entry) -> str:
+def _text_signature(entry: Entry) -> str | None:
     """``name($self, a, b=1.5)``: the ``__text_signature__`` a builtin's ``inspect.signature``
     and ``help()`` read (names and defaults; CPython keeps no annotations for builtins, so
-    the types are in the docstring's first line)."""
+    the types are in the docstring's first line). None when a default is an infinity or
+    a NaN, which a text signature cannot spell."""
     defaults = dict(entry.signature.defaults)
+    if any(isinstance(v, float) and not math.isfinite(v) for v in defaults.values()):
+        return None
     shown = ["$self"]
     for name, _ in entry.signature.params:
         shown.append(f"{name}={defaults[name]!r}" if name in defaults else name)
@@ -134,7 +138,8 @@ def make_fast(
     def raise_record(status: int, err_address: int) -> None:
         raise_error(status, ErrorRecord.from_address(err_address), qualname, entry)
 
-    doc = f"{_text_signature(entry)}\n--\n\n{call.__doc__}"
+    text = _text_signature(entry)
+    doc = f"{text}\n--\n\n{call.__doc__}" if text else call.__doc__
     mdef = _PyMethodDef(entry.name.encode(), address, METH_FASTCALL_KEYWORDS, (doc or "").encode())
     self = _self_class(module)(entry, call, raise_record, (mdef, keepalive))
     fn: Callable[..., Any] = _pycfunction_new(mdef, self, module)

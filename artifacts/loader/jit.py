@@ -73,7 +73,8 @@ class Runtime:
         self.jit = jit
         self.tracker = tracker
         self.sha256 = sha256
-        self.decref = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(tracker[RUNTIME_DECREF])
+        # PYFUNCTYPE: keeps the GIL over this short call (no release and re-take per array)
+        self.decref = ctypes.PYFUNCTYPE(None, ctypes.c_void_p)(tracker[RUNTIME_DECREF])
         self.live = ctypes.c_int64.from_address(tracker[RUNTIME_LIVE])
 
 

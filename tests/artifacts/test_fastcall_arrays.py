@@ -219,8 +219,13 @@ def test_signatures(libs: list[Any]) -> None:
     assert str(slow) == "(x: 'f64[:, :]', w: 'f64[:]', eps: 'f64' = 0.5) -> 'f64'"
     assert str(inspect.signature(lib.energy)) == "(x, w, eps=0.5)"
     assert lib.energy.__doc__.startswith("energy(x: f64[:, :], w: f64[:], eps: f64 = 0.5) -> f64")
+    # an infinite default has no text-signature spelling: the builtin has none, not a wrong one
+    assert lib.clip.__text_signature__ is None
+    assert inspect.signature(lib.ctypes_function("clip")).parameters["hi"].default == float("inf")
     for one in libs:
         for name in one:
+            if (one, name) == (lib, "clip"):
+                continue
             fast, ctypes_sig = (
                 inspect.signature(one[name]),
                 inspect.signature(one.ctypes_function(name)),

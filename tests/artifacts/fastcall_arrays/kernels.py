@@ -91,3 +91,8 @@ def energy(x: f64[:, :], w: f64[:], eps: f64 = 0.5) -> f64:
 
 
 d_energy = gradc.grad(energy, wrt=("x", "w"))
+
+
+@gradc.export
+def clip(x: f64, hi: f64 = 1e400) -> f64:
+    return min(x, hi)
