@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import inspect
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -259,3 +260,25 @@ def test_binding_is_signature_bind(
     except TypeError:
         got = TypeError
     assert got == want
+
+
+def test_no_reference_leaks(libs: list[Any]) -> None:
+    """Fast calls that return, borrow, raise from compiled code, or hand over to the slow
+    path leave the arguments' reference counts and the runtime's live blocks as they were."""
+    lib = libs[0]
+    a, x = np.arange(4.0), np.ones((2, 2))
+    gc.collect()
+    before = (sys.getrefcount(a), sys.getrefcount(x), runtime_stats()["live"])
+    for _ in range(500):
+        lib.first(a)
+        lib.ident(x)
+        lib.pieces(a, 2)
+        lib.d_energy(x, a[:2])
+        with pytest.raises(ValueError, match="energy below -100"):
+            lib.energy(x, a[:2], -1000.0)
+        with pytest.raises(IndexError):
+            lib.first(a[:0])
+        with pytest.raises(TypeError):
+            lib.first(a.astype(np.float32))
+    gc.collect()
+    assert (sys.getrefcount(a), sys.getrefcount(x), runtime_stats()["live"]) == before
