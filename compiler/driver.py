@@ -7,6 +7,7 @@ and its line)::
 
     parse    read the module, scan its top level and imports, add --grad requests
     infer    typed IR of the exports and every function they reach
+    arrays   whole-array operations into fused loop nests (the lower-arrays pass)
     ad       the derivative exports (gradc.grad, gradc.jvp, ...)
     passes   the default pass pipeline, verified
     keys     cache keys per export and CPU variant; cache lookups
@@ -110,6 +111,14 @@ def infer(state: BuildState) -> None:
     state.module = infer_module(state.info)
 
 
+def lower_arrays(state: BuildState) -> None:
+    """The ``arrays`` stage: the ``lower-arrays`` pass, so that AD sees loops of scalar
+    operations (passes/arrays/; docs/ad.md)."""
+    from gradc.passes.arrays.lower import run
+
+    state.module = run(state.module)
+
+
 def differentiate(state: BuildState) -> None:
     """The ``ad`` stage: the derivative exports the module declares or ``--grad`` asks for."""
     add_derivative_exports(state.module, state.info, state.source)
@@ -140,6 +149,7 @@ def run_passes(state: BuildState) -> None:
 STAGES: tuple[Stage[BuildState], ...] = (
     Stage("parse", parse, reports=(OSError, UnicodeDecodeError, GradRequestError)),
     Stage("infer", infer),
+    Stage("arrays", lower_arrays),
     Stage("ad", differentiate),
     Stage("passes", run_passes),
     Stage("keys", backend.plan_keys),

@@ -57,7 +57,9 @@ class StatementLowering(IterationLowering):
                 current = self.read(name, target)
                 rhs = self.expr(value)
                 with self.b.at(self.src.loc(s)):
-                    self.write(name, self.b.insert(cls(current, rhs)))
+                    result = self.b.insert(cls(current, rhs))
+                    # an array is updated in place (NumPy), a scalar rebound
+                    self.write(name, self.b.insert(ops.InPlace(current, result)))
             case ast.AugAssign(target=ast.Subscript(value=container, slice=index), op=op):
                 cls = self._binop_class(op, s)
                 array = self.expr(container)
