@@ -74,8 +74,9 @@ class CallLowering(LoweringState):
 
     def call(self, e: ast.Call) -> Value:
         """A call: of ``math``, NumPy, ``x.copy()``, a builtin or a user function."""
-        if any(isinstance(a, ast.Starred) for a in e.args):
-            raise self.src.error("unsupported expression 'Starred'", e)
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                raise self.src.unsupported(a)
         func = e.func
         if e.keywords and self.info.numpy_attr(func) is None and not self._user_function(func):
             raise self.src.error("keyword arguments are not supported", e)
