@@ -73,6 +73,8 @@ AFTER_INFERENCE = frozenset(
         ops.TapeFree,
         ops.Elementwise,
         ops.ElementwiseInto,
+        ops.Reduce,  # materialised from npreduce
+        ops.Cumulate,
     }
 )
 

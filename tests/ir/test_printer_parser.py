@@ -169,6 +169,10 @@ ALL_OPS = ir("""
       %fd = fdiv %v, %v : f64
       %ew = elementwise where(%k, %a, %v) : array[f64,2,C]
       elementwise_into add %a, (%a, %ew)
+      %rs = reduce var %a, [1] 1 {keepdims} : array[f64,2,C]
+      %ra = reduce argmax %a, [0, 1] 0 : i64
+      %cs = cumulate cumsum %a, none : array[f64,1,C]
+      %cp = cumulate cumprod %a, 0 : array[f64,2,C]
       ret %b
     }
 
@@ -200,6 +204,8 @@ FRONT_END_OPS = ir("""
       %e = allocate empty i32 : ?
       %m = numpy minimum(%v, %v) : ?
       %ip = inplace %a, %v : ?
+      %rd = npreduce "norm:inf" %a, none 0 "" "np.linalg.norm()" : ?
+      %rk = npreduce sum %a, [-1, 0] 0 i32 "a.sum()" {keepdims} : ?
       ret %g
     }
 """)

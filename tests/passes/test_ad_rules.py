@@ -31,6 +31,7 @@ WITHOUT_RULE = [
     "getitem",
     "inplace",
     "len",
+    "npreduce",
     "numpy",
     "phi",
     "poison",

@@ -12,6 +12,7 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.control`: phis, calls, branches, returns, raises;
 - :mod:`.arrays`: array shapes, element addresses, loads and stores, allocation,
   reference counts;
+- :mod:`.reductions`: NumPy's reductions (``np.sum``, ``a.max(axis=0)``, ``np.cumsum``);
 - :mod:`.tape`: the reverse-mode tape;
 - :mod:`.elementwise`: NumPy ufuncs on whole arrays (lowered to loops by ``lower-arrays``);
 - :mod:`.frontend`: the untyped front end's polymorphic operations.
@@ -71,6 +72,13 @@ from gradc.compiler.ir.ops.mathcall import (
     MathCheck,
     MathFn,
     MathName,
+)
+from gradc.compiler.ir.ops.reductions import (
+    CumKind,
+    Cumulate,
+    NumpyReduce,
+    Reduce,
+    ReduceKind,
 )
 from gradc.compiler.ir.ops.scalar import (
     CMP_PREDICATES,
@@ -173,11 +181,24 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Elementwise,
         ElementwiseInto,
         InPlace,
+        # reductions
+        Reduce,
+        Cumulate,
+        NumpyReduce,
     )
 }
 
 #: Operations only the untyped front end emits; inference replaces every one of them.
-FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall, InPlace)
+FRONT_END_OPERATIONS = (
+    GetItem,
+    SetItem,
+    Len,
+    ArrayAttr,
+    Allocate,
+    NumpyCall,
+    InPlace,
+    NumpyReduce,
+)
 
 __all__ = [
     "CMP_PREDICATES",
@@ -208,6 +229,8 @@ __all__ = [
     "CmpPred",
     "Const",
     "CopyArray",
+    "CumKind",
+    "Cumulate",
     "DecRef",
     "Div",
     "DivKind",
@@ -239,6 +262,7 @@ __all__ = [
     "NewArray",
     "Not",
     "NumpyCall",
+    "NumpyReduce",
     "Phi",
     "PointerAdd",
     "Poison",
@@ -246,6 +270,8 @@ __all__ = [
     "RShift",
     "Raise",
     "RaiseFormat",
+    "Reduce",
+    "ReduceKind",
     "Return",
     "Select",
     "SetItem",
