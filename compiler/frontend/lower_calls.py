@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import math
 
+from gradc.compiler.frontend import slicing
 from gradc.compiler.frontend.array_reductions import lower_reduction
 from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.imports import (
@@ -88,10 +89,14 @@ class CallLowering(LoweringState):
         if math_fn is not None:
             return self.math_call(math_fn, e)
         numpy_fn = self.info.numpy_attr(func)
+        if numpy_fn == "shape" and len(e.args) == 1 and not e.keywords:  # np.shape(a)
+            return self.b.insert(ops.ArrayAttr(ops.ArrayProperty.SHAPE, self.expr(e.args[0])))
         if numpy_fn is not None:
             return self.numpy_call(numpy_fn, e)
         if self._is_imported(func):
             return self.imported_call(func, e)
+        if isinstance(func, ast.Attribute) and func.attr in slicing.VIEW_METHODS:
+            return slicing.view_method(self, func, e)  # type: ignore[arg-type]
         if isinstance(func, ast.Attribute) and func.attr == "copy":
             if e.args or e.keywords:
                 raise self.src.error("copy() takes no arguments", e)

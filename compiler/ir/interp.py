@@ -42,6 +42,7 @@ from gradc.compiler.ir import (  # noqa: F401 (registrations)
     interp_memory,
     interp_reductions,
     interp_scalar,
+    interp_views,
     ops,
 )
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value

@@ -2,5 +2,7 @@
 
 from gradc.passes.arrays import (
     elementwise,  # noqa: F401 (registrations)
+    indexing,  # noqa: F401 (registrations)
     reduce,  # noqa: F401 (registrations)
+    views,  # noqa: F401 (registrations)
 )

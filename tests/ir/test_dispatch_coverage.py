@@ -75,6 +75,11 @@ AFTER_INFERENCE = frozenset(
         ops.ElementwiseInto,
         ops.Reduce,  # materialised from npreduce
         ops.Cumulate,
+        ops.SliceView,  # materialisation makes it from basicindex and getitem
+        ops.AssignInto,  # materialisation makes it from setitem
+        ops.Take,  # and these from getitem
+        ops.Compress,
+        ops.FlatIndex,
     }
 )
 

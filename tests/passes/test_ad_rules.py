@@ -24,10 +24,12 @@ from gradc.passes.ad.rules.registry import rebuild_of
 WITHOUT_RULE = [
     "allocate",
     "arrayattr",
+    "basicindex",
     "br",
     "condbr",
     "const",
     "dataaddr",
+    "flatget",
     "getitem",
     "inplace",
     "len",

@@ -15,7 +15,9 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.reductions`: NumPy's reductions (``np.sum``, ``a.max(axis=0)``, ``np.cumsum``);
 - :mod:`.tape`: the reverse-mode tape;
 - :mod:`.elementwise`: NumPy ufuncs on whole arrays (lowered to loops by ``lower-arrays``);
-- :mod:`.frontend`: the untyped front end's polymorphic operations.
+- :mod:`.frontend`: the untyped front end's polymorphic operations;
+- :mod:`.views`: views (basic indexing, transposes, contiguous reshapes);
+- :mod:`.indexing`: indexing that copies (integer arrays, masks) and ``a.flat[i]``.
 
 Printed form (see :mod:`gradc.compiler.ir.printer`)::
 
@@ -65,6 +67,7 @@ from gradc.compiler.ir.ops.frontend import (
     NumpyCall,
     SetItem,
 )
+from gradc.compiler.ir.ops.indexing import Compress, FlatGet, FlatIndex, Take
 from gradc.compiler.ir.ops.mathcall import (
     IEEE_MATH,
     MATH_FUNCTIONS,
@@ -114,6 +117,7 @@ from gradc.compiler.ir.ops.scalar import (
     UnaryOp,
 )
 from gradc.compiler.ir.ops.tape import TapeFree, TapeNew, TapePop, TapePush
+from gradc.compiler.ir.ops.views import AssignInto, BasicIndex, Reshape, SliceView, Transpose
 
 #: Every concrete operation class by its printed name (used by the parser). The abstract
 #: bases :class:`BinaryOp` and :class:`UnaryOp` are not operations.
@@ -185,6 +189,17 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Reduce,
         Cumulate,
         NumpyReduce,
+        # views
+        SliceView,
+        Transpose,
+        Reshape,
+        BasicIndex,
+        AssignInto,
+        # indexing that copies
+        Take,
+        Compress,
+        FlatIndex,
+        FlatGet,
     )
 }
 
@@ -198,6 +213,8 @@ FRONT_END_OPERATIONS = (
     NumpyCall,
     InPlace,
     NumpyReduce,
+    BasicIndex,
+    FlatGet,
 )
 
 __all__ = [
@@ -218,6 +235,8 @@ __all__ = [
     "ArrayAttr",
     "ArrayDim",
     "ArrayProperty",
+    "AssignInto",
+    "BasicIndex",
     "BinaryOp",
     "BitAnd",
     "BitOr",
@@ -227,6 +246,7 @@ __all__ = [
     "Cast",
     "Cmp",
     "CmpPred",
+    "Compress",
     "Const",
     "CopyArray",
     "CumKind",
@@ -240,6 +260,8 @@ __all__ = [
     "ElementwiseInto",
     "ExceptionKind",
     "FDiv",
+    "FlatGet",
+    "FlatIndex",
     "FloorDiv",
     "GetItem",
     "InPlace",
@@ -272,15 +294,19 @@ __all__ = [
     "RaiseFormat",
     "Reduce",
     "ReduceKind",
+    "Reshape",
     "Return",
     "Select",
     "SetItem",
+    "SliceView",
     "Store",
     "Sub",
+    "Take",
     "TapeFree",
     "TapeNew",
     "TapePop",
     "TapePush",
+    "Transpose",
     "TupleGet",
     "UnaryOp",
 ]

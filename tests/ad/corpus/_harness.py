@@ -779,6 +779,8 @@ class _DualNumpy(types.ModuleType):
 
     @staticmethod
     def zeros(shape: Any, dtype: Any = None) -> np.ndarray:
+        if dtype is not None and np.dtype(dtype).kind in "iub":  # indices, masks: no duals
+            return np.zeros(shape, dtype=dtype)
         return np.full(shape, 0.0, dtype=object)
 
     @staticmethod
