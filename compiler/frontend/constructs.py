@@ -97,7 +97,6 @@ def unsupported(node: ast.AST, *, as_target: bool = False) -> tuple[str, str]:
 
 #: Operators gradc does not compile -> what to write instead.
 _OPERATOR_HELP = {
-    "@": "write the product as a loop (s += a[i, k] * b[k, j])",
     "in": "compare with == (x == a or x == b), or loop over the elements",
     "not in": "compare with != (x != a and x != b), or loop over the elements",
     "is": "compare values with ==; compiled code has no object identity",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import math
 
-from gradc.compiler.frontend import slicing
+from gradc.compiler.frontend import numpy_linalg, slicing
 from gradc.compiler.frontend.array_reductions import lower_reduction
 from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.constructs import builtin_help
@@ -98,6 +98,8 @@ class CallLowering(LoweringState):
             return self.imported_call(func, e)
         if isinstance(func, ast.Attribute) and func.attr in slicing.VIEW_METHODS:
             return slicing.view_method(self, func, e)  # type: ignore[arg-type]
+        if isinstance(func, ast.Attribute) and func.attr == "astype":
+            return numpy_linalg.astype_call(self, e, func.value)
         if isinstance(func, ast.Attribute) and func.attr == "copy":
             if e.args or e.keywords:
                 raise self.src.error("copy() takes no arguments", e)
@@ -150,6 +152,8 @@ class CallLowering(LoweringState):
         """
         if name in NUMPY_FUNCTIONS or name in ARRAY_UFUNCS:
             return self.numpy_math_call(name, e)
+        if name in numpy_linalg.ARRAY_FUNCTION_NAMES:
+            return numpy_linalg.array_function_call(self, name, e)
         if name not in _NUMPY_ALLOCATORS:
             raise self.src.error(f"numpy function 'np.{name}' is not supported", e.func)
         params = _NUMPY_ALLOCATORS[name]
@@ -216,6 +220,8 @@ class CallLowering(LoweringState):
             name = node.id
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             name = node.value
+        elif isinstance(node, ast.Attribute) and node.attr == "dtype":  # x.dtype
+            return numpy_linalg.parameter_dtype(self, node)
         else:
             name = self.info.numpy_attr(node)
         if name is None or name not in _DTYPES:

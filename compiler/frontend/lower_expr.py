@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import math
 
-from gradc.compiler.frontend import slicing
+from gradc.compiler.frontend import numpy_constants, numpy_linalg, slicing
 from gradc.compiler.frontend.constants import MATH_CONSTANTS, fold_constant
 from gradc.compiler.frontend.constructs import operator_help
 from gradc.compiler.frontend.imports import (
@@ -80,6 +80,8 @@ class ExpressionLowering(CallLowering):
                 return self.name(name, e)
             case ast.Attribute():
                 return self.attribute(e)
+            case ast.BinOp(left=left, op=ast.MatMult(), right=right):
+                return numpy_linalg.matmul_operator(self, self.expr(left), self.expr(right))
             case ast.BinOp(left=left, op=op, right=right):
                 cls = self._binop_class(op, e)
                 lhs = self.expr(left)
@@ -153,6 +155,8 @@ class ExpressionLowering(CallLowering):
             return self.read(name, node)
         if name in self.info.constants:
             return self._const(self.info.constants[name], node)
+        if name in self.info.numpy_constants:
+            return numpy_constants.read(self, name, node)
         if name in self.info.non_constants:
             stmt = self.info.non_constants[name]
             raise self.src.error(

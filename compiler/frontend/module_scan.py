@@ -37,6 +37,7 @@ from gradc.compiler.frontend.derivatives import (
 from gradc.compiler.frontend.exports import Export, export_of, is_export_decorator
 from gradc.compiler.frontend.imports import UserBinding, scan_import
 from gradc.compiler.frontend.module_loader import ModuleLoader
+from gradc.compiler.frontend.numpy_constants import is_numpy_constant
 from gradc.compiler.frontend.source import SourceFile
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.ops import MATH_FUNCTIONS
@@ -83,6 +84,9 @@ class ModuleInfo:
         constants: folded numeric module constants.
         non_constants: module-level names assigned something that is not a constant,
             with the assignment (for a clear error when a function reads one).
+        numpy_constants: module-level NumPy scalars and arrays built from constants
+            (``np.float32(1e-6)``, ``np.array([1.0, 2.0])``), by name: their expressions
+            (compiler/frontend/numpy_constants.py).
         functions: top-level function definitions by name.
         classes: top-level class definitions by name (compiled code cannot use them).
         exports: exported functions, in source order.
@@ -104,6 +108,7 @@ class ModuleInfo:
     numpy_names: dict[str, str] = field(default_factory=dict)
     constants: dict[str, Number] = field(default_factory=dict)
     non_constants: dict[str, ast.stmt] = field(default_factory=dict)
+    numpy_constants: dict[str, ast.expr] = field(default_factory=dict)
     functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
     classes: dict[str, ast.ClassDef] = field(default_factory=dict)
     exports: list[Export] = field(default_factory=list)
@@ -369,7 +374,12 @@ def _scan_assignment(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> None
             continue
         info.user_imports.pop(target.id, None)
         folded = fold_constant(info, value) if value is not None else None
-        if folded is None:
+        info.numpy_constants.pop(target.id, None)
+        if folded is None and value is not None and is_numpy_constant(info, value):
+            info.numpy_constants[target.id] = value
+            info.non_constants.pop(target.id, None)
+            info.constants.pop(target.id, None)
+        elif folded is None:
             info.non_constants[target.id] = stmt
             info.constants.pop(target.id, None)
         else:

@@ -262,7 +262,7 @@ class ArrayLowering:
         """The derived pointer to ``array[index]`` (``index`` in range: no check)."""
         t = array.type
         assert isinstance(t, ArrayType)
-        pointer = ops.ElementAddr(array, tuple(index), in_bounds=True, type=PointerType(t.dtype))
+        pointer = ops.ElementAddr(array, tuple(index), in_range=True, type=PointerType(t.dtype))
         return self.b.insert(pointer)
 
     def load(self, array: Value, index: Sequence[Value]) -> Value:

@@ -44,6 +44,15 @@ from gradc.compiler.ir.ops.arrays import (
     PointerAdd,
     Store,
 )
+from gradc.compiler.ir.ops.construct import (
+    Arange,
+    ArrayLiteral,
+    AsType,
+    Concatenate,
+    Eye,
+    JoinKind,
+    Linspace,
+)
 from gradc.compiler.ir.ops.control import (
     EXCEPTION_KINDS,
     FORMAT_FIELDS,
@@ -68,6 +77,7 @@ from gradc.compiler.ir.ops.frontend import (
     SetItem,
 )
 from gradc.compiler.ir.ops.indexing import Compress, FlatGet, FlatIndex, Take
+from gradc.compiler.ir.ops.linalg import Contract, ContractKind, Outer, Trace
 from gradc.compiler.ir.ops.mathcall import (
     IEEE_MATH,
     MATH_FUNCTIONS,
@@ -181,6 +191,17 @@ OPERATIONS: dict[str, type[Instruction]] = {
         ArrayAttr,
         Allocate,
         NumpyCall,
+        # linear algebra (linalg.py)
+        Contract,
+        Outer,
+        Trace,
+        # construction and conversion (construct.py)
+        Arange,
+        Linspace,
+        Eye,
+        ArrayLiteral,
+        Concatenate,
+        AsType,
         # whole-array operations (lowered to loops by lower-arrays)
         Elementwise,
         ElementwiseInto,
@@ -231,10 +252,13 @@ __all__ = [
     "Addr",
     "AllocKind",
     "Allocate",
+    "Arange",
     "ArrayAddress",
     "ArrayAttr",
     "ArrayDim",
+    "ArrayLiteral",
     "ArrayProperty",
+    "AsType",
     "AssignInto",
     "BasicIndex",
     "BinaryOp",
@@ -247,7 +271,10 @@ __all__ = [
     "Cmp",
     "CmpPred",
     "Compress",
+    "Concatenate",
     "Const",
+    "Contract",
+    "ContractKind",
     "CopyArray",
     "CumKind",
     "Cumulate",
@@ -259,6 +286,7 @@ __all__ = [
     "Elementwise",
     "ElementwiseInto",
     "ExceptionKind",
+    "Eye",
     "FDiv",
     "FlatGet",
     "FlatIndex",
@@ -267,9 +295,11 @@ __all__ = [
     "InPlace",
     "IncRef",
     "Invert",
+    "JoinKind",
     "Jump",
     "LShift",
     "Len",
+    "Linspace",
     "Load",
     "MakeTuple",
     "MathCall",
@@ -285,6 +315,7 @@ __all__ = [
     "Not",
     "NumpyCall",
     "NumpyReduce",
+    "Outer",
     "Phi",
     "PointerAdd",
     "Poison",
@@ -306,6 +337,7 @@ __all__ = [
     "TapeNew",
     "TapePop",
     "TapePush",
+    "Trace",
     "Transpose",
     "TupleGet",
     "UnaryOp",

@@ -45,17 +45,18 @@ class ElementAddr(Instruction):
     IndexError with NumPy's message ("index 5 is out of bounds for axis 0 with size 3").
     The result is a derived pointer whose base is ``array`` (DESIGN.md §2).
 
-    ``in_bounds`` (printed ``{in_bounds}``): the maker proved every index in
-    ``[0, shape[k])`` (the loops of ``lower-arrays``), so no check is emitted.
+    ``in_range`` (printed ``{in_range}``): the indices are known to lie in
+    ``[0, shape[k])`` (loops of ``lower-arrays`` over an array's own sizes), so compiled
+    code neither wraps nor checks them.
     """
 
     OPNAME: ClassVar[str] = "elemaddr"
     OPERANDS: ClassVar[tuple[str, ...]] = ("array", "indices")
-    FLAGS: ClassVar[tuple[str, ...]] = ("in_bounds",)
+    FLAGS: ClassVar[tuple[str, ...]] = ("in_range",)
     MAY_RAISE: ClassVar[bool] = True
     array: Value
     indices: tuple[Value, ...]
-    in_bounds: bool = False
+    in_range: bool = False
 
     def verify_(self, ctx: VerifyContext) -> str | None:
         """An array, one ``i64`` index per axis, result ``ptr[dtype]``."""
