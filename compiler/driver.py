@@ -76,13 +76,19 @@ def add_derivative_exports(module: Module, info: ModuleInfo, source: SourceFile)
     from gradc.compiler.ir.errors import PassError
     from gradc.passes.ad.api import add_derivative_export
 
+    from gradc.passes.ad.nested import content_named
+
+    declared: set[str] = set()
     for d in info.derivatives:
         try:
+            # a derivative of a derivative differentiates a copy named by its content
+            target = content_named(module, d.target).name if d.target in declared else d.target
+            declared.add(d.name)
             add_derivative_export(
                 module,
                 d.name,
                 d.kind,
-                d.target,
+                target,
                 d.wrt,
                 d.wrt_sequence,
                 source.loc(d.node),

@@ -67,14 +67,27 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
         raise src.error(f"gradc.{kind} takes the function to differentiate first", value)
     target = value.args[0].id
     export = next((e for e in info.exports if e.name == target), None)
-    if export is None:
+    inner = next((d for d in info.derivatives if d.name == target), None)
+    if export is None and inner is None:
         raise src.error(
-            f"gradc.{kind} needs an exported function defined above it; "
-            f"'{target}' is not one (add @gradc.export with parameter types)",
+            f"gradc.{kind} needs an exported function or a derivative declaration defined "
+            f"above it; '{target}' is neither (add @gradc.export with parameter types)",
             value.args[0],
         )
     if kind in ("reverse", "forward"):
+        if export is None:
+            raise src.error(
+                f"gradc.{kind} differentiates an exported function; '{target}' is a "
+                "derivative declaration (use gradc.grad, gradc.jvp or gradc.vjp of it)",
+                value.args[0],
+            )
         return _activity_declaration(info, targets[0].id, kind, export, value)
+    if inner is not None and inner.kind in ("reverse", "forward"):
+        raise src.error(
+            f"gradc.{kind} of the low-level gradc.{inner.kind} declaration '{target}' is not "
+            "supported; differentiate a gradc.grad, gradc.jvp or gradc.vjp declaration",
+            value.args[0],
+        )
     wrt_node: ast.expr | None = None
     for kw in value.keywords:
         if kw.arg != "wrt":
@@ -84,7 +97,7 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
         wrt_node = value.args[1]
     elif len(value.args) > 2 or (len(value.args) == 2 and wrt_node is not None):
         raise src.error(f"gradc.{kind}(f, wrt=...) takes one function and one wrt", value)
-    params = [a.arg for a in export.node.args.args]
+    params = parameter_names(info, target)
     if wrt_node is None:  # JAX's default: the first parameter
         return Derivative(targets[0].id, kind, target, [0], False, value)
     sequence = isinstance(wrt_node, ast.Tuple | ast.List)
@@ -97,7 +110,7 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
             index = params.index(item.value)
         elif isinstance(item, ast.Constant) and type(item.value) is int:
             index = item.value
-            if not 0 <= index < len(params):
+            if index < 0 or (index >= len(params) and (inner is None or inner.kind != "vjp")):
                 raise src.error(f"'{target}' has no parameter at position {index}", item)
         else:
             raise src.error("wrt takes parameter names or positions (constants)", item)
@@ -111,6 +124,21 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
             wrt_node,
         )
     return Derivative(targets[0].id, kind, target, wrt, sequence, value)
+
+
+def parameter_names(info: ModuleInfo, name: str) -> list[str]:
+    """The parameter names of export or derivative declaration ``name`` as the front end
+    knows them: an export's own; a derivative's primal's, then for ``jvp`` the tangents
+    ``d_<name>`` of its ``wrt`` parameters. (A ``vjp``'s cotangents depend on the
+    inferred result type: they are reached by position only.)"""
+    export = next((e for e in info.exports if e.name == name), None)
+    if export is not None:
+        return [a.arg for a in export.node.args.args]
+    d = next(d for d in info.derivatives if d.name == name)
+    params = parameter_names(info, d.target)
+    if d.kind == "jvp":
+        return [*params, *(f"d_{params[i]}" for i in d.wrt)]
+    return params
 
 
 def _activity_declaration(
