@@ -22,7 +22,7 @@ calls the compiled function. With ``GRADC_PLAIN_PYTHON=1`` it returns the functi
 unchanged. The type markers are inert annotations. Built artifacts are loaded with
 :func:`load`.
 
-:func:`grad`, :func:`value_and_grad`, :func:`jvp` and :func:`vjp` are declarations the
+:func:`grad`, :func:`value_and_grad`, :func:`jvp`, :func:`vjp` and :func:`hessian` are declarations the
 front end recognises in source; in plain Python they return a
 :class:`DerivativePlaceholder`, which in runtime mode calls the compiled derivative (the
 artifact's export named like the module-level variable it is assigned to) and otherwise
@@ -55,6 +55,7 @@ __all__ = [
     "f64",
     "forward",
     "grad",
+    "hessian",
     "i32",
     "i64",
     "jvp",
@@ -275,6 +276,18 @@ def jvp(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
 def vjp(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     """Declare the vector-Jacobian product of ``fn`` (reverse mode); built by ``gradc build``."""
     return DerivativePlaceholder("vjp", fn, args, kwargs)
+
+
+def hessian(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the Hessian of scalar-valued ``fn`` (forward-over-reverse); built by
+    ``gradc build``.
+
+    ``wrt`` names f64 scalar or 1-D f64 array parameters. One parameter: its block, a
+    float for a scalar, an ``(n, n)`` array for a length-``n`` array. A tuple ``wrt``:
+    a tuple of tuples, ``H[i][j]`` of shape ``shape(p_i) + shape(p_j)`` holding
+    ``∂²f/∂p_i∂p_j`` (JAX's ``hessian`` layout); docs/ad.md "Higher order".
+    """
+    return DerivativePlaceholder("hessian", fn, args, kwargs)
 
 
 def reverse(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:

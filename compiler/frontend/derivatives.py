@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 #: ``gradc`` functions that declare a derivative export: ``d_f = gradc.grad(f, wrt=...)``.
 #: ``reverse``/``forward`` are the low-level, Enzyme-style forms (docs/ad.md): one activity
 #: annotation per parameter instead of ``wrt``.
-DERIVATIVE_KINDS = ("grad", "value_and_grad", "jvp", "vjp", "reverse", "forward")
+DERIVATIVE_KINDS = ("grad", "value_and_grad", "jvp", "vjp", "hessian", "reverse", "forward")
 
 #: Activity annotations of ``gradc.reverse``/``gradc.forward``, by their gradc name.
 ACTIVITIES = {"Duplicated": "duplicated", "Active": "active", "Const": "const"}
