@@ -75,7 +75,6 @@ def add_derivative_exports(module: Module, info: ModuleInfo, source: SourceFile)
     """
     from gradc.compiler.ir.errors import PassError
     from gradc.passes.ad.api import add_derivative_export
-
     from gradc.passes.ad.nested import content_named
 
     declared: set[str] = set()

@@ -30,7 +30,16 @@ from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Argument, Function, Module, Value
 from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.loc import Loc
-from gradc.compiler.ir.types import F32, F64, I64, NONE, ArrayType, PointerType, ScalarType, TupleType
+from gradc.compiler.ir.types import (
+    F32,
+    F64,
+    I64,
+    NONE,
+    ArrayType,
+    PointerType,
+    ScalarType,
+    TupleType,
+)
 from gradc.passes.ad.forward import jvp_function
 from gradc.passes.ad.layout import as_shadow
 from gradc.passes.ad.memory import callee_writes

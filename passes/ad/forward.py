@@ -43,7 +43,6 @@ from gradc.passes.ad.activity import Activity, analyze, check_rules_exist
 from gradc.passes.ad.layout import as_shadow, shadow_type
 from gradc.passes.ad.rules import NotDifferentiable, rule_for
 
-
 #: Derivative code with side effects on a differentiated tape or shadow: forward mode
 #: pushes, frees or accumulates the tangents beside them (:mod:`.rules.derivative_code`).
 _TAPE_EFFECTS = (ops.TapePush, ops.TapeFree, ops.AccumulateArray)
