@@ -164,6 +164,16 @@ def _accumulate(inst: Instruction, active: set[Value]) -> bool:
     return False
 
 
+@_SHARING.register(ops.TapePush)
+def _tape_push(inst: Instruction, active: set[Value]) -> bool:
+    # an array pushed on an active tape is active: its one tangent array goes on the
+    # tangent tape each time it is pushed (a fresh zero per push would split it)
+    assert isinstance(inst, ops.TapePush)
+    if inst.tape in active and _holds_array(inst.value.type):
+        return _activate(active, [inst.value, *array_sources(inst.value)])
+    return False
+
+
 @_SHARING.register(ops.Call)
 def _call(inst: Instruction, active: set[Value]) -> bool:
     # the callee may store active values into any array it is given, and may return one

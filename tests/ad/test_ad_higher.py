@@ -164,13 +164,7 @@ def _as_matrix(block: Any, rows: int, cols: int) -> np.ndarray:
     return np.asarray(block, dtype=float).reshape(rows, cols)
 
 
-CORPUS = ["loops"]
-SLOW_CORPUS = [
-    # a known wrong second derivative: arrays.temp_prefix's Hessian at a = [0.] is 0,
-    # not 2 (forward-over-reverse through a local array's shadow; not found yet)
-    pytest.param("arrays", marks=pytest.mark.xfail(strict=True, reason="temp_prefix at 0")),
-    "branches",
-]
+CORPUS = ["loops", "arrays", "branches"]  # 48 exports; compiling them takes a while
 
 
 @pytest.fixture(scope="module")
@@ -234,12 +228,7 @@ def _check_case(lib: Any, case: H.Case, data: st.DataObject) -> None:
             )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CORPUS)
 def test_corpus_hessians(corpora: Any, name: str) -> None:
-    _check_corpus(*corpora(name))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", SLOW_CORPUS)
-def test_corpus_hessians_slow(corpora: Any, name: str) -> None:
     _check_corpus(*corpora(name))
