@@ -22,7 +22,7 @@ already holds, builds, writes and publishes to a remote cache.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -66,9 +66,12 @@ class WriteError(OSError):
     """The artifact directory could not be written (the previous artifact stays intact)."""
 
 
-def add_derivative_exports(module: Module, info: ModuleInfo, source: SourceFile) -> None:
+def add_derivative_exports(
+    module: Module, info: ModuleInfo, source: SourceFile, roots: Container[str] | None = None
+) -> None:
     """Add the derivative exports ``info`` (a scanned module) declares to ``module``, its
-    inferred IR, in declaration order.
+    inferred IR, in declaration order (only those differentiating, at the root, an export
+    in ``roots``, when given).
 
     Raises:
         CompileError: a declaration AD cannot carry out, at its (or its import's) line.
@@ -77,12 +80,16 @@ def add_derivative_exports(module: Module, info: ModuleInfo, source: SourceFile)
     from gradc.passes.ad.api import add_derivative_export
     from gradc.passes.ad.nested import content_named
 
-    declared: set[str] = set()
+    declared = {d.name: d for d in info.derivatives}
     for d in info.derivatives:
+        root = d.target
+        while root in declared:
+            root = declared[root].target
+        if roots is not None and root not in roots:
+            continue
         try:
             # a derivative of a derivative differentiates a copy named by its content
             target = content_named(module, d.target).name if d.target in declared else d.target
-            declared.add(d.name)
             add_derivative_export(
                 module,
                 d.name,
@@ -110,14 +117,38 @@ def parse(state: BuildState) -> None:
 
 def infer(state: BuildState) -> None:
     """The ``infer`` stage: typed IR of every export and what it calls."""
+    from gradc.compiler.frontend.derivatives import derivative_callers
     from gradc.compiler.infer import infer_module
 
-    state.module = infer_module(state.info)
+    callers = derivative_callers(state.info)
+    state.module = infer_module(
+        state.info, exports=[e.name for e in state.info.exports if e.name not in callers]
+    )
 
 
 def differentiate(state: BuildState) -> None:
-    """The ``ad`` stage: the derivative exports the module declares or ``--grad`` asks for."""
-    add_derivative_exports(state.module, state.info, state.source)
+    """The ``ad`` stage: the derivative exports the module declares or ``--grad`` asks for.
+
+    Exports that call a derivative declaration (``df(x)`` in a Newton step) are typed
+    here, once the derivatives they call exist; derivatives of those exports come last.
+    """
+    from gradc.compiler.frontend.derivatives import derivative_callers
+    from gradc.compiler.infer import infer_module
+
+    module, info = state.module, state.info
+    callers = set(derivative_callers(info))
+    first = {e.name for e in info.exports} - callers
+    add_derivative_exports(module, info, state.source, first)
+    if not callers:
+        return
+    made = {
+        d.name: module.functions[d.name] for d in info.derivatives if d.name in module.functions
+    }
+    typed = infer_module(info, exports=sorted(callers), derivatives=made)
+    for fn in typed.functions.values():
+        if fn.name not in module.functions:  # helpers both reach are typed alike
+            module.add(fn)
+    add_derivative_exports(module, info, state.source, callers)
 
 
 def run_passes(state: BuildState) -> None:

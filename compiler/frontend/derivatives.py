@@ -196,6 +196,30 @@ def _activity_declaration(
     return Derivative(name, kind, export.name, wrt, True, call, tuple(activity_of))
 
 
+def derivative_callers(info: ModuleInfo) -> list[str]:
+    """The exports whose code calls a derivative declaration of the module (``df(x)`` in
+    a Newton step), directly or through functions of the module they call.
+
+    Those are typed after AD has made the derivatives (``compiler/driver.py``)."""
+    declared = {d.name for d in info.derivatives}
+    reaches: dict[str, bool] = {}
+
+    def names_in(node: ast.AST) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    def reaches_derivative(name: str, seen: frozenset[str]) -> bool:
+        if name not in reaches:
+            used = names_in(info.functions[name])
+            reaches[name] = bool(used & declared) or any(
+                reaches_derivative(g, seen | {name})
+                for g in sorted(used & info.functions.keys())
+                if g not in seen and g != name
+            )
+        return reaches[name]
+
+    return [e.name for e in info.exports if reaches_derivative(e.name, frozenset())]
+
+
 class GradRequestError(ValueError):
     """A ``gradc build --grad`` request that does not fit the module (message says why)."""
 
