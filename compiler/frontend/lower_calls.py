@@ -285,11 +285,7 @@ class CallLowering(LoweringState):
 
     def derivative_call(self, name: str, e: ast.Call) -> Value:
         """A call of module-level derivative declaration ``name`` (``df(x, w)``): a call
-        of its export, typed once AD has made it (positional arguments only)."""
-        if e.keywords or any(isinstance(a, ast.Starred) for a in e.args):
-            raise self.src.error(
-                f"derivative '{name}' takes positional arguments only in compiled code", e
-            )
+        of its export, typed once AD has made it."""
         return self.b.call(name, [self.expr(a) for a in e.args])
 
     def _user_function(self, func: ast.expr) -> bool:
