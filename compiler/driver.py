@@ -99,6 +99,7 @@ def add_derivative_exports(
                 d.wrt_sequence,
                 source.loc(d.node),
                 d.activity,
+                has_aux=d.has_aux,
             )
         except PassError as exc:
             raise info.error(exc.message, exc.loc) from None  # loc may be in an import

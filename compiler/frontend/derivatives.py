@@ -40,6 +40,8 @@ class Derivative:
         node: the declaration (for error locations).
         activity: for ``reverse``/``forward`` only: the annotation of each ``wrt``
             parameter, ``"duplicated"`` or ``"active"`` (the others are ``Const``).
+        has_aux: JAX's ``has_aux=True``: the target returns ``(value, aux)``; ``grad``
+            returns ``(gradient, aux)``, ``value_and_grad`` ``((value, aux), gradient)``.
     """
 
     name: str
@@ -49,6 +51,7 @@ class Derivative:
     wrt_sequence: bool
     node: ast.expr | ast.stmt
     activity: tuple[str, ...] = ()
+    has_aux: bool = False
 
 
 def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivative | None:
@@ -88,18 +91,10 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
             "supported; differentiate a gradc.grad, gradc.jvp or gradc.vjp declaration",
             value.args[0],
         )
-    wrt_node: ast.expr | None = None
-    for kw in value.keywords:
-        if kw.arg != "wrt":
-            raise src.error(f"gradc.{kind}() got an unexpected keyword '{kw.arg}'", kw.value)
-        wrt_node = kw.value
-    if len(value.args) == 2 and wrt_node is None:
-        wrt_node = value.args[1]
-    elif len(value.args) > 2 or (len(value.args) == 2 and wrt_node is not None):
-        raise src.error(f"gradc.{kind}(f, wrt=...) takes one function and one wrt", value)
+    wrt_node, has_aux = _keywords(info, kind, value)
     params = parameter_names(info, target)
     if wrt_node is None:  # JAX's default: the first parameter
-        return Derivative(targets[0].id, kind, target, [0], False, value)
+        return Derivative(targets[0].id, kind, target, [0], False, value, has_aux=has_aux)
     sequence = isinstance(wrt_node, ast.Tuple | ast.List)
     items = wrt_node.elts if isinstance(wrt_node, ast.Tuple | ast.List) else [wrt_node]
     wrt: list[int] = []
@@ -123,7 +118,44 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
             "(or leave wrt out for the first)",
             wrt_node,
         )
-    return Derivative(targets[0].id, kind, target, wrt, sequence, value)
+    return Derivative(targets[0].id, kind, target, wrt, sequence, value, has_aux=has_aux)
+
+
+def _keywords(info: ModuleInfo, kind: str, call: ast.Call) -> tuple[ast.expr | None, bool]:
+    """``(wrt, has_aux)`` of a declaration: ``wrt`` (a keyword, or the second positional
+    argument) or JAX's ``argnums`` (positions only), and ``has_aux`` (a constant bool,
+    ``grad`` and ``value_and_grad`` only)."""
+    src = info.source
+    wrt_node: ast.expr | None = None
+    has_aux = False
+    for kw in call.keywords:
+        if kw.arg in ("wrt", "argnums"):
+            if wrt_node is not None:
+                raise src.error(
+                    f"gradc.{kind}() takes wrt= or argnums= (its alias), not both", kw.value
+                )
+            if kw.arg == "argnums":
+                items = kw.value.elts if isinstance(kw.value, ast.Tuple | ast.List) else [kw.value]
+                for item in items:
+                    if not (isinstance(item, ast.Constant) and type(item.value) is int):
+                        raise src.error("argnums takes parameter positions (int constants)", item)
+            wrt_node = kw.value
+        elif kw.arg == "has_aux":
+            if not (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)):
+                raise src.error("has_aux takes True or False", kw.value)
+            has_aux = kw.value.value
+            if has_aux and kind not in ("grad", "value_and_grad"):
+                raise src.error(
+                    f"has_aux=True goes with gradc.grad and gradc.value_and_grad, not gradc.{kind}",
+                    kw.value,
+                )
+        else:
+            raise src.error(f"gradc.{kind}() got an unexpected keyword '{kw.arg}'", kw.value)
+    if len(call.args) == 2 and wrt_node is None:
+        wrt_node = call.args[1]
+    elif len(call.args) > 2 or (len(call.args) == 2 and wrt_node is not None):
+        raise src.error(f"gradc.{kind}(f, wrt=...) takes one function and one wrt", call)
+    return wrt_node, has_aux
 
 
 def parameter_names(info: ModuleInfo, name: str) -> list[str]:

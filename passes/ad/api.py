@@ -42,6 +42,7 @@ def add_derivative_export(
     loc: Loc,
     activity: tuple[str, ...] = (),
     tape: TapeOptions = DEFAULT_OPTIONS,
+    has_aux: bool = False,
 ) -> Function:
     """Add the exported derivative function ``name`` of ``target`` to ``module``.
 
@@ -50,7 +51,8 @@ def add_derivative_export(
     sweep, assembled from forward-mode columns), or the low-level
     ``reverse``/``forward`` (:mod:`.lowlevel`), whose ``activity`` gives each ``wrt``
     parameter's annotation. ``tape``: the taping strategies of ``grad``,
-    ``value_and_grad`` and ``vjp`` (:class:`.taping.TapeOptions`).
+    ``value_and_grad`` and ``vjp`` (:class:`.taping.TapeOptions`). ``has_aux``: JAX's,
+    for ``grad``/``value_and_grad`` (:mod:`.aux`).
 
     Raises:
         PassError: a ``wrt`` parameter cannot be differentiated (an int, a bool), or the
@@ -69,6 +71,10 @@ def add_derivative_export(
             )
     if kind in ("reverse", "forward"):
         return activity_export(module, name, kind, fn, wrt, activity, loc)
+    if has_aux:  # gradc.grad/value_and_grad(f, has_aux=True): f returns (value, aux)
+        from gradc.passes.ad.aux import aux_export
+
+        return aux_export(module, name, kind, fn, wrt, wrt_sequence, loc, tape)
     if kind == "hessian" or (kind != "jvp" and runs_reverse_sweep(module, fn)):
         from gradc.passes.ad.higher import higher_order_export
 
