@@ -137,6 +137,7 @@ def differentiate(state: BuildState) -> None:
     from gradc.compiler.infer import infer_module
 
     module, info = state.module, state.info
+    _register_custom_rules(module, info)
     callers = set(derivative_callers(info))
     first = {e.name for e in info.exports} - callers
     add_derivative_exports(module, info, state.source, first)
@@ -150,6 +151,32 @@ def differentiate(state: BuildState) -> None:
         if fn.name not in module.functions:  # helpers both reach are typed alike
             module.add(fn)
     add_derivative_exports(module, info, state.source, callers)
+
+
+def _register_custom_rules(module: Module, info: ModuleInfo) -> None:
+    """Tell AD the rule functions of each specialisation of a ``@gradc.custom_*`` helper
+    (inference specialised them beside it: ``compiler/infer/specialize.py``)."""
+    from gradc.compiler.infer import symbol_for
+    from gradc.compiler.ir.types import TupleType
+    from gradc.passes.ad.custom import Custom, register
+
+    for name, rule in info.custom_rules.items():
+        for fn in list(module.functions.values()):
+            types = tuple(p.type for p in fn.params)
+            if fn.exported or fn.name != symbol_for(name, types):
+                continue
+            if rule.kind == "jvp":
+                names = (symbol_for(rule.rules[0], (TupleType(types), TupleType(types))),)
+            else:
+                fwd = symbol_for(rule.rules[0], types)
+                t = module.functions[fwd].return_type
+                if not (isinstance(t, TupleType) and len(t.elements) == 2):
+                    raise info.error(
+                        f"the custom rule '{rule.rules[0]}' must return (value, residuals)",
+                        module.functions[fwd].loc,
+                    )
+                names = (fwd, symbol_for(rule.rules[1], (t.elements[1], t.elements[0])))
+            register(module, fn.name, Custom(rule.kind, names))
 
 
 def run_passes(state: BuildState) -> None:

@@ -45,11 +45,14 @@ __all__ = [
     "Activity",
     "ArrayTypeMarker",
     "Const",
+    "CustomRuleFunction",
     "DerivativePlaceholder",
     "Duplicated",
     "ScalarTypeMarker",
     "bool_",
     "boolean",
+    "custom_jvp",
+    "custom_vjp",
     "export",
     "f32",
     "f64",
@@ -312,6 +315,65 @@ def forward(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     signature; the result is ``(value, directional derivative)``; docs/ad.md.
     """
     return DerivativePlaceholder("forward", fn, args, kwargs)
+
+
+class CustomRuleFunction:
+    """What :func:`custom_jvp`/:func:`custom_vjp` return in plain Python: the function
+    (calling it calls it) with JAX's rule-registering methods. ``gradc build`` reads the
+    decorator and the rule from the source (docs/ad.md "Custom rules").
+
+    Attributes:
+        kind: ``"jvp"`` or ``"vjp"``.
+        fn: the function.
+        rules: the registered rule functions (``(jvp,)`` or ``(fwd, bwd)``).
+    """
+
+    __slots__ = ("fn", "kind", "rules")
+
+    def __init__(self, kind: str, fn: Any) -> None:
+        self.kind = kind
+        self.fn = fn
+        self.rules: tuple[Any, ...] = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def defjvp(self, rule: _F) -> _F:
+        """Register ``rule(primals, tangents) -> (value, tangent)`` (a decorator).
+
+        Raises:
+            TypeError: the function was declared ``custom_vjp``.
+        """
+        if self.kind != "jvp":
+            raise TypeError("defjvp goes with gradc.custom_jvp")
+        self.rules = (rule,)
+        return rule
+
+    def defvjp(self, fwd: Any, bwd: Any) -> None:
+        """Register ``fwd(*args) -> (value, residuals)`` and
+        ``bwd(residuals, cotangent) -> (one cotangent per parameter,)``.
+
+        Raises:
+            TypeError: the function was declared ``custom_jvp``.
+        """
+        if self.kind != "vjp":
+            raise TypeError("defvjp goes with gradc.custom_vjp")
+        self.rules = (fwd, bwd)
+
+
+def custom_jvp(fn: Any) -> CustomRuleFunction:
+    """Give helper ``fn`` (float scalar parameters, a float result) a custom JVP rule,
+    registered with ``@fn.defjvp`` (JAX's meaning): forward-mode derivatives through
+    ``fn`` call the rule instead of differentiating its body."""
+    return CustomRuleFunction("jvp", fn)
+
+
+def custom_vjp(fn: Any) -> CustomRuleFunction:
+    """Give helper ``fn`` (float scalar parameters, a float result) a custom VJP rule,
+    registered with ``fn.defvjp(fwd, bwd)`` (JAX's meaning): reverse-mode derivatives
+    through ``fn`` call ``fwd`` in the forward sweep (its residuals go on the tape) and
+    ``bwd`` in the reverse sweep."""
+    return CustomRuleFunction("vjp", fn)
 
 
 class Activity:

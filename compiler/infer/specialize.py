@@ -16,6 +16,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Function, Instruction, Module
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import (
+    F64,
     NONE,
     UNKNOWN,
     ArrayType,
@@ -122,6 +123,7 @@ class Inference:
             self.changed = False
             for spec in list(self.specs.values()):
                 self._infer(spec)
+            self._custom_rule_specs()
         module = Module(self.info.name, source_file=self.src.path)
         for spec in reversed(self.specs.values()):  # callees before callers
             self._finish(spec)
@@ -156,6 +158,39 @@ class Inference:
         self.specs[key] = spec
         self.changed = True
         return spec
+
+    def _custom_rule_specs(self) -> None:
+        """Specialise the rules of the ``@gradc.custom_*`` helpers specialised so far
+        (``compiler/frontend/custom_rules.py``): only derivative code calls them. A JVP
+        rule takes ``(primals, tangents)`` tuples; ``fwd`` the helper's arguments;
+        ``bwd`` ``(residuals, cotangent)`` once ``fwd``'s result type is known.
+
+        Raises:
+            CompileError: a custom helper specialised with a parameter that is not f64.
+        """
+        for (name, arg_types), spec in list(self.specs.items()):
+            rule = self.info.custom_rules.get(name)
+            if rule is None or self.functions[name].module is not self.info:
+                continue
+            if any(t != F64 for t in arg_types):
+                shown = ", ".join(python_name(t) for t in arg_types)
+                raise self.error(
+                    f"@gradc.custom_{rule.kind} function '{name}' is called with ({shown}): "
+                    "its parameters must be floats",
+                    spec.function.loc,
+                )
+            if rule.kind == "jvp":
+                self._rule_spec(rule.rules[0], (TupleType(arg_types), TupleType(arg_types)))
+                continue
+            fwd = self._rule_spec(rule.rules[0], arg_types)
+            t = fwd.return_type
+            if isinstance(t, TupleType) and len(t.elements) == 2:
+                self._rule_spec(rule.rules[1], (t.elements[1], t.elements[0]))
+
+    def _rule_spec(self, name: str, arg_types: tuple[Type, ...]) -> Spec:
+        self.functions.setdefault(name, FunctionRef(self.info, name))
+        key = (name, arg_types)
+        return self.specs[key] if key in self.specs else self._specialize(key, None)
 
     def _helper_annotation(self, node: ast.expr) -> Type | None:
         try:

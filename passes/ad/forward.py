@@ -40,6 +40,7 @@ from gradc.compiler.ir.types import (
     python_name,
 )
 from gradc.passes.ad.activity import Activity, analyze, check_rules_exist
+from gradc.passes.ad.custom import custom_jvp, custom_of
 from gradc.passes.ad.layout import as_shadow, shadow_type
 from gradc.passes.ad.rules import NotDifferentiable, rule_for
 
@@ -68,6 +69,9 @@ def jvp_function(module: Module, fn: Function, pattern: frozenset[int]) -> Funct
     name = jvp_name(fn, pattern)
     if name in module.functions:
         return module.functions[name]
+    rule = custom_of(module, fn, "jvp")
+    if rule is not None:
+        return custom_jvp(module, fn, pattern, name, rule)
     return _ForwardMode(module, fn, pattern, name).run()
 
 
