@@ -165,6 +165,7 @@ def _register_custom_rules(module: Module, info: ModuleInfo) -> None:
             types = tuple(p.type for p in fn.params)
             if fn.exported or fn.name != symbol_for(name, types):
                 continue
+            names: tuple[str, ...]
             if rule.kind == "jvp":
                 names = (symbol_for(rule.rules[0], (TupleType(types), TupleType(types))),)
             else:
