@@ -245,8 +245,11 @@ class DerivativePlaceholder:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         compiled = self._compiled
-        if compiled is None and isinstance(self.fn, runtime_mode.ExportedFunction):
-            compiled = self._compiled = runtime_mode.resolve_derivative(self, self.fn)
+        root = self.fn
+        while isinstance(root, DerivativePlaceholder):  # a derivative of a derivative
+            root = root.fn
+        if compiled is None and isinstance(root, runtime_mode.ExportedFunction):
+            compiled = self._compiled = runtime_mode.resolve_derivative(self, root)
         if compiled is not None:
             return compiled(*args, **kwargs)
         name = getattr(self.fn, "__qualname__", repr(self.fn))
