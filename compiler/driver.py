@@ -7,6 +7,7 @@ and its line)::
 
     parse    read the module, scan its top level and imports, add --grad requests
     infer    typed IR of the exports and every function they reach
+    arrays   whole-array operations into fused loop nests (the lower-arrays pass)
     ad       the derivative exports (gradc.grad, gradc.jvp, ...)
     passes   the default pass pipeline, verified
     keys     cache keys per export and CPU variant; cache lookups
@@ -117,14 +118,26 @@ def parse(state: BuildState) -> None:
 
 
 def infer(state: BuildState) -> None:
-    """The ``infer`` stage: typed IR of every export and what it calls."""
+    """The ``infer`` stage: typed IR of every export and what it calls (on failure, the
+    first error of every export: ``gradc.compiler.infer.all_errors``). Exports that call
+    a derivative declaration are typed in the ``ad`` stage, once it exists."""
+    import copy
+
     from gradc.compiler.frontend.derivatives import derivative_callers
-    from gradc.compiler.infer import infer_module
+    from gradc.compiler.infer.all_errors import infer_reporting_all
 
     callers = derivative_callers(state.info)
-    state.module = infer_module(
-        state.info, exports=[e.name for e in state.info.exports if e.name not in callers]
-    )
+    first = copy.copy(state.info)
+    first.exports = [e for e in state.info.exports if e.name not in callers]
+    state.module = infer_reporting_all(first)
+
+
+def lower_arrays(state: BuildState) -> None:
+    """The ``arrays`` stage: the ``lower-arrays`` pass, so that AD sees loops of scalar
+    operations (passes/arrays/; docs/ad.md)."""
+    from gradc.passes.arrays.lower import run
+
+    state.module = run(state.module)
 
 
 def differentiate(state: BuildState) -> None:
@@ -135,6 +148,7 @@ def differentiate(state: BuildState) -> None:
     """
     from gradc.compiler.frontend.derivatives import derivative_callers
     from gradc.compiler.infer import infer_module
+    from gradc.passes.arrays.lower import run as lower_array_ops
 
     module, info = state.module, state.info
     _register_custom_rules(module, info)
@@ -146,7 +160,7 @@ def differentiate(state: BuildState) -> None:
     made = {
         d.name: module.functions[d.name] for d in info.derivatives if d.name in module.functions
     }
-    typed = infer_module(info, exports=sorted(callers), derivatives=made)
+    typed = lower_array_ops(infer_module(info, exports=sorted(callers), derivatives=made))
     for fn in typed.functions.values():
         if fn.name not in module.functions:  # helpers both reach are typed alike
             module.add(fn)
@@ -205,6 +219,7 @@ def run_passes(state: BuildState) -> None:
 STAGES: tuple[Stage[BuildState], ...] = (
     Stage("parse", parse, reports=(OSError, UnicodeDecodeError, GradRequestError)),
     Stage("infer", infer),
+    Stage("arrays", lower_arrays),
     Stage("ad", differentiate),
     Stage("passes", run_passes),
     Stage("keys", backend.plan_keys),

@@ -54,6 +54,9 @@ class Derivative:
     has_aux: bool = False
 
 
+#: Keywords of JAX's and others' derivative functions -> what gradc says instead.
+
+
 def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivative | None:
     """``name = gradc.grad(f, wrt=...)`` (and the other kinds), or None."""
     value = stmt.value
@@ -150,7 +153,11 @@ def _keywords(info: ModuleInfo, kind: str, call: ast.Call) -> tuple[ast.expr | N
                     kw.value,
                 )
         else:
-            raise src.error(f"gradc.{kind}() got an unexpected keyword '{kw.arg}'", kw.value)
+            raise src.error(
+                f"gradc.{kind}() got an unexpected keyword '{kw.arg}'",
+                kw,
+                help="its keywords are wrt= (or JAX's argnums=) and has_aux=",
+            )
     if len(call.args) == 2 and wrt_node is None:
         wrt_node = call.args[1]
     elif len(call.args) > 2 or (len(call.args) == 2 and wrt_node is not None):
