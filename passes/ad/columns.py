@@ -119,6 +119,40 @@ def jacobian_export(module: Module, name: str, spec: Columns, loc: Loc) -> Funct
     return wrapper
 
 
+def vjp_export(module: Module, name: str, spec: Columns, loc: Loc) -> Function:
+    """Add the export ``name(params of g..., cotangents)`` returning ``Σ_i ct_i·J[i][j]``
+    for each ``wrt`` parameter ``j`` (a tuple over ``wrt`` where the declaration used
+    one). Cotangents as ``gradc.vjp``'s: ``cotangent`` for a float or 1-D array result,
+    ``ct_<k>`` for float element ``k`` of a tuple (of floats and 1-D f64 arrays); an
+    array cotangent of another length raises ``ValueError``."""
+    g = spec.g
+    jv = jvp_function(module, g, frozenset(spec.wrt))
+    wrapper = Function(name, loc=loc, source_name=name, exported=True)
+    params = []
+    for p in g.params:
+        arg = Argument(type=p.type, name=p.name, index=len(wrapper.params))
+        wrapper.params.append(arg)
+        params.append(arg)
+    result = g.return_type
+    elements = result.elements if isinstance(result, TupleType) else (result,)
+    cts: dict[int, Value] = {}
+    for k, t in enumerate(elements):
+        if t == F64 or (isinstance(t, ArrayType) and t.dtype == F64 and t.ndim == 1):
+            ct_type = ArrayType(F64, 1, "A") if isinstance(t, ArrayType) else F64
+            ct_name = f"ct_{k}" if isinstance(result, TupleType) else "cotangent"
+            ct = Argument(type=ct_type, name=ct_name, index=len(wrapper.params))
+            wrapper.params.append(ct)
+            cts[k] = ct
+    b = Builder(wrapper)
+    b.position_at_end(wrapper.add_block("entry"))
+    with b.at(loc):
+        out = _nest(_Assembler(b, jv, spec, params).contracted(cts), spec.wrt_sequence, b)
+        wrapper.return_type = out.type
+        b.ret(out)
+    module.add(wrapper)
+    return wrapper
+
+
 def _nest(values: list[Value], sequence: bool, b: Builder) -> Value:
     return b.make_tuple(values) if sequence else values[0]
 
@@ -163,6 +197,54 @@ class _Assembler:
             for i, block in enumerate(made):
                 blocks[i].append(block)
         return blocks
+
+    def contracted(self, cts: dict[int, Value]) -> list[Value]:
+        """For each ``wrt`` parameter, ``Σ_i <ct_i, ∂out_i/∂p>`` (``cts``: output index ->
+        its cotangent): the VJP, a float or an array of the parameter's length."""
+        b, spec = self.b, self.spec
+        zeros: dict[int, Value] = {}
+        for i in self.order:
+            n = self.dims(spec.wrt.index(i))
+            zeros[i] = b.const(0.0, F64) if n is None else _new(b, [n])
+        acc = _new(b, [b.const(1, I64)])
+        results: list[Value] = []
+        for j in spec.wrt:
+            n = self.dims(spec.wrt.index(j))
+            if n is None:
+                results.append(self.dot(self.column({**zeros, j: b.const(1.0, F64)}), cts, acc))
+                continue
+            made = _new(b, [n])
+            with _loop(b, n, "column") as k:
+                self.unit(zeros[j], k, 1.0)
+                value = self.dot(self.column(zeros), cts, acc)
+                b.insert(ops.Store(_element(b, made, [k]), value, type=NONE))
+                self.unit(zeros[j], k, 0.0)
+            results.append(made)
+        return results
+
+    def dot(self, outs: list[Value], cts: dict[int, Value], acc: Value) -> Value:
+        """``Σ_i <cts[i], outs[i]>``, summed in ``acc[0]``."""
+        b = self.b
+        zero = b.const(0, I64)
+        b.insert(ops.Store(_element(b, acc, [zero]), b.const(0.0, F64), type=NONE))
+        for i, ct in cts.items():
+            out = outs[i]
+            if not isinstance(out.type, ArrayType):
+                self.add_to(acc, b.mul(ct, out))
+                continue
+            m = b.insert(ops.ArrayDim(out, 0, type=I64))
+            with b.if_then(b.cmp("ne", b.insert(ops.ArrayDim(ct, 0, type=I64)), m), "shape"):
+                b.raise_("ValueError", f"cotangent '{ct.name}' must have the shape of the result")
+            with _loop(b, m, "dot") as a:
+                x = b.insert(ops.Load(_element(b, ct, [a]), type=F64))
+                y = b.insert(ops.Load(_element(b, out, [a]), type=F64))
+                self.add_to(acc, b.mul(x, y))
+        return b.insert(ops.Load(_element(b, acc, [zero]), type=F64))
+
+    def add_to(self, acc: Value, value: Value) -> None:
+        b = self.b
+        cell = _element(b, acc, [b.const(0, I64)])
+        b.insert(ops.Store(cell, b.add(b.insert(ops.Load(cell, type=F64)), value), type=NONE))
 
     def column(self, tangents: dict[int, Value]) -> list[Value]:
         """The outputs' tangents of one JVP call with ``tangents``."""

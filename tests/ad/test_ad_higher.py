@@ -88,6 +88,25 @@ def test_grad_of_grad(lib: Any) -> None:
     assert lib.t_ga_mixed(c, x, 1.0) == (value, d2a)
 
 
+@settings(max_examples=10, **SETTINGS)
+@given(xs=vectors, data=st.data())
+def test_vjp_of_grad_is_the_cotangent_times_the_hessian(
+    lib: Any, xs: list[float], data: st.DataObject
+) -> None:
+    x = np.array(xs)
+    ct = np.array(data.draw(st.lists(st.floats(-1, 1), min_size=len(x), max_size=len(x))))
+    np.testing.assert_allclose(lib.v_rosen(x, ct), ct @ _rosen_hessian(x), rtol=1e-12, atol=1e-10)
+    d2a, d2ax = lib.gga_mixed(0.75, x)
+    va, vx = lib.v_ga_mixed(0.75, x, -2.0)
+    assert va == -2.0 * d2a
+    np.testing.assert_array_equal(vx, -2.0 * d2ax)
+
+
+def test_vjp_of_grad_checks_the_cotangent_length(lib: Any) -> None:
+    with pytest.raises(ValueError, match="cotangent 'cotangent' must have the shape"):
+        lib.v_rosen(np.ones(3), np.ones(2))
+
+
 def test_nested_derivatives_are_named_by_content() -> None:
     from gradc.compiler.driver import add_derivative_exports
     from gradc.compiler.frontend.module_scan import scan_module

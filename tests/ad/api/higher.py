@@ -57,3 +57,6 @@ vgga_mixed = gradc.value_and_grad(ga_mixed, wrt="a")
 ga_again = gradc.grad(mixed, wrt="a")
 t_ga_again = gradc.jvp(ga_again, wrt="a")
 t_ga_mixed = gradc.jvp(ga_mixed, wrt="a")
+# vjp of a gradient: the cotangent times the Hessian
+v_rosen = gradc.vjp(g_rosen)
+v_ga_mixed = gradc.vjp(ga_mixed, wrt=("a", "x"))
