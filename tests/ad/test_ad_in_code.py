@@ -5,6 +5,7 @@ an export calling a Hessian-vector product; misuse is a compile error at the cal
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -48,6 +49,16 @@ def test_newton_export_calling_df_finds_scipys_root(lib: Any, k: int, x0: float,
     )
     assert root == pytest.approx(expected, rel=1e-12, abs=1e-14)
     assert abs(lib.f(k, root, c)) < 1e-9
+
+
+@pytest.mark.parametrize(
+    ("k", "c", "expected"),
+    [(0, 2.0, 2.0 ** (-2.0 / 3.0) / 3.0), (8, 3.0, 1.0 / math.sqrt(10.0))],
+)
+def test_gradient_through_a_solver_calling_df(lib: Any, k: int, c: float, expected: float) -> None:
+    """d root / d c through the iterations (forward-over-reverse columns: the solver
+    runs df's reverse sweep): cbrt(c)' and asinh(c)'."""
+    assert lib.droot(k, 1.0, c, 1e-14, 100) == pytest.approx(expected, rel=1e-12)
 
 
 def test_gradient_descent_export_calling_a_gradient(lib: Any) -> None:

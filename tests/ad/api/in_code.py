@@ -45,6 +45,10 @@ def newton(k: i64, x0: f64, c: f64, tol: f64, maxiter: i64) -> f64:
     raise RuntimeError("no convergence")
 
 
+# the derivative of the root through the solver's iterations (they call df)
+droot = gradc.grad(newton, wrt="c")
+
+
 @gradc.export
 def loss(w: f64[:], t: f64[:]) -> f64:
     s = 0.0
