@@ -57,6 +57,7 @@ from gradc.compiler.codegen import (  # noqa: F401
     lower_control,
     lower_math,
     lower_scalar,
+    lower_views,
     tape,
 )
 from gradc.compiler.codegen.lltypes import abi_type, param_type, value_type

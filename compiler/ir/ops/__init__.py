@@ -12,9 +12,12 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.control`: phis, calls, branches, returns, raises;
 - :mod:`.arrays`: array shapes, element addresses, loads and stores, allocation,
   reference counts;
+- :mod:`.reductions`: NumPy's reductions (``np.sum``, ``a.max(axis=0)``, ``np.cumsum``);
 - :mod:`.tape`: the reverse-mode tape;
 - :mod:`.elementwise`: NumPy ufuncs on whole arrays (lowered to loops by ``lower-arrays``);
-- :mod:`.frontend`: the untyped front end's polymorphic operations.
+- :mod:`.frontend`: the untyped front end's polymorphic operations;
+- :mod:`.views`: views (basic indexing, transposes, contiguous reshapes);
+- :mod:`.indexing`: indexing that copies (integer arrays, masks) and ``a.flat[i]``.
 
 Printed form (see :mod:`gradc.compiler.ir.printer`)::
 
@@ -64,6 +67,7 @@ from gradc.compiler.ir.ops.frontend import (
     NumpyCall,
     SetItem,
 )
+from gradc.compiler.ir.ops.indexing import Compress, FlatGet, FlatIndex, Take
 from gradc.compiler.ir.ops.mathcall import (
     IEEE_MATH,
     MATH_FUNCTIONS,
@@ -71,6 +75,13 @@ from gradc.compiler.ir.ops.mathcall import (
     MathCheck,
     MathFn,
     MathName,
+)
+from gradc.compiler.ir.ops.reductions import (
+    CumKind,
+    Cumulate,
+    NumpyReduce,
+    Reduce,
+    ReduceKind,
 )
 from gradc.compiler.ir.ops.scalar import (
     CMP_PREDICATES,
@@ -106,6 +117,7 @@ from gradc.compiler.ir.ops.scalar import (
     UnaryOp,
 )
 from gradc.compiler.ir.ops.tape import TapeFree, TapeNew, TapePop, TapePush
+from gradc.compiler.ir.ops.views import AssignInto, BasicIndex, Reshape, SliceView, Transpose
 
 #: Every concrete operation class by its printed name (used by the parser). The abstract
 #: bases :class:`BinaryOp` and :class:`UnaryOp` are not operations.
@@ -173,11 +185,37 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Elementwise,
         ElementwiseInto,
         InPlace,
+        # reductions
+        Reduce,
+        Cumulate,
+        NumpyReduce,
+        # views
+        SliceView,
+        Transpose,
+        Reshape,
+        BasicIndex,
+        AssignInto,
+        # indexing that copies
+        Take,
+        Compress,
+        FlatIndex,
+        FlatGet,
     )
 }
 
 #: Operations only the untyped front end emits; inference replaces every one of them.
-FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall, InPlace)
+FRONT_END_OPERATIONS = (
+    GetItem,
+    SetItem,
+    Len,
+    ArrayAttr,
+    Allocate,
+    NumpyCall,
+    InPlace,
+    NumpyReduce,
+    BasicIndex,
+    FlatGet,
+)
 
 __all__ = [
     "CMP_PREDICATES",
@@ -197,6 +235,8 @@ __all__ = [
     "ArrayAttr",
     "ArrayDim",
     "ArrayProperty",
+    "AssignInto",
+    "BasicIndex",
     "BinaryOp",
     "BitAnd",
     "BitOr",
@@ -206,8 +246,11 @@ __all__ = [
     "Cast",
     "Cmp",
     "CmpPred",
+    "Compress",
     "Const",
     "CopyArray",
+    "CumKind",
+    "Cumulate",
     "DecRef",
     "Div",
     "DivKind",
@@ -217,6 +260,8 @@ __all__ = [
     "ElementwiseInto",
     "ExceptionKind",
     "FDiv",
+    "FlatGet",
+    "FlatIndex",
     "FloorDiv",
     "GetItem",
     "InPlace",
@@ -239,6 +284,7 @@ __all__ = [
     "NewArray",
     "Not",
     "NumpyCall",
+    "NumpyReduce",
     "Phi",
     "PointerAdd",
     "Poison",
@@ -246,15 +292,21 @@ __all__ = [
     "RShift",
     "Raise",
     "RaiseFormat",
+    "Reduce",
+    "ReduceKind",
+    "Reshape",
     "Return",
     "Select",
     "SetItem",
+    "SliceView",
     "Store",
     "Sub",
+    "Take",
     "TapeFree",
     "TapeNew",
     "TapePop",
     "TapePush",
+    "Transpose",
     "TupleGet",
     "UnaryOp",
 ]
