@@ -89,6 +89,7 @@ def _export_plans(state: BuildState) -> list[ExportPlan]:
             for p in function.params
         )
         own = defaults[name] if name in defaults else _inherited(defaults[primal[name]], params)
+        defaults[name] = own  # a derivative of this derivative inherits from it
         signature = Signature(params, python_name(function.return_type), own)
         sites = tuple(
             (loc.file, loc.line, loc.col)

@@ -22,7 +22,7 @@ calls the compiled function. With ``GRADC_PLAIN_PYTHON=1`` it returns the functi
 unchanged. The type markers are inert annotations. Built artifacts are loaded with
 :func:`load`.
 
-:func:`grad`, :func:`value_and_grad`, :func:`jvp` and :func:`vjp` are declarations the
+:func:`grad`, :func:`value_and_grad`, :func:`jvp`, :func:`vjp` and :func:`hessian` are declarations the
 front end recognises in source; in plain Python they return a
 :class:`DerivativePlaceholder`, which in runtime mode calls the compiled derivative (the
 artifact's export named like the module-level variable it is assigned to) and otherwise
@@ -45,16 +45,20 @@ __all__ = [
     "Activity",
     "ArrayTypeMarker",
     "Const",
+    "CustomRuleFunction",
     "DerivativePlaceholder",
     "Duplicated",
     "ScalarTypeMarker",
     "bool_",
     "boolean",
+    "custom_jvp",
+    "custom_vjp",
     "export",
     "f32",
     "f64",
     "forward",
     "grad",
+    "hessian",
     "i32",
     "i64",
     "jvp",
@@ -241,8 +245,11 @@ class DerivativePlaceholder:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         compiled = self._compiled
-        if compiled is None and isinstance(self.fn, runtime_mode.ExportedFunction):
-            compiled = self._compiled = runtime_mode.resolve_derivative(self, self.fn)
+        root = self.fn
+        while isinstance(root, DerivativePlaceholder):  # a derivative of a derivative
+            root = root.fn
+        if compiled is None and isinstance(root, runtime_mode.ExportedFunction):
+            compiled = self._compiled = runtime_mode.resolve_derivative(self, root)
         if compiled is not None:
             return compiled(*args, **kwargs)
         name = getattr(self.fn, "__qualname__", repr(self.fn))
@@ -277,6 +284,18 @@ def vjp(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     return DerivativePlaceholder("vjp", fn, args, kwargs)
 
 
+def hessian(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the Hessian of scalar-valued ``fn`` (forward-over-reverse); built by
+    ``gradc build``.
+
+    ``wrt`` names f64 scalar or 1-D f64 array parameters. One parameter: its block, a
+    float for a scalar, an ``(n, n)`` array for a length-``n`` array. A tuple ``wrt``:
+    a tuple of tuples, ``H[i][j]`` of shape ``shape(p_i) + shape(p_j)`` holding
+    ``∂²f/∂p_i∂p_j`` (JAX's ``hessian`` layout); docs/ad.md "Higher order".
+    """
+    return DerivativePlaceholder("hessian", fn, args, kwargs)
+
+
 def reverse(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     """Declare the low-level reverse-mode derivative of ``fn`` (Enzyme-style).
 
@@ -299,6 +318,65 @@ def forward(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     signature; the result is ``(value, directional derivative)``; docs/ad.md.
     """
     return DerivativePlaceholder("forward", fn, args, kwargs)
+
+
+class CustomRuleFunction:
+    """What :func:`custom_jvp`/:func:`custom_vjp` return in plain Python: the function
+    (calling it calls it) with JAX's rule-registering methods. ``gradc build`` reads the
+    decorator and the rule from the source (docs/ad.md "Custom rules").
+
+    Attributes:
+        kind: ``"jvp"`` or ``"vjp"``.
+        fn: the function.
+        rules: the registered rule functions (``(jvp,)`` or ``(fwd, bwd)``).
+    """
+
+    __slots__ = ("fn", "kind", "rules")
+
+    def __init__(self, kind: str, fn: Any) -> None:
+        self.kind = kind
+        self.fn = fn
+        self.rules: tuple[Any, ...] = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def defjvp(self, rule: _F) -> _F:
+        """Register ``rule(primals, tangents) -> (value, tangent)`` (a decorator).
+
+        Raises:
+            TypeError: the function was declared ``custom_vjp``.
+        """
+        if self.kind != "jvp":
+            raise TypeError("defjvp goes with gradc.custom_jvp")
+        self.rules = (rule,)
+        return rule
+
+    def defvjp(self, fwd: Any, bwd: Any) -> None:
+        """Register ``fwd(*args) -> (value, residuals)`` and
+        ``bwd(residuals, cotangent) -> (one cotangent per parameter,)``.
+
+        Raises:
+            TypeError: the function was declared ``custom_jvp``.
+        """
+        if self.kind != "vjp":
+            raise TypeError("defvjp goes with gradc.custom_vjp")
+        self.rules = (fwd, bwd)
+
+
+def custom_jvp(fn: Any) -> CustomRuleFunction:
+    """Give helper ``fn`` (float scalar parameters, a float result) a custom JVP rule,
+    registered with ``@fn.defjvp`` (JAX's meaning): forward-mode derivatives through
+    ``fn`` call the rule instead of differentiating its body."""
+    return CustomRuleFunction("jvp", fn)
+
+
+def custom_vjp(fn: Any) -> CustomRuleFunction:
+    """Give helper ``fn`` (float scalar parameters, a float result) a custom VJP rule,
+    registered with ``fn.defvjp(fwd, bwd)`` (JAX's meaning): reverse-mode derivatives
+    through ``fn`` call ``fwd`` in the forward sweep (its residuals go on the tape) and
+    ``bwd`` in the reverse sweep."""
+    return CustomRuleFunction("vjp", fn)
 
 
 class Activity:

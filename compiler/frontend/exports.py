@@ -73,7 +73,7 @@ def export_of(info: ModuleInfo, fn: ast.FunctionDef) -> Export | None:
     src = info.source
     for deco in fn.decorator_list:
         name = _gradc_name(info, deco)
-        if name is not None and name != "export":
+        if name is not None and name not in ("export", "custom_jvp", "custom_vjp"):
             raise src.error(
                 f"@gradc.{name} is not a decorator; gradc.export is the only one "
                 + (

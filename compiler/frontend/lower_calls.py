@@ -110,6 +110,8 @@ class CallLowering(LoweringState):
                 raise self.src.error(f"local variable '{name}' is not callable", func)
             if name in self.info.functions:
                 return self.user_call(FunctionRef(self.info, name), name, e)
+            if any(d.name == name for d in self.info.derivatives):
+                return self.derivative_call(name, e)
             if name in SUPPORTED_BUILTINS:
                 return self.builtin_call(name, e)
             if name == "range":
@@ -298,6 +300,11 @@ class CallLowering(LoweringState):
         ]
         self.callees[callee.symbol] = callee
         return self.b.call(callee.symbol, args)
+
+    def derivative_call(self, name: str, e: ast.Call) -> Value:
+        """A call of module-level derivative declaration ``name`` (``df(x, w)``): a call
+        of its export, typed once AD has made it."""
+        return self.b.call(name, [self.expr(a) for a in e.args])
 
     def _user_function(self, func: ast.expr) -> bool:
         """``func`` names a function of a user module (which binds keyword arguments)."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from gradc.compiler.diagnostics import CompileError
 from gradc.compiler.frontend.constants import MATH_CONSTANTS, Number, fold_constant
+from gradc.compiler.frontend.custom_rules import CustomRule, scan_custom_rules
 from gradc.compiler.frontend.derivatives import (
     DERIVATIVE_KINDS,
     Derivative,
@@ -60,6 +61,7 @@ __all__ = [
 GRADC_NAMES = frozenset(
     {
         *("Active", "Activity", "ArrayTypeMarker", "Const", "DerivativePlaceholder"),
+        *("CustomRuleFunction", "custom_jvp", "custom_vjp", "hessian"),
         *("Duplicated", "ScalarTypeMarker", "bool_", "boolean", "export", "f32", "f64"),
         *("forward", "grad", "i32", "i64", "jvp", "load", "reverse", "runtime_stats"),
         *("value_and_grad", "vjp"),
@@ -91,6 +93,7 @@ class ModuleInfo:
         classes: top-level class definitions by name (compiled code cannot use them).
         exports: exported functions, in source order.
         derivatives: derivative declarations, in source order.
+        custom_rules: ``@gradc.custom_jvp``/``custom_vjp`` helpers and their rules.
         user_imports: local name -> what a user-module import bound it to.
         qualname: the dotted module name given by enclosing packages (``pkg.sub``).
         symbol_prefix: prefix of this module's function names in the IR: ``""`` for the
@@ -113,6 +116,7 @@ class ModuleInfo:
     classes: dict[str, ast.ClassDef] = field(default_factory=dict)
     exports: list[Export] = field(default_factory=list)
     derivatives: list[Derivative] = field(default_factory=list)
+    custom_rules: dict[str, CustomRule] = field(default_factory=dict)
     user_imports: dict[str, UserBinding] = field(default_factory=dict)
     qualname: str = ""
     symbol_prefix: str = ""
@@ -247,6 +251,7 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
         elif isinstance(stmt, ast.ClassDef):
             info.classes[stmt.name] = stmt
     _check_misplaced_gradc(info)
+    info.custom_rules = scan_custom_rules(info)
     _check_gradc_attributes(info)
     if main:
         info.loader.finish()

@@ -201,6 +201,11 @@ def _call(m: Materializer, inst: Instruction) -> None:
     callee = m.spec.calls[inst]
     inst.callee = callee.function.name
     inst.type = callee.function.return_type
+    # a no-op for a specialisation (its parameters are the arguments' types); a
+    # derivative export takes any-strides arrays (a layout cast)
+    inst.args = tuple(
+        m.coerce(a, p.type, inst) for a, p in zip(inst.args, callee.function.params, strict=True)
+    )
 
 
 # -- front-end operations: replaced by typed ones -------------------------------------
