@@ -58,6 +58,7 @@ __all__ = [
     "i32",
     "i64",
     "jvp",
+    "kernel",
     "load",
     "reverse",
     "runtime_stats",
@@ -207,6 +208,23 @@ def _exported(fn: _F) -> _F:
     if runtime_mode.env_flag(runtime_mode.PLAIN_PYTHON_ENV) or not hasattr(fn, "__code__"):
         return fn
     return runtime_mode.ExportedFunction(fn)  # type: ignore[return-value]
+
+
+def kernel(fn: Callable[..., Any], /) -> Any:
+    """Mark a CUDA kernel (a per-thread body, see :mod:`gradc.cuda`) for ``gradc build``.
+
+    ``gradc build --target cuda`` compiles it to PTX and cubins; the CPU build compiles it
+    to a grid loop. In plain Python it returns a :class:`gradc.cuda.Kernel`, launched as
+    ``k[grid, block](*args)``, which runs the body once per thread, sequentially.
+
+    Raises:
+        TypeError: ``fn`` is not a function.
+    """
+    if not callable(fn):
+        raise TypeError(f"@gradc.kernel decorates a function, got {type(fn).__name__}")
+    from gradc.cuda import Kernel
+
+    return Kernel(fn)
 
 
 # ---------------------------------------------------------------------------- derivatives

@@ -55,6 +55,7 @@ from gradc.compiler.codegen import (  # noqa: F401
     lower_arith,
     lower_bitwise,
     lower_control,
+    lower_gpu,
     lower_math,
     lower_scalar,
     tape,
@@ -146,6 +147,8 @@ class ModuleLowering:
         self._declarations: dict[str, ll.Function] = {}
         self._tbaa: dict[str, ll.MDValue] = {}
         self.fast = FASTMATH_FLAGS if options.fastmath else ()
+        #: lowering for the NVPTX back end (``compiler/codegen/cuda.py``)
+        self.gpu = False
 
     def run(self, export: str, symbol: str) -> ll.Module:
         order = self._reachable(export)

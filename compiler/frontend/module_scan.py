@@ -220,6 +220,14 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
         elif isinstance(stmt, ast.ClassDef):
             info.classes[stmt.name] = stmt
     _check_misplaced_gradc(info)
+    kernels = {e.name for e in info.exports if e.kernel}
+    for d in info.derivatives:
+        if d.target in kernels:
+            raise source.error(
+                f"kernel '{d.target}' cannot be differentiated yet (derivatives of "
+                "@gradc.kernel functions are later work)",
+                d.node,
+            )
     if main:
         info.loader.finish()
     return info

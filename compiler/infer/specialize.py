@@ -10,6 +10,7 @@ from gradc.compiler.frontend.annotations import TypeSyntaxError, type_from_annot
 from gradc.compiler.frontend.imports import FunctionRef
 from gradc.compiler.frontend.lower import LoweredFunction, UnpackCheck, lower_function
 from gradc.compiler.frontend.module_scan import ModuleInfo
+from gradc.compiler.infer.kernels import add_grid_loops
 from gradc.compiler.infer.materialize import Materializer
 from gradc.compiler.infer.rules import TRANSFER, has_unknown
 from gradc.compiler.ir import ops
@@ -103,6 +104,7 @@ class Inference:
         for spec in self.specs.values():
             Materializer(spec).run()
             module.add(spec.function)
+        add_grid_loops(module, [e.name for e in self.info.exports if e.kernel])
         return module
 
     # -- specialisations ------------------------------------------------------------

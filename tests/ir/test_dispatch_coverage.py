@@ -67,6 +67,7 @@ AFTER_INFERENCE = frozenset(
         ops.TapePush,
         ops.TapePop,
         ops.TapeFree,
+        ops.AtomicAdd,
     }
 )
 

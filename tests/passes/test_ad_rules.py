@@ -24,6 +24,10 @@ from gradc.passes.ad.rules.registry import rebuild_of
 WITHOUT_RULE = [
     "allocate",
     "arrayattr",
+    # kernels (gradc.cuda) are not differentiated yet: the front end refuses a derivative
+    # declaration of a kernel, and only kernels contain these
+    "atomicadd",
+    "atomicadditem",
     "br",
     "condbr",
     "const",
@@ -37,6 +41,7 @@ WITHOUT_RULE = [
     "raisef",
     "ret",
     "setitem",
+    "syncthreads",
 ]
 
 

@@ -13,6 +13,7 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.arrays`: array shapes, element addresses, loads and stores, allocation,
   reference counts;
 - :mod:`.tape`: the reverse-mode tape;
+- :mod:`.gpu`: the atomics and barrier of ``@gradc.kernel`` bodies;
 - :mod:`.frontend`: the untyped front end's polymorphic operations.
 
 Printed form (see :mod:`gradc.compiler.ir.printer`)::
@@ -62,6 +63,7 @@ from gradc.compiler.ir.ops.frontend import (
     NumpyCall,
     SetItem,
 )
+from gradc.compiler.ir.ops.gpu import AtomicAdd, AtomicAddItem, SyncThreads
 from gradc.compiler.ir.ops.mathcall import (
     IEEE_MATH,
     MATH_FUNCTIONS,
@@ -167,11 +169,14 @@ OPERATIONS: dict[str, type[Instruction]] = {
         ArrayAttr,
         Allocate,
         NumpyCall,
+        AtomicAddItem,
+        AtomicAdd,
+        SyncThreads,
     )
 }
 
 #: Operations only the untyped front end emits; inference replaces every one of them.
-FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall)
+FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall, AtomicAddItem)
 
 __all__ = [
     "CMP_PREDICATES",
@@ -191,6 +196,8 @@ __all__ = [
     "ArrayAttr",
     "ArrayDim",
     "ArrayProperty",
+    "AtomicAdd",
+    "AtomicAddItem",
     "BinaryOp",
     "BitAnd",
     "BitOr",
@@ -242,6 +249,7 @@ __all__ = [
     "SetItem",
     "Store",
     "Sub",
+    "SyncThreads",
     "TapeFree",
     "TapeNew",
     "TapePop",

@@ -1,0 +1,48 @@
+"""Lowering of the GPU operations of kernel bodies (``compiler/ir/ops/gpu.py``).
+
+``atomicadd`` is LLVM's ``atomicrmw add`` (integers) or ``fadd`` (floats), monotonic, on
+every target: the CPU build runs a kernel's threads one after another, where it is the
+plain read-add-write. ``syncthreads`` is ``llvm.nvvm.barrier0`` for CUDA
+(``ModuleLowering.gpu``); a sequential CPU grid loop cannot wait for the block's other
+threads, so the CPU build refuses it at compile time, at the call's line.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from llvmlite import ir as ll
+
+from gradc.compiler.codegen.dispatch import LOWERING
+from gradc.compiler.diagnostics import CompileError
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Instruction
+from gradc.compiler.ir.types import PointerType
+
+if TYPE_CHECKING:
+    from gradc.compiler.codegen.lower_function import FunctionLowering
+
+#: The barrier of the threads of a block (PTX ``bar.sync 0``).
+BARRIER = "llvm.nvvm.barrier0"
+
+
+@LOWERING.register(ops.AtomicAdd)
+def _atomicadd(fl: FunctionLowering, inst: Instruction) -> ll.Value:
+    assert isinstance(inst, ops.AtomicAdd)
+    t = inst.pointer.type
+    if not isinstance(t, PointerType) or inst.value.type != t.pointee:
+        raise fl.ice(f"atomicadd of {inst.value.type} through {t}")
+    op = "fadd" if t.pointee.is_float else "add"
+    return fl.b.atomic_rmw(op, fl.value(inst.pointer), fl.value(inst.value), "monotonic")
+
+
+@LOWERING.register(ops.SyncThreads)
+def _syncthreads(fl: FunctionLowering, inst: Instruction) -> ll.Value:
+    if not fl.ml.gpu:
+        raise CompileError(
+            "cuda.syncthreads() needs a GPU: the CPU build runs a kernel's threads one "
+            "after another and cannot wait at a barrier (build with --target cuda)",
+            inst.loc,
+        )
+    fl.b.call(fl.ml.declare(BARRIER, ll.VoidType(), [], readnone=False), [])
+    return ll.Constant(ll.IntType(8), 0)
