@@ -41,6 +41,7 @@ from typing import Any, Protocol
 
 from gradc.artifacts.abi.description import check_object
 from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, wrapper_symbol
+from gradc.artifacts.cuda_manifest import cuda_section
 from gradc.artifacts.errors import ArtifactError, ArtifactWarning, FormatVersionError
 from gradc.artifacts.manifest import (
     MANIFEST_NAME,
@@ -61,7 +62,7 @@ from gradc.artifacts.toolchain import host_producer
 
 LOCK_NAME = ".lock"
 _TMP_PREFIX = ".tmp-"
-_BLOB_DIRS = ("objects", "texts")
+_BLOB_DIRS = ("objects", "texts", "cuda")
 #: File mode of written files (artifacts are shipped and read by other users).
 _FILE_MODE = 0o644
 
@@ -167,6 +168,7 @@ def build_manifest(
         runtime=runtime,
         variants=tuple(variant_targets),
         sources=dict(getattr(build, "sources", {}) or {}),
+        cuda=cuda_section(build, blobs),
     )
     # Round-trip through the validator: what we write is what readers accept.
     Manifest.from_dict(manifest.to_dict(), "new manifest")
@@ -392,7 +394,7 @@ def find_damage(art_dir: str | os.PathLike[str]) -> list[str]:
 
 def referenced_blobs(manifest: Manifest) -> set[str]:
     """Relative paths of every blob ``manifest`` references."""
-    refs: set[str] = set()
+    refs: set[str] = set() if manifest.cuda is None else manifest.cuda.blobs()
     if manifest.runtime is not None:
         refs.add(manifest.runtime.object)
     for e in manifest.entries:

@@ -15,6 +15,7 @@ is the environment: ``GRADC_NO_COMPILE=1`` makes ``build`` refuse to compile.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -99,6 +100,20 @@ def cli() -> None:
 @click.option("--fastmath", is_flag=True, help="Allow fast-math floating-point rewrites.")
 @click.option("--no-boundscheck", is_flag=True, help="Do not check array indices.")
 @click.option(
+    "--target",
+    type=click.Choice(["cpu", "cuda"]),
+    default="cpu",
+    show_default=True,
+    help="cuda: also build every @gradc.kernel to PTX and cubins (no GPU needed; ptxas and "
+    "libdevice from CUDA_HOME or PATH).",
+)
+@click.option(
+    "--cuda-arch",
+    default="sm_80",
+    show_default=True,
+    help="With --target cuda: comma-separated archs (sm_80,sm_90); PTX for the lowest.",
+)
+@click.option(
     "--grad",
     "grads",
     multiple=True,
@@ -133,6 +148,8 @@ def build(
     cpu: str,
     fastmath: bool,
     no_boundscheck: bool,
+    target: str,
+    cuda_arch: str,
     grads: tuple[str, ...],
     timings: bool,
     explain: bool,
@@ -148,6 +165,8 @@ def build(
     is written (exit status 1). GRADC_NO_COMPILE=1 refuses to compile (exit status 1).
     """
     options = _compiler_options(opt_level, cpu, fastmath, no_boundscheck, timings, verbose)
+    if target == "cuda":
+        options = _cuda_options(options, cuda_arch)
     out_dir = output if output is not None else default_output_dir(module)
     start = time.perf_counter()
     remote = None
@@ -199,6 +218,23 @@ def _compiler_options(
     )
 
 
+def _cuda_options(options: CompilerOptions, cuda_arch: str) -> CompilerOptions:
+    """``options`` with ``--cuda-arch``'s archs and ``CUDA_HOME``.
+
+    Raises:
+        click.BadParameter: an arch that is not ``sm_<major><minor>``.
+    """
+    from dataclasses import replace
+
+    from gradc.compiler.cuda_backend import sorted_archs
+
+    try:
+        archs = sorted_archs(tuple(a.strip() for a in cuda_arch.split(",")))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--cuda-arch'") from None
+    return replace(options, cuda_archs=archs, cuda_home=os.environ.get("CUDA_HOME", ""))
+
+
 def _build(
     module: Path,
     out_dir: Path,
@@ -213,7 +249,7 @@ def _build(
     internal compiler error: printed (with the traceback under ``-v``), exit status 70.
     Nothing is written then.
     """
-    from gradc.compiler.diagnostics import CompileError, InternalCompilerError
+    from gradc.compiler.diagnostics import CompileError, CudaBuildError, InternalCompilerError
     from gradc.compiler.driver import CompileForbiddenError, WriteError, build_artifact
     from gradc.compiler.frontend.derivatives import GradRequestError
 
@@ -234,7 +270,7 @@ def _build(
     except CompileError as exc:
         click.echo(exc.render(), err=True)
         sys.exit(1)
-    except (CompileForbiddenError, WriteError) as exc:
+    except (CompileForbiddenError, WriteError, CudaBuildError) as exc:
         click.echo(f"gradc: error: {exc}", err=True)
         sys.exit(1)
     except GradRequestError as exc:
@@ -511,6 +547,10 @@ def _print_manifest(artifact: Path, manifest: Manifest) -> None:
             e.key[:12],
         )
     console.print(table)
+    if manifest.cuda is not None:
+        from gradc.cli.inspect_cuda import print_cuda
+
+        print_cuda(console, artifact, manifest.cuda)
 
 
 def _console(console_class: Any) -> Any:

@@ -104,3 +104,9 @@ def _with_caret(head: str, loc: Loc, source_line: str | None) -> str:
     indent = len(text) - len(stripped)
     caret_col = max(loc.col - indent, 0)
     return f"{head}\n    {stripped}\n    {' ' * caret_col}^"
+
+
+class CudaBuildError(Exception):
+    """The CUDA build of a kernel failed (``gradc build --target cuda``): a symbol the GPU
+    lacks, ``ptxas`` refused the PTX (its message), or the toolchain is missing. The
+    message names the kernel (``compiler/codegen/ptx.py``)."""

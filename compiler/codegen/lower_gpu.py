@@ -20,6 +20,7 @@ from gradc.compiler.ir.core import Instruction
 from gradc.compiler.ir.types import PointerType
 
 if TYPE_CHECKING:
+    from gradc.compiler.codegen.lower import ModuleLowering
     from gradc.compiler.codegen.lower_function import FunctionLowering
 
 #: The barrier of the threads of a block (PTX ``bar.sync 0``).
@@ -46,3 +47,19 @@ def _syncthreads(fl: FunctionLowering, inst: Instruction) -> ll.Value:
         )
     fl.b.call(fl.ml.declare(BARRIER, ll.VoidType(), [], readnone=False), [])
     return ll.Constant(ll.IntType(8), 0)
+
+
+#: Float intrinsics NVPTX implements itself (instructions, no library call); every other
+#: ``llvm.<fn>`` math intrinsic aborts the NVPTX back end or the process, so the GPU
+#: lowering calls libdevice instead.
+NVPTX_INTRINSICS = frozenset(
+    {"fabs", "sqrt", "floor", "ceil", "trunc", "rint", "nearbyint", "round", "copysign"}
+    | {"minnum", "maxnum", "minimum", "maximum", "fma", "fmuladd"}
+)
+
+
+def libdevice(ml: ModuleLowering, name: str, ty: ll.Type, nargs: int) -> ll.Function:
+    """libdevice's ``__nv_<name>`` (``__nv_<name>f`` on ``float``): CUDA's math library,
+    linked into each kernel module before emission (``compiler/codegen/ptx.py``)."""
+    suffix = "" if isinstance(ty, ll.DoubleType) else "f"
+    return ml.declare(f"__nv_{name}{suffix}", ty, [ty] * nargs)
