@@ -32,13 +32,14 @@ raises :class:`NotImplementedError`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from gradc import runtime_mode
 from gradc._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from gradc.artifacts.loader.cpu import Library
+    from gradc.artifacts.loader.cuda import CudaLibrary
 
 __all__ = [
     "Active",
@@ -346,17 +347,37 @@ Const = Activity("Const")
 # ---------------------------------------------------------------------------- loading
 
 
-def load(path: str | Any, *, fastcall: bool | None = None) -> Library:
+@overload
+def load(
+    path: str | Any, *, fastcall: bool | None = None, target: Literal["cpu"] = "cpu"
+) -> Library: ...
+@overload
+def load(
+    path: str | Any, *, fastcall: bool | None = None, target: Literal["cuda"]
+) -> CudaLibrary: ...
+
+
+def load(path: str | Any, *, fastcall: bool | None = None, target: str = "cpu") -> Any:
     """Load a built artifact directory (``build/NAME.gradc``) into this process.
 
-    Returns a :class:`~gradc.artifacts.loader.cpu.Library` with one callable per export.
+    Returns a :class:`~gradc.artifacts.loader.cpu.Library` with one callable per export;
+    with ``target="cuda"``, a :class:`~gradc.artifacts.loader.cuda.CudaLibrary` of the
+    artifact's CUDA kernels (``gradc build --target cuda``) on this process's GPU.
     Imports the loader (and ``llvmlite.binding``) on first use only. Exports with a
     fast-call wrapper are called through it unless ``fastcall=False`` (default: the
     environment variable ``GRADC_FASTCALL``, on unless ``0``); the others through ctypes.
 
     Raises:
-        ArtifactError: the artifact is missing, corrupt, or of a newer format version.
+        ArtifactError: the artifact is missing, corrupt, or of a newer format version;
+            for CUDA also: no kernels built for CUDA, no driver or GPU, no variant fits.
+        ValueError: ``target`` is neither ``"cpu"`` nor ``"cuda"``.
     """
+    if target == "cuda":
+        from gradc.artifacts.loader.cuda import load as _load_cuda
+
+        return _load_cuda(path)
+    if target != "cpu":
+        raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
     from gradc.artifacts.loader.cpu import load as _load
 
     return _load(path, fastcall=fastcall)
