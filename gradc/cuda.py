@@ -20,7 +20,10 @@ simulator*: ``saxpy[blocks, threads](...)`` (:class:`Kernel`) runs the body once
 thread, blocks in order and threads in order within a block, with this module's names
 reading the running thread's indices. What a sequential run cannot do is refused, never
 approximated: :func:`syncthreads` in a block of more than one thread raises
-``RuntimeError`` (the CPU build refuses it at compile time).
+``RuntimeError`` (so does the CPU build's grid loop).
+
+Calling a kernel without a launch configuration (``saxpy(...)``) raises ``TypeError``
+rather than guessing one.
 
 Attributes:
     thread_idx, block_idx, block_dim, grid_dim: CUDA's ``threadIdx``, ``blockIdx``,

@@ -4,7 +4,7 @@
 every target: the CPU build runs a kernel's threads one after another, where it is the
 plain read-add-write. ``syncthreads`` is ``llvm.nvvm.barrier0`` for CUDA
 (``ModuleLowering.gpu``); a sequential CPU grid loop cannot wait for the block's other
-threads, so the CPU build refuses it at compile time, at the call's line.
+threads, so there it raises RuntimeError unless the block has one thread.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from llvmlite import ir as ll
 
 from gradc.compiler.codegen.dispatch import LOWERING
-from gradc.compiler.diagnostics import CompileError
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction
 from gradc.compiler.ir.types import PointerType
@@ -39,13 +38,14 @@ def _atomicadd(fl: FunctionLowering, inst: Instruction) -> ll.Value:
 
 @LOWERING.register(ops.SyncThreads)
 def _syncthreads(fl: FunctionLowering, inst: Instruction) -> ll.Value:
-    if not fl.ml.gpu:
-        raise CompileError(
-            "cuda.syncthreads() needs a GPU: the CPU build runs a kernel's threads one "
-            "after another and cannot wait at a barrier (build with --target cuda)",
-            inst.loc,
-        )
-    fl.b.call(fl.ml.declare(BARRIER, ll.VoidType(), [], readnone=False), [])
+    assert isinstance(inst, ops.SyncThreads)
+    if fl.ml.gpu:
+        fl.b.call(fl.ml.declare(BARRIER, ll.VoidType(), [], readnone=False), [])
+    else:
+        x, y, z = (fl.value(v) for v in inst.dims)
+        threads = fl.b.mul(fl.b.mul(x, y), z)
+        many = fl.b.icmp_signed("!=", threads, ll.Constant(threads.type, 1))
+        fl.raise_if(many, "RuntimeError", ops.SEQUENTIAL_BARRIER)
     return ll.Constant(ll.IntType(8), 0)
 
 

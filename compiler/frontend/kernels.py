@@ -158,7 +158,8 @@ def lower_cuda_call(lw: LoweringState, name: str, e: ast.Call) -> Value:
     if name == "syncthreads":
         if e.args:
             raise lw.src.error("cuda.syncthreads() takes no arguments", e)
-        return lw.b.insert(ops.SyncThreads(type=NONE))
+        block = tuple(_thread_value(lw, f"ntid.{a}", e) for a in "xyz")
+        return lw.b.insert(ops.SyncThreads(block, type=NONE))
     if len(e.args) != 3:
         raise lw.src.error("cuda.atomic_add() takes 3 arguments: array, index, value", e)
     array = lw.expr(e.args[0])

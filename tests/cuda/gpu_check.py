@@ -90,8 +90,13 @@ def check_forward(lib: Any, cp: Any) -> str:
     lib.histogram[(n + 255) // 256, 256](cp.asarray(xi), counts)
     lib.synchronize()
     assert np.array_equal(counts.get(), np.bincount(xi, minlength=16)), "histogram"
+    blocks = cp.arange(1024, dtype=cp.float64)
+    lib.block_reverse[8, 128](blocks, cp.zeros(1024))
+    lib.synchronize()
+    expected = np.arange(1024.0).reshape(8, 128)[:, ::-1].ravel()
+    assert np.array_equal(blocks.get(), expected), "block_reverse (syncthreads)"
     assert u1 <= 4 and u2 <= 64, f"saxpy {u1} ulp, math_mix {u2} ulp"
-    return f"forward vs NumPy: saxpy {u1} ulp, math_mix {u2} ulp, histogram exact"
+    return f"forward vs NumPy: saxpy {u1} ulp, math_mix {u2} ulp, histogram and barrier exact"
 
 
 def check_ptx_jit(art: Path, lib: Any, cp: Any) -> str:

@@ -92,3 +92,16 @@ def grid_stride(n: i32, x: f64[:], out: f64[:]):
 def out_of_bounds(x: f64[:]):
     i = cuda.grid(1)
     x[i] = 1.0
+
+
+@gradc.kernel
+def block_reverse(x: f64[:], tmp: f64[:]):
+    i = cuda.grid(1)
+    t = cuda.thread_idx.x
+    n = cuda.block_dim.x
+    if i < x.shape[0]:
+        tmp[i] = x[i]
+    cuda.syncthreads()
+    j = cuda.block_idx.x * n + (n - 1 - t)
+    if i < x.shape[0] and j < x.shape[0]:
+        x[i] = tmp[j]

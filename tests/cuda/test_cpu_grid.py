@@ -127,3 +127,11 @@ def test_index_error_and_bad_launch(lib: Any) -> None:
         corpus.out_of_bounds[2, 3](np.zeros(5))
     with pytest.raises(ValueError, match="grid and block dimensions must be >= 1"):
         _launch(lib, "saxpy", (0,), (1,), 1.0, x, x, x)
+
+
+def test_barrier_in_one_thread_blocks(lib: Any) -> None:
+    x, tmp = np.arange(5.0), np.zeros(5)
+    _launch(lib, "block_reverse", (5,), (1,), x, tmp)
+    assert np.array_equal(x, np.arange(5.0))
+    with pytest.raises(RuntimeError, match="more than one thread per block"):
+        _launch(lib, "block_reverse", (1,), (5,), x, tmp)

@@ -19,7 +19,7 @@ from tests.cuda.conftest import ARCHS, CORPUS, toolchain_or_skip
 
 KERNELS = [
     "saxpy", "math_mix", "scale_f32", "histogram", "total",
-    "add2d", "indices3d", "row_sums", "grid_stride", "out_of_bounds",
+    "add2d", "indices3d", "row_sums", "grid_stride", "out_of_bounds", "block_reverse",
 ]  # fmt: skip
 
 
@@ -59,6 +59,7 @@ def test_ptx_entry_matches_the_kernel_abi(cuda_artifact: Path) -> None:
         assert ".extern" not in ptx  # no symbol left for the driver to resolve
         assert "trap;" not in ptx  # errors go to the record, never kill the context
         assert ".visible .global .align 8 .b8 __gradc_error[56];" in ptx
+        assert bool(re.search(r"bar.sync\s+0;", ptx)) == (k.name == "block_reverse")
         head = ptx[ptx.index(f".visible .entry {k.symbol}(") :]
         params = re.findall(r"\.param (\.\w+)", head[: head.index(")")])
         expected = ""

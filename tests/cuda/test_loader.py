@@ -192,3 +192,23 @@ def test_no_driver_is_a_clear_error(cuda_artifact: Path, monkeypatch: pytest.Mon
         gradc.load(cuda_artifact, target="cuda")
     with pytest.raises(ValueError, match="target must be 'cpu' or 'cuda'"):
         gradc.load(cuda_artifact, target="tpu")  # type: ignore[call-overload]
+
+
+def test_cuda_load_imports_no_compiler_llvmlite_or_click(cuda_artifact: Path) -> None:
+    """The CUDA load path (to where the driver is opened) imports no compiler code,
+    llvmlite, click or numpy."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gradc\n"
+        "from gradc.artifacts.loader import cuda\n"
+        "class NoGpu:\n"
+        "    def facts(self): raise RuntimeError('stop')\n"
+        f"try:\n    cuda.load({str(cuda_artifact)!r}, driver=NoGpu())\n"
+        "except RuntimeError:\n    pass\n"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('numpy', 'llvmlite', 'click') or m.startswith(('gradc.compiler', 'gradc.cli')))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""

@@ -59,16 +59,21 @@ def test_atomic_add_returns_old_value() -> None:
     assert a[1] == 2.5
 
 
-def test_cpu_build_refuses_syncthreads(tmp_path: Path) -> None:
-    from gradc.compiler.diagnostics import CompileError
+def test_cpu_build_runs_syncthreads_only_in_one_thread_blocks(tmp_path: Path) -> None:
+    from gradc.artifacts.store import write_artifact
     from gradc.compiler.driver import build_module
     from gradc.compiler.options import CompilerOptions
 
     src = tmp_path / "m.py"
     src.write_text(
         "import gradc\nfrom gradc import cuda, f64\n\n@gradc.kernel\ndef k(x: f64[:]):\n"
-        "    x[cuda.grid(1)] = 1.0\n    cuda.syncthreads()\n"
+        "    cuda.syncthreads()\n    x[cuda.grid(1)] += 1.0\n"
     )
-    with pytest.raises(CompileError, match="needs a GPU") as info:
-        build_module(src, CompilerOptions())
-    assert (info.value.loc.line, info.value.loc.col) == (7, 4)
+    write_artifact(tmp_path / "m.gradc", build_module(src, CompilerOptions()))
+    lib = gradc.load(tmp_path / "m.gradc")
+    x = np.zeros(3)
+    lib.k(3, 1, 1, 1, 1, 1, x)
+    assert np.array_equal(x, np.ones(3))
+    with pytest.raises(RuntimeError, match="sequential grid loop with more than one") as info:
+        lib.k(1, 1, 1, 3, 1, 1, x)
+    assert info.value.__notes__ == ["raised by compiled m.k at m.py:6"]

@@ -151,7 +151,7 @@ ALL_OPS = ir("""
       %y = add %x, %v : f64
       store %p, %y
       %old = atomicadd %p, %y : f64
-      syncthreads
+      syncthreads(%i, %d, %i)
       %b = newarray(%d), %v : array[f64,1,C]
       %e = newarray(%d) : array[f64,1,C]
       %two = const 2 : i64

@@ -63,7 +63,7 @@ from gradc.compiler.ir.ops.frontend import (
     NumpyCall,
     SetItem,
 )
-from gradc.compiler.ir.ops.gpu import AtomicAdd, AtomicAddItem, SyncThreads
+from gradc.compiler.ir.ops.gpu import SEQUENTIAL_BARRIER, AtomicAdd, AtomicAddItem, SyncThreads
 from gradc.compiler.ir.ops.mathcall import (
     IEEE_MATH,
     MATH_FUNCTIONS,
@@ -186,6 +186,7 @@ __all__ = [
     "IEEE_MATH",
     "MATH_FUNCTIONS",
     "OPERATIONS",
+    "SEQUENTIAL_BARRIER",
     "Abs",
     "AccumulateArray",
     "Add",

@@ -11,7 +11,7 @@ from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
 from gradc.compiler.ir.ops.checks import front_end_only
-from gradc.compiler.ir.types import I1, NONE, PointerType
+from gradc.compiler.ir.types import I1, I64, NONE, PointerType
 
 
 @final
@@ -68,14 +68,28 @@ class AtomicAdd(Instruction):
 class SyncThreads(Instruction):
     """``cuda.syncthreads()``: every thread of the block waits here until all have
     arrived, and their earlier writes to memory are visible to each other (CUDA's
-    ``__syncthreads``). A sequential grid loop cannot do this: the CPU target refuses it
-    at compile time and the interpreter raises."""
+    ``__syncthreads``). ``dims`` is the block's shape (``ntid.x``, ``.y``, ``.z``): a
+    sequential grid loop (the CPU build, the interpreter) cannot wait for the block's
+    other threads, so there it raises RuntimeError unless the block has one thread
+    (:data:`SEQUENTIAL_BARRIER`), as ``gradc.cuda``'s simulator does."""
 
     OPNAME: ClassVar[str] = "syncthreads"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("dims",)
+    MAY_RAISE: ClassVar[bool] = True
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    dims: tuple[Value, ...]
 
     def verify_(self, ctx: VerifyContext) -> str | None:
-        """No operands, result ``none``."""
+        """Three ``i64`` operands, result ``none``."""
+        if len(self.dims) != 3 or any(v.type != I64 for v in self.dims):
+            return "syncthreads takes the block's three i64 dimensions"
         if self.type != NONE:
             return f"syncthreads result type is {self.type}, expected none"
         return None
+
+
+#: The RuntimeError of a barrier in a sequential run with more than one thread per block.
+SEQUENTIAL_BARRIER = (
+    "cuda.syncthreads() cannot run in a sequential grid loop with more than one thread per "
+    "block; run the kernel on a GPU"
+)
