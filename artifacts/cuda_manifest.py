@@ -32,7 +32,14 @@ from typing import Any
 
 from gradc.artifacts.errors import ArtifactError
 
-__all__ = ["CudaKernelEntry", "CudaSection", "CudaVariantEntry", "cuda_blob_path", "cuda_section"]
+__all__ = [
+    "CudaKernelEntry",
+    "CudaSection",
+    "CudaVariantEntry",
+    "cuda_blob_path",
+    "cuda_section",
+    "reusable_cuda",
+]
 
 _SHA = r"[0-9a-f]{64}"
 CUDA_BLOB_PATH = re.compile(rf"cuda/({_SHA})\.(ptx|sm_\d+\.cubin)")
@@ -242,3 +249,20 @@ def cuda_section(build: object, blobs: dict[str, bytes]) -> CudaSection | None:
             CudaKernelEntry(k.name, params, writes, k.symbol, tuple(k.sites), tuple(variants))
         )
     return CudaSection(tuple(archs), tuple(entries))
+
+
+def reusable_cuda(
+    manifest_cuda: CudaSection | None, read: Any
+) -> tuple[dict[str, bytes], list[str]]:
+    """Variant key -> its verified bytes, for every CUDA variant of a previous build whose
+    file is intact; and one message per variant that is not. ``read(relpath)`` reads a
+    blob and checks its sha256 (``store.read_blob``), raising ``ArtifactError``."""
+    found: dict[str, bytes] = {}
+    problems: list[str] = []
+    for k in manifest_cuda.kernels if manifest_cuda is not None else ():
+        for v in k.variants:
+            try:
+                found[v.key] = read(v.file)
+            except ArtifactError as exc:
+                problems.append(f"cannot reuse the {v.arch} {v.kind} of kernel {k.name!r}: {exc}")
+    return found, problems

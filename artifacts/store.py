@@ -41,7 +41,7 @@ from typing import Any, Protocol
 
 from gradc.artifacts.abi.description import check_object
 from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, wrapper_symbol
-from gradc.artifacts.cuda_manifest import cuda_section
+from gradc.artifacts.cuda_manifest import cuda_section, reusable_cuda
 from gradc.artifacts.errors import ArtifactError, ArtifactWarning, FormatVersionError
 from gradc.artifacts.manifest import (
     MANIFEST_NAME,
@@ -502,6 +502,9 @@ def previous_build(art_dir: str | os.PathLike[str]) -> PreviousBuild:
                 reusable[v.key] = ReusableEntry(vcode, vwrapper)
             except ArtifactError as exc:
                 problems.append(f"cannot reuse a CPU variant of {e.name!r}: {exc}")
+    cuda, cuda_problems = reusable_cuda(manifest.cuda, lambda rel: read_blob(out, rel))
+    reusable.update((key, ReusableEntry(code)) for key, code in cuda.items())
+    problems += cuda_problems
     rt = manifest.runtime
     if rt is not None and rt.key:
         try:

@@ -3,8 +3,9 @@
 For every kernel export, after the CPU stages: its per-thread function lowered for NVPTX
 (``compiler/codegen/cuda.py``), PTX emitted once for the lowest arch at that arch's
 minimum ISA, and ``ptxas`` run on that PTX for every arch (``compiler/codegen/ptx.py``).
-Each variant (the PTX, each cubin) gets its own cache key (``keys.cuda_components``).
-Every variant is built on every build (no reuse from a previous artifact yet).
+Each variant (the PTX, each cubin) gets its own cache key (``keys.cuda_components``),
+known before anything is compiled (the PTX ISA is LLVM's default for the arch,
+``ptx.ptx_isa``): a kernel whose variants a previous artifact holds intact is reused.
 """
 
 from __future__ import annotations
@@ -45,16 +46,20 @@ def sorted_archs(archs: tuple[str, ...]) -> tuple[str, ...]:
 def build_cuda(state: BuildState) -> None:
     """The ``cuda`` stage: ``state.cuda``, one :class:`CudaKernel` per kernel export.
 
+    A kernel whose variants' keys the cache (``state.cache``: a previous artifact) holds
+    all of is not compiled again.
+
     Raises:
         CudaBuildError: no toolchain, a symbol the GPU lacks, ptxas failed.
         CompileError: an operation the GPU cannot run, at its line.
     """
     from gradc.compiler.codegen.emit import llvm_version
-    from gradc.compiler.codegen.ptx import find_toolchain
+    from gradc.compiler.codegen.ptx import PTXAS_FLAGS, find_toolchain, ptx_isa
     from gradc.compiler.infer.kernels import thread_function
 
     toolchain = find_toolchain(state.options.cuda_home or None)
     archs = sorted_archs(state.options.cuda_archs)
+    isa = ptx_isa(archs[0])
     versions = keys.versions(llvm_version())
     kernels = []
     for export in (e for e in state.info.exports if e.kernel):
@@ -65,6 +70,7 @@ def build_cuda(state: BuildState) -> None:
         ir_hash = state.hashes[thread]
         base: dict[str, str | bool] = {
             "ptx_arch": archs[0],
+            "isa": isa,
             "libdevice": toolchain.libdevice_sha256,
             "ftz": False,
         }
@@ -72,42 +78,50 @@ def build_cuda(state: BuildState) -> None:
             keys.cuda_components(ir_hash, state.options, versions, signature, base)
         )
         symbol = entry_symbol(export.name, symbol_key)
-        variants = _variants(state, export.name, symbol, archs, toolchain)
-        finished = []
-        for v in variants:
-            facts = {**base, "kind": v.kind, "arch": v.arch, "isa": v.isa}
-            if v.kind == "cubin":
-                from gradc.compiler.codegen.ptx import PTXAS_FLAGS
-
-                facts |= {"ptxas": toolchain.ptxas_version, "ptxas_flags": " ".join(PTXAS_FLAGS)}
-            components = keys.cuda_components(ir_hash, state.options, versions, signature, facts)
-            finished.append(
-                CudaVariant(v.kind, v.arch, v.isa, v.code, sha256_key(components), components)
-            )
-        kernels.append(
-            CudaKernel(export.name, signature, symbol, _sites(state, thread), tuple(finished))
+        cubin = {"ptxas": toolchain.ptxas_version, "ptxas_flags": " ".join(PTXAS_FLAGS)}
+        planned = [("ptx", archs[0], base | {"kind": "ptx", "arch": archs[0]})] + [
+            ("cubin", arch, base | cubin | {"kind": "cubin", "arch": arch}) for arch in archs
+        ]
+        components = [
+            keys.cuda_components(ir_hash, state.options, versions, signature, facts)
+            for _, _, facts in planned
+        ]
+        found = [state.cache.get(sha256_key(c)) for c in components]
+        if all(f is not None for f in found):
+            codes = [f.object_code for f in found if f is not None]
+        else:
+            codes = _compile(state, export.name, symbol, archs, isa, toolchain)
+        variants = tuple(
+            CudaVariant(kind, arch, isa, code, sha256_key(c), c)
+            for (kind, arch, _), c, code in zip(planned, components, codes, strict=True)
         )
+        kernels.append(CudaKernel(export.name, signature, symbol, _sites(state, thread), variants))
     state.cuda = tuple(kernels)
 
 
-def _variants(
+def _compile(
     state: BuildState,
     name: str,
     symbol: str,
     archs: tuple[str, ...],
+    isa: str,
     toolchain: CudaToolchain,
-) -> list[CudaVariant]:
-    """The PTX for ``archs[0]`` and a cubin per arch (keys not filled in yet)."""
+) -> list[bytes]:
+    """The PTX for ``archs[0]`` (UTF-8) and a cubin per arch.
+
+    Raises:
+        InternalCompilerError: LLVM emitted another ISA than :func:`ptx_isa` said (the
+            keys would lie).
+    """
     from gradc.compiler.codegen.cuda import lower_kernel
     from gradc.compiler.codegen.ptx import assemble, emit_ptx
+    from gradc.compiler.diagnostics import InternalCompilerError
 
     llmod = lower_kernel(state.module, name, symbol, state.options)
     ptx = emit_ptx(llmod, symbol, archs[0], toolchain, state.options)
-    out = [CudaVariant("ptx", ptx.arch, ptx.isa, ptx.text.encode(), "", {})]
-    for arch in archs:
-        cubin = assemble(ptx.text, arch, toolchain, name)
-        out.append(CudaVariant("cubin", arch, ptx.isa, cubin, "", {}))
-    return out
+    if ptx.isa != isa:
+        raise InternalCompilerError(f"PTX ISA {ptx.isa} emitted for {archs[0]}, {isa} expected")
+    return [ptx.text.encode()] + [assemble(ptx.text, arch, toolchain, name) for arch in archs]
 
 
 def _signature(state: BuildState, name: str) -> Signature:

@@ -19,6 +19,7 @@ for every arch.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -45,6 +46,7 @@ __all__ = [
     "emit_ptx",
     "find_toolchain",
     "parse_arch",
+    "ptx_isa",
 ]
 
 #: ``ptxas`` flags of every cubin (they enter each cubin's cache key).
@@ -176,6 +178,23 @@ def emit_ptx(
     if isa is None:
         raise CudaBuildError(f"kernel {entry}: the PTX has no .version line")
     return Ptx(text, isa.group(1), arch, str(mod))
+
+
+@functools.cache
+def ptx_isa(arch: str) -> str:
+    """The PTX ISA LLVM emits for ``arch`` by default (its minimum for the arch:
+    ``"7.0"`` for sm_80), read from the ``.version`` of an empty module; known before a
+    kernel is emitted, so it can enter the kernel's cache keys."""
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    tm = llvm.Target.from_triple(NVPTX_TRIPLE).create_target_machine(cpu=arch)
+    mod = llvm.parse_assembly("")
+    mod.triple = NVPTX_TRIPLE
+    mod.data_layout = str(tm.target_data)
+    found = re.search(r"^\.version (\S+)", str(tm.emit_assembly(mod)), re.M)
+    if found is None:
+        raise CudaBuildError(f"LLVM emits no PTX .version for {arch}")
+    return found.group(1)
 
 
 def check_symbols(mod: llvm.ModuleRef, entry: str) -> None:

@@ -155,3 +155,39 @@ def test_cli_target_cuda_and_inspect(cuda_artifact: Path, tmp_path: Path) -> Non
     assert shown.exit_code == 0, shown.output
     assert "CUDA kernels, archs sm_80, sm_90" in shown.output
     assert "ptx (sm_80, ISA 7.0)" in shown.output and "sm_90 cubin" in shown.output
+
+
+def test_a_rebuild_reuses_intact_variants(
+    cuda_artifact: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from gradc.compiler import cuda_backend
+    from gradc.compiler.driver import build_artifact
+    from gradc.compiler.options import CompilerOptions
+
+    art = tmp_path / "copy.gradc"
+    shutil.copytree(cuda_artifact, art)
+    compiled: list[str] = []
+    original = cuda_backend._compile
+
+    def counting(state, name, *args):  # type: ignore[no-untyped-def]
+        compiled.append(name)
+        return original(state, name, *args)
+
+    monkeypatch.setattr(cuda_backend, "_compile", counting)
+    before = (art / "manifest.msgpack").read_bytes()
+    build_artifact(CORPUS, art, CompilerOptions(cuda_archs=ARCHS))
+    assert compiled == []
+    assert (art / "manifest.msgpack").read_bytes() == before
+    manifest = read_manifest(art)
+    assert manifest.cuda is not None
+    damaged = art / manifest.cuda.kernel("total").variants[2].file
+    damaged.write_bytes(b"not a cubin")
+    warned: list[str] = []
+    options = CompilerOptions(cuda_archs=ARCHS)
+    build_artifact(CORPUS, art, options, warn=warned.append, on_damage=warned.append)
+    assert compiled == ["total"]
+    assert any("cannot reuse the sm_90 cubin of kernel 'total'" in w for w in warned)
+    assert (art / "manifest.msgpack").read_bytes() == before
+    assert hashlib.sha256(damaged.read_bytes()).hexdigest() in damaged.name
