@@ -60,6 +60,8 @@ def test_ptx_entry_matches_the_kernel_abi(cuda_artifact: Path) -> None:
         assert "trap;" not in ptx  # errors go to the record, never kill the context
         assert ".visible .global .align 8 .b8 __gradc_error[56];" in ptx
         assert bool(re.search(r"bar.sync\s+0;", ptx)) == (k.name == "block_reverse")
+        if k.name == "row_sums":  # Python rounds s - 0.25 * a twice: no contraction to an fma
+            assert "fma" not in ptx and "mul.rn.f64" in ptx
         head = ptx[ptx.index(f".visible .entry {k.symbol}(") :]
         params = re.findall(r"\.param (\.\w+)", head[: head.index(")")])
         expected = ""
