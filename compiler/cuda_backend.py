@@ -110,18 +110,28 @@ def _compile(
     """The PTX for ``archs[0]`` (UTF-8) and a cubin per arch.
 
     Raises:
+        CudaBuildError: a cubin's parameter layout (``.nv.info``) is not the kernel ABI's.
         InternalCompilerError: LLVM emitted another ISA than :func:`ptx_isa` said (the
             keys would lie).
     """
+    from gradc.artifacts.abi.cubin import check_param_layout
+    from gradc.artifacts.errors import ArtifactError
     from gradc.compiler.codegen.cuda import lower_kernel
     from gradc.compiler.codegen.ptx import assemble, emit_ptx
-    from gradc.compiler.diagnostics import InternalCompilerError
+    from gradc.compiler.diagnostics import CudaBuildError, InternalCompilerError
 
     llmod = lower_kernel(state.module, name, symbol, state.options)
     ptx = emit_ptx(llmod, symbol, archs[0], toolchain, state.options)
     if ptx.isa != isa:
         raise InternalCompilerError(f"PTX ISA {ptx.isa} emitted for {archs[0]}, {isa} expected")
-    return [ptx.text.encode()] + [assemble(ptx.text, arch, toolchain, name) for arch in archs]
+    cubins = [assemble(ptx.text, arch, toolchain, name) for arch in archs]
+    params = [(p.name, p.type) for p in _signature(state, name).params]
+    for arch, cubin in zip(archs, cubins, strict=True):
+        try:
+            check_param_layout(cubin, symbol, params)
+        except ArtifactError as exc:
+            raise CudaBuildError(f"{arch} cubin of kernel {name}: {exc}") from None
+    return [ptx.text.encode(), *cubins]
 
 
 def _signature(state: BuildState, name: str) -> Signature:

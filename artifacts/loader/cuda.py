@@ -10,7 +10,9 @@
 For each kernel of the manifest's ``cuda`` section, :func:`~.cuda_select.select_variant`
 chooses the cubin or PTX for the device (a ``RuntimeWarning`` once per library when the
 driver must JIT-compile PTX), the file's sha256 is verified, and the module is loaded on
-the device's primary context through a :class:`~.cuda_driver.Driver` (ctypes on
+the device's primary context through a :class:`~.cuda_driver.Driver` (a cubin only once
+its parameter layout, as ptxas recorded it, is the kernel ABI's for the manifest's
+signature: ``gradc.artifacts.abi.cubin``) (ctypes on
 ``libcuda`` unless one is given). Arguments are packed by :mod:`.cuda_args`; launches are
 asynchronous. :meth:`CudaLibrary.synchronize` waits for the device, then reads every
 kernel module's device error record (docs/abi.md "CUDA kernels"): the first raiser's
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from gradc.artifacts.abi.codes import EXCEPTION_CLASSES
+from gradc.artifacts.abi.cubin import check_param_layout
 from gradc.artifacts.abi.cuda import (
     DEVICE_ERROR_BYTES,
     DEVICE_ERROR_FORMAT,
@@ -72,6 +75,8 @@ def load(path: str | os.PathLike[str], *, driver: Driver | None = None) -> CudaL
     for entry in manifest.cuda.kernels:
         choice = select_variant(entry, device)
         image = read_blob(art, choice.variant.file)
+        if not choice.jit:  # never call a cubin with a layout it does not have
+            check_param_layout(image, entry.symbol, entry.params)
         if choice.jit:
             jit.append(entry.name)
             image += b"\0"

@@ -5,15 +5,14 @@ syntax, and device errors raised at synchronize() with file:line."""
 from __future__ import annotations
 
 import ctypes
-import io
 import struct
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
-from elftools.elf.elffile import ELFFile
 
+from gradc.artifacts.abi.cubin import abi_param_layout, check_param_layout, cubin_param_layout
 from gradc.artifacts.abi.cuda import DEVICE_ERROR_FORMAT
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.loader import cuda as cuda_loader
@@ -77,27 +76,6 @@ def test_max_ptx_isa() -> None:
     assert max_ptx_isa(11080) == (7, 8) and max_ptx_isa(99000) == (9, 0)
 
 
-def _kparams(cubin: bytes, symbol: str) -> list[tuple[int, int]]:
-    """(offset, size) of each parameter, by ordinal, from the cubin's ``.nv.info.<symbol>``
-    (EIATTR_KPARAM_INFO records, as ptxas wrote them)."""
-    elf = ELFFile(io.BytesIO(cubin))
-    data = elf.get_section_by_name(f".nv.info.{symbol}").data()
-    found, at = {}, 0
-    while at < len(data):
-        fmt, attr = data[at], data[at + 1]
-        if fmt == 0x04:  # EIFMT_SVAL: a 16-bit size, then the value
-            (size,) = struct.unpack_from("<H", data, at + 2)
-            if attr == 0x17:  # EIATTR_KPARAM_INFO
-                _, ordinal, offset, flags = struct.unpack_from("<IHHI", data, at + 4)
-                found[ordinal] = (offset, flags >> 18 & 0x3FFF)
-            at += 4 + size
-        elif fmt == 0x03:  # EIFMT_HVAL: a 16-bit value
-            at += 4
-        else:  # EIFMT_NVAL
-            at += 2
-    return [found[k] for k in sorted(found)]
-
-
 def _sample_args(params: tuple[tuple[str, str], ...]) -> list[object]:
     typestrs = {"f64": "<f8", "f32": "<f4", "i64": "<i8", "i32": "<i4"}
     out: list[object] = []
@@ -121,8 +99,23 @@ def test_packing_matches_the_cubins_parameter_layout(cuda_artifact: Path) -> Non
             at = -(-at // size) * size  # natural alignment, as the PTX .param space
             offsets.append((at, size))
             at += size
-        for v in k.variants[1:]:
-            assert _kparams((cuda_artifact / v.file).read_bytes(), k.symbol) == offsets, k.name
+        assert abi_param_layout(k.params) == offsets
+        for v in k.variants[1:]:  # as ptxas recorded it in .nv.info
+            cubin = (cuda_artifact / v.file).read_bytes()
+            assert cubin_param_layout(cubin, k.symbol) == offsets, k.name
+
+
+def test_a_cubin_with_another_layout_is_refused(cuda_artifact: Path) -> None:
+    manifest = read_manifest(cuda_artifact)
+    assert manifest.cuda is not None
+    k = manifest.cuda.kernel("saxpy")
+    cubin = (cuda_artifact / k.variants[2].file).read_bytes()
+    check_param_layout(cubin, k.symbol, k.params)
+    wrong = (("a", "f32"), *k.params[1:])
+    with pytest.raises(ArtifactError, match=r"the cubin's parameters \(offset, size\)"):
+        check_param_layout(cubin, k.symbol, wrong)
+    with pytest.raises(ArtifactError, match="not a little-endian ELF64 cubin"):
+        check_param_layout(b"garbage", k.symbol, k.params)
 
 
 def test_launch_syntax_and_argument_bytes(cuda_artifact: Path) -> None:
