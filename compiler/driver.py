@@ -7,6 +7,7 @@ and its line)::
 
     parse    read the module, scan its top level and imports, add --grad requests
     infer    typed IR of the exports and every function they reach
+    arrays   whole-array operations into fused loop nests (the lower-arrays pass)
     ad       the derivative exports (gradc.grad, gradc.jvp, ...)
     passes   the default pass pipeline, verified
     keys     cache keys per export and CPU variant; cache lookups
@@ -106,10 +107,19 @@ def parse(state: BuildState) -> None:
 
 
 def infer(state: BuildState) -> None:
-    """The ``infer`` stage: typed IR of every export and what it calls."""
-    from gradc.compiler.infer import infer_module
+    """The ``infer`` stage: typed IR of every export and what it calls (on failure, the
+    first error of every export: ``gradc.compiler.infer.all_errors``)."""
+    from gradc.compiler.infer.all_errors import infer_reporting_all
 
-    state.module = infer_module(state.info)
+    state.module = infer_reporting_all(state.info)
+
+
+def lower_arrays(state: BuildState) -> None:
+    """The ``arrays`` stage: the ``lower-arrays`` pass, so that AD sees loops of scalar
+    operations (passes/arrays/; docs/ad.md)."""
+    from gradc.passes.arrays.lower import run
+
+    state.module = run(state.module)
 
 
 def differentiate(state: BuildState) -> None:
@@ -142,6 +152,7 @@ def run_passes(state: BuildState) -> None:
 STAGES: tuple[Stage[BuildState], ...] = (
     Stage("parse", parse, reports=(OSError, UnicodeDecodeError, GradRequestError)),
     Stage("infer", infer),
+    Stage("arrays", lower_arrays),
     Stage("ad", differentiate),
     Stage("passes", run_passes),
     Stage("keys", backend.plan_keys),

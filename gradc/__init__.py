@@ -365,7 +365,8 @@ def load(path: str | Any, *, fastcall: bool | None = None, target: str = "cpu") 
     artifact's CUDA kernels (``gradc build --target cuda``) on this process's GPU.
     Imports the loader (and ``llvmlite.binding``) on first use only. Exports with a
     fast-call wrapper are called through it unless ``fastcall=False`` (default: the
-    environment variable ``GRADC_FASTCALL``, on unless ``0``); the others through ctypes.
+    environment variable ``GRADC_FASTCALL``: on unless ``0``, ``false``, ``no``, ``off``);
+    the others through ctypes.
 
     Raises:
         ArtifactError: the artifact is missing, corrupt, or of a newer format version;

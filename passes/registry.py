@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from gradc.compiler.ir.core import Module
 from gradc.passes.ad import ad_pass
+from gradc.passes.arrays import lower as lower_arrays
 from gradc.passes.gc import lifetimes, phi_decay, stack_promote
 from gradc.passes.opt import dce
 from gradc.passes.options import PassOptionError, parse_options
@@ -77,6 +78,11 @@ PASSES: dict[str, Pass | PassWithOptions[Any]] = {
     p.name: p
     for p in (
         Pass("dce", dce.run, "delete instructions whose results are unused"),
+        Pass(
+            "lower-arrays",
+            lower_arrays.run,
+            "whole-array operations into loop nests, fusing elementwise chains",
+        ),
         Pass("phi-decay", phi_decay.run, "split pointer phis into base and offset phis"),
         Pass(
             "stack-promote",

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gradc.compiler.frontend.imports import ConstantRef, resolve, rooted_in_user_import
-from gradc.compiler.frontend.numpy_math import NUMPY_CONSTANTS
+from gradc.compiler.ir.numpy_math import NUMPY_CONSTANTS
 from gradc.compiler.ir.ops import MATH_FUNCTIONS
 
 if TYPE_CHECKING:

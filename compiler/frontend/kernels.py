@@ -93,8 +93,9 @@ def kernel_param_types(info: ModuleInfo, fn: ast.FunctionDef) -> list[Type]:
 
 
 def is_kernel(info: ModuleInfo, node: ast.FunctionDef) -> bool:
-    """True when ``node`` is one of the module's ``@gradc.kernel`` functions."""
-    return any(e.kernel and e.node is node for e in info.exports)
+    """True when ``node`` is decorated ``@gradc.kernel`` (read from the decorator, so it
+    holds in any view of the module, e.g. one export inferred alone)."""
+    return any(info.is_gradc(d, "kernel") for d in node.decorator_list)
 
 
 def cuda_name(info: ModuleInfo, node: ast.expr) -> str | None:

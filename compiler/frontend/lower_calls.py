@@ -23,9 +23,10 @@ from gradc.compiler.frontend.imports import (
 )
 from gradc.compiler.frontend.kernels import cuda_name, is_kernel, lower_cuda_call
 from gradc.compiler.frontend.lower_state import LoweringState
-from gradc.compiler.frontend.numpy_math import NUMPY_FUNCTIONS
+from gradc.compiler.frontend.numpy_arrays import ARRAY_UFUNCS
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
+from gradc.compiler.ir.numpy_math import NUMPY_FUNCTIONS
 from gradc.compiler.ir.types import F64, I1, I64, ScalarType
 
 _CAST_BUILTINS: dict[str, ScalarType] = {"int": I64, "float": F64, "bool": I1}
@@ -74,8 +75,9 @@ class CallLowering(LoweringState):
 
     def call(self, e: ast.Call) -> Value:
         """A call: of ``math``, NumPy, ``x.copy()``, a builtin or a user function."""
-        if any(isinstance(a, ast.Starred) for a in e.args):
-            raise self.src.error("unsupported expression 'Starred'", e)
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                raise self.src.unsupported(a)
         func = e.func
         if e.keywords and self.info.numpy_attr(func) is None and not self._user_function(func):
             raise self.src.error("keyword arguments are not supported", e)
@@ -146,7 +148,7 @@ class CallLowering(LoweringState):
         ``a=``, ``dtype=``; ``dtype=None`` is the default) and are evaluated in source
         order; a shape may be a list (``np.zeros([n, 2])``).
         """
-        if name in NUMPY_FUNCTIONS:
+        if name in NUMPY_FUNCTIONS or name in ARRAY_UFUNCS:
             return self.numpy_math_call(name, e)
         if name not in _NUMPY_ALLOCATORS:
             raise self.src.error(f"numpy function 'np.{name}' is not supported", e.func)
@@ -196,7 +198,7 @@ class CallLowering(LoweringState):
         positional operands only; inference types the call as NumPy's loop does."""
         if e.keywords:
             raise self.src.error(f"np.{name}() keyword arguments are not supported", e)
-        arity = NUMPY_FUNCTIONS[name].arity
+        arity = NUMPY_FUNCTIONS[name].arity if name in NUMPY_FUNCTIONS else ARRAY_UFUNCS[name]
         if len(e.args) != arity:
             raise self.src.error(
                 f"np.{name}() takes {arity} argument{'s' * (arity != 1)} "

@@ -21,9 +21,9 @@ from gradc.compiler.frontend.imports import (
 )
 from gradc.compiler.frontend.kernels import lower_cuda_attribute
 from gradc.compiler.frontend.lower_calls import SUPPORTED_BUILTINS, CallLowering
-from gradc.compiler.frontend.numpy_math import NUMPY_CONSTANTS
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
+from gradc.compiler.ir.numpy_math import NUMPY_CONSTANTS
 from gradc.compiler.ir.types import F64, I1, I64
 
 _BINOPS: dict[type[ast.operator], type[ops.BinaryOp]] = {
@@ -110,12 +110,12 @@ class ExpressionLowering(CallLowering):
                 return self.call(e)
             case ast.Tuple(elts=elts):
                 if any(isinstance(x, ast.Starred) for x in elts):
-                    raise self.src.error("unsupported expression 'Starred'", e)
+                    raise self.src.unsupported(next(x for x in elts if isinstance(x, ast.Starred)))
                 return self.b.make_tuple([self.expr(x) for x in elts])
             case ast.Subscript(value=value, slice=index):
                 return self.subscript(e, value, index)
             case _:
-                raise self.src.error(f"unsupported expression '{type(e).__name__}'", e)
+                raise self.src.unsupported(e)
 
     def _fold_sign(self, e: ast.UnaryOp) -> int | float | bool | None:
         """The value of ``-c``/``+c`` (signs nested to any depth) over one constant ``c``
@@ -280,7 +280,8 @@ class ExpressionLowering(CallLowering):
         pred = _CMP_PREDICATES.get(type(op))
         if pred is None:
             raise self.src.error(f"unsupported operator '{_symbol(op)}'", node)
-        return self.b.cmp(pred, lhs, rhs)
+        # untyped: a comparison of arrays is a bool array (inference)
+        return self.b.insert(ops.Cmp(ops.CmpPred(pred), lhs, rhs))
 
     def if_exp(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Value:
         """``body if test else orelse``: only the chosen arm runs."""

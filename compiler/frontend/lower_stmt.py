@@ -57,7 +57,9 @@ class StatementLowering(IterationLowering):
                 current = self.read(name, target)
                 rhs = self.expr(value)
                 with self.b.at(self.src.loc(s)):
-                    self.write(name, self.b.insert(cls(current, rhs)))
+                    result = self.b.insert(cls(current, rhs))
+                    # an array is updated in place (NumPy), a scalar rebound
+                    self.write(name, self.b.insert(ops.InPlace(current, result)))
             case ast.AugAssign(target=ast.Subscript(value=container, slice=index), op=op):
                 cls = self._binop_class(op, s)
                 array = self.expr(container)
@@ -69,9 +71,7 @@ class StatementLowering(IterationLowering):
                     result = self.b.insert(cls(current, rhs))
                     self.b.insert(ops.SetItem(array, indices, result))
             case ast.AugAssign(target=target):
-                raise self.src.error(
-                    f"unsupported assignment target '{type(target).__name__}'", target
-                )
+                raise self.src.unsupported(target, as_target=True)
             case ast.If():
                 self.if_stmt(s)
             case ast.For():
@@ -101,7 +101,7 @@ class StatementLowering(IterationLowering):
             case ast.Assert(test=test, msg=msg):
                 self.assert_stmt(s, test, msg)
             case _:
-                raise self.src.error(f"unsupported statement '{type(s).__name__}'", s)
+                raise self.src.unsupported(s)
 
     def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
         """``t1 = t2 = value``; ``a, b = x, y`` evaluates the right side before binding."""
@@ -148,9 +148,7 @@ class StatementLowering(IterationLowering):
                 for part, elt in zip(parts, elts, strict=True):
                     self.bind(elt, part)
             case _:
-                raise self.src.error(
-                    f"unsupported assignment target '{type(target).__name__}'", target
-                )
+                raise self.src.unsupported(target, as_target=True)
 
     def if_stmt(self, s: ast.If) -> None:
         """``if``/``else``: a constant condition branches straight to the suite it selects."""

@@ -24,7 +24,7 @@ Typing rules (Python's, restricted to static types; Numba's for small ints):
 * conditions (``if``, ``while``, ``and``/``or`` tests, ``not``): truth value (``!= 0``).
 * ``math`` functions take ``f64`` and return ``f64`` (``isnan``… return ``bool``).
 * NumPy's functions on scalars (``np.sqrt``, ``np.minimum``…): NumPy's loop selection,
-  from the join of the operands (``compiler/frontend/numpy_math.py``).
+  from the join of the operands (``compiler/ir/numpy_math.py``).
 
 Modules: :mod:`.specialize` (specialisations, the fixpoint, result types), :mod:`.rules`
 (the transfer rule of each operation), :mod:`.materialize` (explicit casts, front-end

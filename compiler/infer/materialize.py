@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from gradc.compiler.frontend import numpy_math
-from gradc.compiler.ir import ops
+from gradc.compiler.infer import elementwise
+from gradc.compiler.ir import numpy_math, ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
@@ -131,6 +131,9 @@ class Materializer:
     ops.Invert,
 )
 def _arith(m: Materializer, inst: Instruction) -> None:
+    if elementwise.applies(inst):
+        elementwise.materialize(m, inst)
+        return
     for name in inst.OPERANDS:
         setattr(inst, name, m.coerce(getattr(inst, name), inst.type, inst))
 
@@ -138,6 +141,9 @@ def _arith(m: Materializer, inst: Instruction) -> None:
 @MATERIALIZE.register(ops.Cmp)
 def _cmp(m: Materializer, inst: Instruction) -> None:
     assert isinstance(inst, ops.Cmp)
+    if elementwise.applies(inst):
+        elementwise.materialize(m, inst)
+        return
     common = join(inst.lhs.type, inst.rhs.type)
     assert common is not None
     inst.lhs = m.coerce(inst.lhs, common, inst)
@@ -314,5 +320,12 @@ def _allocate(m: Materializer, inst: ops.Allocate) -> Value | None:
 
 @_front_end(ops.NumpyCall)
 def _numpy(m: Materializer, inst: ops.NumpyCall) -> Value | None:
+    if elementwise.applies(inst):
+        return elementwise.build(m, inst)
     assert isinstance(inst.type, ScalarType)
     return numpy_math.expand(m.b, inst.fn, list(inst.args), inst.type)
+
+
+@_front_end(ops.InPlace)
+def _inplace(m: Materializer, inst: ops.InPlace) -> Value | None:
+    return elementwise.inplace_build(m, inst)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradc.compiler.frontend import numpy_math
-from gradc.compiler.ir import ops
+from gradc.compiler.infer import elementwise
+from gradc.compiler.ir import numpy_math, ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
 from gradc.compiler.ir.types import (
@@ -47,6 +47,23 @@ def has_unknown(t: Type) -> bool:
     if isinstance(t, TupleType):
         return any(has_unknown(e) for e in t.elements)
     return isinstance(t, UnknownType)
+
+
+def _with_arrays(rule: TransferRule) -> TransferRule:
+    """``rule``, except that an operation with an array operand (or a NumPy function
+    only arrays have) is whole-array arithmetic (compiler/infer/elementwise.py)."""
+
+    def wrapped(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+        if any(isinstance(v.type, UnknownType) for v in inst.operands()):
+            return None  # an array operand would make it whole-array arithmetic
+        if elementwise.applies(inst):
+            t = elementwise.transfer(inst)
+            if isinstance(t, str):
+                raise inf.error(t, inst)
+            return t
+        return rule(inf, spec, inst)
+
+    return wrapped
 
 
 def _scalar_operands(inf: Inference, inst: Instruction, symbol: str) -> list[ScalarType] | None:
@@ -122,6 +139,7 @@ def _bitwise(symbol: str) -> TransferRule:
 
 
 @TRANSFER.register(ops.Invert)
+@_with_arrays
 def _invert(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     """``~x``: an int (``~True`` is -2); CPython's TypeError for a float or a tuple."""
     assert isinstance(inst, ops.Invert)
@@ -134,6 +152,7 @@ def _invert(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
 
 
 @TRANSFER.register(ops.Cmp)
+@_with_arrays
 def _cmp(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     _scalar_operands(inf, inst, "comparison")
     return I1
@@ -182,6 +201,7 @@ def _math(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
 
 
 @TRANSFER.register(ops.NumpyCall)
+@_with_arrays
 def _numpy(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     assert isinstance(inst, ops.NumpyCall)
     types = _scalar_operands(inf, inst, f"np.{inst.fn}()")
@@ -191,6 +211,15 @@ def _numpy(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     if isinstance(result, str):
         raise inf.error(result, inst)
     return result
+
+
+@TRANSFER.register(ops.InPlace)
+def _inplace(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    assert isinstance(inst, ops.InPlace)
+    t = elementwise.inplace_transfer(inst)
+    if isinstance(t, str):
+        raise inf.error(t, inst)
+    return t
 
 
 @TRANSFER.register(ops.Cast)
@@ -470,7 +499,8 @@ for _cls, _symbol, _result in (
     (ops.Neg, "unary -", _widened),
     (ops.Abs, "abs()", _widened),
 ):
-    TRANSFER.set([_cls], _arith(_symbol, _result))
+    _rule = _arith(_symbol, _result)
+    TRANSFER.set([_cls], _rule if _cls in (ops.Min, ops.Max) else _with_arrays(_rule))
 
 for _bit_op, _bit_symbol in (
     (ops.BitAnd, "&"),
@@ -479,4 +509,4 @@ for _bit_op, _bit_symbol in (
     (ops.LShift, "<<"),
     (ops.RShift, ">>"),
 ):
-    TRANSFER.set([_bit_op], _bitwise(_bit_symbol))
+    TRANSFER.set([_bit_op], _with_arrays(_bitwise(_bit_symbol)))

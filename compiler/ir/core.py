@@ -66,6 +66,8 @@ class Instruction(Value):
         IS_TERMINATOR: ends a block.
         MAY_RAISE: may raise a Python exception at run time (lowering adds an error exit).
         HAS_SIDE_EFFECTS: must not be removed even when its result is unused.
+        LOWERED_TO_LOOPS: a whole-array operation the ``lower-arrays`` pass replaces by
+            loop nests before AD (passes/arrays/): AD and codegen never see it.
     """
 
     OPNAME: ClassVar[str] = ""
@@ -77,6 +79,7 @@ class Instruction(Value):
     IS_TERMINATOR: ClassVar[bool] = False
     MAY_RAISE: ClassVar[bool] = False
     HAS_SIDE_EFFECTS: ClassVar[bool] = False
+    LOWERED_TO_LOOPS: ClassVar[bool] = False
 
     loc: Loc = UNKNOWN_LOC
     block: Block | None = field(default=None, repr=False)

@@ -37,7 +37,12 @@ import builtins
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from gradc.compiler.ir import interp_memory, interp_scalar, ops  # noqa: F401 (registrations)
+from gradc.compiler.ir import (  # noqa: F401 (registrations)
+    interp_elementwise,
+    interp_memory,
+    interp_scalar,
+    ops,
+)
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
 from gradc.compiler.ir.dispatch import MissingRule, OpTable
 from gradc.compiler.ir.interp_values import (

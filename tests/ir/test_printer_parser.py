@@ -169,6 +169,8 @@ ALL_OPS = ir("""
       %u = poison : ptr[f64]
       %w = select %k, %q1, %u : ptr[f64]
       %fd = fdiv %v, %v : f64
+      %ew = elementwise where(%k, %a, %v) : array[f64,2,C]
+      elementwise_into add %a, (%a, %ew)
       ret %b
     }
 
@@ -200,6 +202,7 @@ FRONT_END_OPS = ir("""
       %f = allocate full "" %sh, none, %v : ?
       %e = allocate empty i32 : ?
       %m = numpy minimum(%v, %v) : ?
+      %ip = inplace %a, %v : ?
       ret %g
     }
 """)

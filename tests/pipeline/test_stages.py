@@ -56,7 +56,7 @@ def _break_dce_on_the_crash_line(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_stages_run_in_order() -> None:
     names = [s.name for s in STAGES]
-    assert names == ["parse", "infer", "ad", "passes", "keys", "lower", "emit"]
+    assert names == ["parse", "infer", "arrays", "ad", "passes", "keys", "lower", "emit"]
 
 
 def test_a_crash_in_a_pass_names_the_stage_the_user_function_and_its_line(
@@ -126,7 +126,7 @@ def test_timings_have_a_row_per_stage_that_ran(module: Path, tmp_path: Path) -> 
     assert list(cold.timings) == [*(s.name for s in STAGES), "write"]
     assert all(t >= 0.0 for t in cold.timings.values())
     warm = build_artifact(module, out, CompilerOptions())  # everything reused
-    assert list(warm.timings) == ["parse", "infer", "ad", "passes", "keys", "write"]
+    assert list(warm.timings) == ["parse", "infer", "arrays", "ad", "passes", "keys", "write"]
     assert warm.previous is not None and warm.manifest == warm.previous
 
 
@@ -135,7 +135,7 @@ def test_gradc_build_timings_table_lists_the_stages(module: Path, tmp_path: Path
     assert r.exit_code == 0, r.output
     rows = [line.split("│")[1].strip() for line in r.output.splitlines() if line.count("│") > 2]
     assert rows == [
-        "parse", "infer", "ad", "passes", "keys", "lower", "emit", "write",
+        "parse", "infer", "arrays", "ad", "passes", "keys", "lower", "emit", "write",
         "other (imports, setup)", "total",
     ]  # fmt: skip
 

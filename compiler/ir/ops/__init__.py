@@ -13,6 +13,7 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.arrays`: array shapes, element addresses, loads and stores, allocation,
   reference counts;
 - :mod:`.tape`: the reverse-mode tape;
+- :mod:`.elementwise`: NumPy ufuncs on whole arrays (lowered to loops by ``lower-arrays``);
 - :mod:`.gpu`: the atomics and barrier of ``@gradc.kernel`` bodies;
 - :mod:`.frontend`: the untyped front end's polymorphic operations.
 
@@ -53,6 +54,7 @@ from gradc.compiler.ir.ops.control import (
     RaiseFormat,
     Return,
 )
+from gradc.compiler.ir.ops.elementwise import Elementwise, ElementwiseInto, InPlace
 from gradc.compiler.ir.ops.frontend import (
     Allocate,
     AllocKind,
@@ -169,6 +171,10 @@ OPERATIONS: dict[str, type[Instruction]] = {
         ArrayAttr,
         Allocate,
         NumpyCall,
+        # whole-array operations (lowered to loops by lower-arrays)
+        Elementwise,
+        ElementwiseInto,
+        InPlace,
         AtomicAddItem,
         AtomicAdd,
         SyncThreads,
@@ -176,7 +182,16 @@ OPERATIONS: dict[str, type[Instruction]] = {
 }
 
 #: Operations only the untyped front end emits; inference replaces every one of them.
-FRONT_END_OPERATIONS = (GetItem, SetItem, Len, ArrayAttr, Allocate, NumpyCall, AtomicAddItem)
+FRONT_END_OPERATIONS = (
+    GetItem,
+    SetItem,
+    Len,
+    ArrayAttr,
+    Allocate,
+    NumpyCall,
+    InPlace,
+    AtomicAddItem,
+)
 
 __all__ = [
     "CMP_PREDICATES",
@@ -215,10 +230,13 @@ __all__ = [
     "DivKind",
     "ElementAddr",
     "ElementOffset",
+    "Elementwise",
+    "ElementwiseInto",
     "ExceptionKind",
     "FDiv",
     "FloorDiv",
     "GetItem",
+    "InPlace",
     "IncRef",
     "Invert",
     "Jump",

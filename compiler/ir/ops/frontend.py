@@ -131,7 +131,7 @@ class Allocate(Instruction):
 class NumpyCall(Instruction):
     """``np.<fn>(*args)`` on scalars (``np.sqrt(x)``, ``np.minimum(a, b)``): its result
     type and its typed operations depend on the operands' types, as NumPy's ufunc loops
-    do (compiler/frontend/numpy_math.py holds the functions)."""
+    do (compiler/ir/numpy_math.py holds the functions)."""
 
     OPNAME: ClassVar[str] = "numpy"
     OPERANDS: ClassVar[tuple[str, ...]] = ("args",)

@@ -545,6 +545,25 @@ class Dual:
         raise TypeError("int() of a Dual: not allowed in the corpus")
 
 
+def _defer_to_arrays(method: Callable[[Dual, Any], Any]) -> Callable[[Dual, Any], Any]:
+    """A binary operator of Dual that leaves an array operand to NumPy (``a * x`` with
+    ``x`` an object array of Duals is elementwise)."""
+
+    def wrapped(self: Dual, o: Any) -> Any:
+        if isinstance(o, np.ndarray):
+            return NotImplemented
+        return method(self, o)
+
+    return wrapped
+
+
+for _name in (
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+    "__truediv__", "__rtruediv__", "__pow__", "__rpow__",
+):  # fmt: skip
+    setattr(Dual, _name, _defer_to_arrays(getattr(Dual, _name)))
+
+
 def lift(x: Any) -> Dual:
     if isinstance(x, Dual):
         return x
@@ -665,7 +684,18 @@ def _dual_numpy_math() -> dict[str, Any]:
         maximum=lambda a, b: a if _value(a) > _value(b) else b,
     )
     fns.update(fmin=fns["minimum"], fmax=fns["maximum"])  # the corpus has no NaN inputs
-    return fns
+    return {name: _elementwise(fn) for name, fn in fns.items()}
+
+
+def _elementwise(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` applied element by element when an operand is an (object) array."""
+
+    def apply(*args: Any) -> Any:
+        if any(isinstance(a, np.ndarray) for a in args):
+            return np.frompyfunc(fn, len(args), 1)(*args)
+        return fn(*args)
+
+    return apply
 
 
 class _DualNumpy(types.ModuleType):

@@ -1,11 +1,11 @@
 # ruff: noqa
-# expect-message: unsupported operand type(s) for np.sqrt(): 'f64[:]'
+# expect-message: np.exp() of float32 is not supported (NumPy computes it in float32; gradc's math functions compute in float64)
 import gradc
 import numpy as np
-from gradc import f64
+from gradc import f32
 
 
 @gradc.export
-def f(a: f64[:]) -> f64:
-    b = np.sqrt(a)  # error-here
+def f(a: f32[:]) -> f32:
+    b = np.exp(a)  # error-here
     return b[0]

@@ -1,11 +1,34 @@
-"""``gradc inspect``'s listing of the CUDA variants of an artifact (format 1.6)."""
+"""The CUDA parts of the CLI: ``gradc build --target cuda``'s options and ``gradc
+inspect``'s listing of the CUDA variants of an artifact (format 1.6)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
+import click
+
 from gradc.artifacts.cuda_manifest import CudaSection
+from gradc.compiler.options import CompilerOptions
+
+
+def cuda_options(options: CompilerOptions, cuda_arch: str) -> CompilerOptions:
+    """``options`` with ``--cuda-arch``'s archs (sorted, without repeats) and
+    ``CUDA_HOME`` (the toolkit; unset: ptxas on PATH).
+
+    Raises:
+        click.BadParameter: an arch that is not ``sm_<major><minor>``.
+    """
+    from dataclasses import replace
+
+    from gradc.compiler.cuda_backend import sorted_archs
+
+    try:
+        archs = sorted_archs(tuple(a.strip() for a in cuda_arch.split(",")))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--cuda-arch'") from None
+    return replace(options, cuda_archs=archs, cuda_home=os.environ.get("CUDA_HOME", ""))
 
 
 def print_cuda(console: Any, artifact: Path, cuda: CudaSection) -> None:
