@@ -58,6 +58,7 @@ from gradc.compiler.codegen import (  # noqa: F401
     lower_gpu,
     lower_math,
     lower_scalar,
+    lower_views,
     tape,
 )
 from gradc.compiler.codegen.lltypes import abi_type, param_type, value_type

@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import math
 
+from gradc.compiler.frontend import slicing
+from gradc.compiler.frontend.array_reductions import lower_reduction
 from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.imports import (
     ConstantRef,
@@ -78,6 +80,9 @@ class CallLowering(LoweringState):
         for a in e.args:
             if isinstance(a, ast.Starred):
                 raise self.src.unsupported(a)
+        reduction = lower_reduction(self, self.dtype, e)  # np.sum(a), a.max(axis=0), ...
+        if reduction is not None:
+            return reduction
         func = e.func
         if e.keywords and self.info.numpy_attr(func) is None and not self._user_function(func):
             raise self.src.error("keyword arguments are not supported", e)
@@ -85,6 +90,8 @@ class CallLowering(LoweringState):
         if math_fn is not None:
             return self.math_call(math_fn, e)
         numpy_fn = self.info.numpy_attr(func)
+        if numpy_fn == "shape" and len(e.args) == 1 and not e.keywords:  # np.shape(a)
+            return self.b.insert(ops.ArrayAttr(ops.ArrayProperty.SHAPE, self.expr(e.args[0])))
         if numpy_fn is not None:
             return self.numpy_call(numpy_fn, e)
         cuda_fn = cuda_name(self.info, func)
@@ -92,6 +99,8 @@ class CallLowering(LoweringState):
             return lower_cuda_call(self, cuda_fn, e)
         if self._is_imported(func):
             return self.imported_call(func, e)
+        if isinstance(func, ast.Attribute) and func.attr in slicing.VIEW_METHODS:
+            return slicing.view_method(self, func, e)  # type: ignore[arg-type]
         if isinstance(func, ast.Attribute) and func.attr == "copy":
             if e.args or e.keywords:
                 raise self.src.error("copy() takes no arguments", e)
@@ -302,7 +311,7 @@ class CallLowering(LoweringState):
 
     def builtin_call(self, name: str, e: ast.Call) -> Value:
         """A call of one of :data:`SUPPORTED_BUILTINS` (``int()`` and friends, ``len``, ``abs``,
-        ``min``/``max`` of two or more scalars)."""
+        ``min``/``max`` of two or more scalars; of one array: :mod:`.array_reductions`)."""
         n = len(e.args)
         if name in _CAST_BUILTINS:
             if n == 0:
@@ -320,12 +329,8 @@ class CallLowering(LoweringState):
                 raise self.src.error(f"abs() takes exactly one argument ({n} given)", e)
             return self.b.insert(ops.Abs(self.expr(e.args[0])))
         if name in ("min", "max"):
-            if n < 2:
-                raise self.src.error(
-                    f"{name}() of one value (an iterable) is not supported; pass two or "
-                    "more scalars",
-                    e,
-                )
+            if n == 0:  # one argument, an array, is a reduction (array_reductions.py)
+                raise self.src.error(f"{name} expected at least 1 argument, got 0", e)
             cls = ops.Min if name == "min" else ops.Max
             acc = self.expr(e.args[0])
             for a in e.args[1:]:

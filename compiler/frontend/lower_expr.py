@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import math
 
+from gradc.compiler.frontend import slicing
 from gradc.compiler.frontend.constants import MATH_CONSTANTS, fold_constant
 from gradc.compiler.frontend.imports import (
     ConstantRef,
@@ -210,10 +211,19 @@ class ExpressionLowering(CallLowering):
             raise self.src.error(f"numpy attribute 'np.{e.attr}' is not supported here", e)
         if e.attr in ("shape", "size", "ndim"):
             return self.b.insert(ops.ArrayAttr(ops.ArrayProperty(e.attr), self.expr(e.value)))
+        if e.attr == "T":
+            return slicing.transpose_attribute(self, e)
         raise self.src.error(f"unsupported attribute '.{e.attr}'", e)
 
     def subscript(self, e: ast.Subscript, value: ast.expr, index: ast.expr) -> Value:
         """``value[index]``: the container, then the indices, evaluated once."""
+        if slicing.is_basic_index(self, index):
+            return slicing.basic_index(self, e, index)
+        if isinstance(value, ast.Attribute) and value.attr == "flat":  # a.flat[i]
+            array = self.expr(value.value)
+            position = self.expr(index)
+            with self.b.at(self.src.loc(e)):
+                return self.b.insert(ops.FlatGet(array, position))
         container = self.expr(value)
         indices = self.indices(index)
         with self.b.at(self.src.loc(e)):

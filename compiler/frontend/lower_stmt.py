@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from gradc.compiler.frontend import slicing
 from gradc.compiler.frontend.lower_iter import IterationLowering
 from gradc.compiler.frontend.lower_state import Loop, UnpackCheck
 from gradc.compiler.ir import ops
@@ -60,6 +61,14 @@ class StatementLowering(IterationLowering):
                     result = self.b.insert(cls(current, rhs))
                     # an array is updated in place (NumPy), a scalar rebound
                     self.write(name, self.b.insert(ops.InPlace(current, result)))
+            case ast.AugAssign(target=ast.Subscript(slice=index) as target, op=op) if (
+                slicing.is_basic_index(self, index)
+            ):
+                cls = self._binop_class(op, s)
+                view = slicing.basic_index(self, target, index)  # a[1:] -= x: in the view
+                rhs = self.expr(s.value)
+                with self.b.at(self.src.loc(s)):
+                    self.b.insert(ops.InPlace(view, self.b.insert(cls(view, rhs))))
             case ast.AugAssign(target=ast.Subscript(value=container, slice=index), op=op):
                 cls = self._binop_class(op, s)
                 array = self.expr(container)
@@ -69,6 +78,8 @@ class StatementLowering(IterationLowering):
                 rhs = self.expr(s.value)
                 with self.b.at(self.src.loc(s)):
                     result = self.b.insert(cls(current, rhs))
+                    # a row (w[i] *= s) is updated in place, an element stored back
+                    result = self.b.insert(ops.InPlace(current, result))
                     self.b.insert(ops.SetItem(array, indices, result))
             case ast.AugAssign(target=target):
                 raise self.src.unsupported(target, as_target=True)
@@ -126,6 +137,10 @@ class StatementLowering(IterationLowering):
         match target:
             case ast.Name(id=name):
                 self.write(name, value)
+            case ast.Subscript(slice=index) if slicing.is_basic_index(self, index):
+                view = slicing.basic_index(self, target, index)  # a[1:] = b: into the view
+                with self.b.at(self.src.loc(target)):
+                    self.b.insert(ops.SetItem(view, (), value))
             case ast.Subscript(value=container, slice=index):
                 array = self.expr(container)
                 indices = self.indices(index)

@@ -17,6 +17,7 @@ from gradc.compiler.ir import numpy_math, ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
+from gradc.compiler.ir.ops.views import FULL_SLICE, INT_ITEM
 from gradc.compiler.ir.types import (
     F64,
     I1,
@@ -242,6 +243,17 @@ def _getitem(m: Materializer, inst: ops.GetItem) -> Value | None:
                 result = m.b.select(hit, m.b.tuple_get(inst.value, k), result)
             return result
         return m.b.tuple_get(inst.value, int(index.value) % len(t.elements))
+    if isinstance(inst.indices[0].type, ArrayType):  # x[idx], x[mask]: a copy
+        from gradc.compiler.infer.views import fancy_read  # it imports this module
+
+        return fancy_read(m, inst)
+    if isinstance(inst.type, ArrayType):  # a[i] of a 2-D array: a row view
+        t = inst.value.type
+        assert isinstance(t, ArrayType)
+        n = len(inst.indices)
+        items = (INT_ITEM,) * n + (FULL_SLICE,) * (t.ndim - n)
+        args = tuple(m.b.cast(i, I64) for i in inst.indices)
+        return m.b.insert(ops.SliceView(inst.value, args, items, type=inst.type))
     return m.b.insert(ops.Load(m.address(inst.value, inst.indices), type=inst.type))
 
 
@@ -249,6 +261,11 @@ def _getitem(m: Materializer, inst: ops.GetItem) -> Value | None:
 def _setitem(m: Materializer, inst: ops.SetItem) -> Value | None:
     array_type = inst.value.type
     assert isinstance(array_type, ArrayType)
+    if len(inst.indices) < array_type.ndim:  # slice assignment
+        from gradc.compiler.infer.views import assign_slice  # it imports this module
+
+        assign_slice(m, inst)
+        return None
     pointer = m.address(inst.value, inst.indices)
     item = m.b.cast(inst.item, array_type.dtype)
     m.b.insert(ops.Store(pointer, item, type=NONE))

@@ -14,6 +14,7 @@ from gradc.compiler.infer import elementwise
 from gradc.compiler.ir import numpy_math, ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
+from gradc.compiler.ir.ops.views import FULL_SLICE, INT_ITEM, view_type
 from gradc.compiler.ir.types import (
     F64,
     I1,
@@ -280,10 +281,15 @@ def _index_types(inf: Inference, inst: Instruction, indices: tuple[Value, ...]) 
 
 
 def _check_rank(inf: Inference, inst: Instruction, t: ArrayType, n: int) -> None:
+    if n > t.ndim:
+        raise inf.error(
+            f"too many indices for array: array is {t.ndim}-dimensional, but {n} were indexed",
+            inst,
+        )
     if n != t.ndim:
         raise inf.error(
             f"a {t.ndim}-D array needs {t.ndim} index{'es' * (t.ndim != 1)}, got {n} "
-            "(partial indexing and views are not supported yet)",
+            "(assigning to a row or a slice is not supported yet)",
             inst,
         )
 
@@ -312,6 +318,14 @@ def _getitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
             raise inf.error(f"tuple index {index.value} out of range for {python_name(t)}", inst)
         return t.elements[int(index.value)]
     if isinstance(t, ArrayType):
+        if len(inst.indices) == 1 and isinstance(inst.indices[0].type, ArrayType):
+            from gradc.compiler.infer.views import fancy_type  # it imports this module
+
+            return fancy_type(inf, inst, t)  # x[idx], x[mask]: a copy
+        if len(inst.indices) < t.ndim:  # a[i] of a 2-D array: a row view (infer/views.py)
+            _index_types(inf, inst, inst.indices)
+            n = len(inst.indices)
+            return view_type(t, (INT_ITEM,) * n + (FULL_SLICE,) * (t.ndim - n))
         _check_rank(inf, inst, t, len(inst.indices))
         _index_types(inf, inst, inst.indices)
         return t.dtype
@@ -333,6 +347,12 @@ def _setitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
         return NONE
     if not isinstance(t, ArrayType):
         raise inf.error(f"cannot assign to an element of a value of type {python_name(t)}", inst)
+    if len(inst.indices) < t.ndim:  # a[i] = row, a[1:] = b: slice assignment
+        from gradc.compiler.infer.views import assign_check  # it imports this module
+
+        _index_types(inf, inst, inst.indices)
+        assign_check(inf, inst, t)
+        return NONE
     _check_rank(inf, inst, t, len(inst.indices))
     _index_types(inf, inst, inst.indices)
     if not isinstance(item, UnknownType) and not _stores_into(item, t.dtype):

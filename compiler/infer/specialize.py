@@ -12,6 +12,7 @@ from gradc.compiler.frontend.annotations import TypeSyntaxError, type_from_annot
 from gradc.compiler.frontend.imports import FunctionRef
 from gradc.compiler.frontend.lower import LoweredFunction, UnpackCheck, lower_function
 from gradc.compiler.frontend.module_scan import ModuleInfo
+from gradc.compiler.infer import views as _views  # noqa: F401 (registers its rules)
 from gradc.compiler.infer.kernels import add_grid_loops
 from gradc.compiler.infer.materialize import Materializer
 from gradc.compiler.infer.rules import TRANSFER, has_unknown

@@ -40,7 +40,9 @@ from dataclasses import dataclass, field
 from gradc.compiler.ir import (  # noqa: F401 (registrations)
     interp_elementwise,
     interp_memory,
+    interp_reductions,
     interp_scalar,
+    interp_views,
     ops,
 )
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value

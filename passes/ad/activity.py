@@ -161,10 +161,10 @@ def _call(inst: Instruction, active: set[Value]) -> bool:
     return changed
 
 
-@_SHARING.register(ops.Phi, ops.Cast)
+@_SHARING.register(ops.Phi, ops.Cast, ops.SliceView, ops.Transpose, ops.Reshape)
 def _same_contents(inst: Instruction, active: set[Value]) -> bool:
     # an array phi (or a phi of tuples holding arrays) and its incoming values share
-    # contents; so do an array and its layout cast
+    # contents; so do an array and its layout cast, and a view and its base
     if _holds_array(inst.type) and (any(v in active for v in inst.operands()) or inst in active):
         return _activate(active, [inst, *inst.operands()])
     return False

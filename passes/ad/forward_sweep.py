@@ -25,6 +25,7 @@ from gradc.compiler.ir.types import I64, NONE, ArrayType
 from gradc.passes.ad.rules import needs_of
 from gradc.passes.ad.sweep_state import Primal, Shadows, not_differentiable, returns
 from gradc.passes.ad.taping import TapePlan
+from gradc.passes.ad.views import VIEWS, view_operands, view_shadow
 from gradc.passes.analysis.pointers import array_sources
 
 
@@ -69,6 +70,8 @@ def make_shadows(p: Primal) -> Shadows:
                             name="shadow",
                         )
                     )
+            elif isinstance(inst, VIEWS):
+                view_shadow(p, found, b, inst)
             elif not isinstance(inst, ops.Phi | ops.Cast):
                 raise not_differentiable(f"'{inst.OPNAME}' producing an array", inst)
     _AliasShadows(p, found).run()
@@ -216,6 +219,11 @@ class _Planner:
         s = self.shadows
         if isinstance(array, Argument):
             return  # a parameter's shadow is a parameter of the reverse function
+        if array in s.views:  # rebuilt from the base's shadow and the view's indices
+            for v in view_operands(array):
+                plan.add(v)
+            self.shadow_needed(array.array, plan)  # type: ignore[attr-defined]
+            return
         if array in s.selectors:
             plan.add(s.selectors[array])
             if array not in plan.aliases:

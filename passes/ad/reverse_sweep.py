@@ -29,6 +29,7 @@ from gradc.passes.ad.rules import AD_RULES, NotDifferentiable, make_ops, scalar_
 from gradc.passes.ad.rules.base import BlockState, SweepRule
 from gradc.passes.ad.sweep_state import Primal, Shadows, not_differentiable, user_type_name
 from gradc.passes.ad.taping import Counter, Recipe, RecipeKind, TapePlan
+from gradc.passes.ad.views import rebuild_view
 
 
 @dataclass(eq=False)
@@ -393,6 +394,9 @@ class ReverseSweep:
 
     def shadow(self, state: BlockState, array: Value) -> Value:
         """The shadow of forward array ``array`` in the reverse sweep."""
+        if array in self.shadows.views:  # the same view of the base's shadow
+            base = self.shadow(state, array.array)  # type: ignore[attr-defined]
+            return rebuild_view(self.b, array, base, self.primal, state)
         if array in self.shadows.selectors:
             return state.selected[array]
         shadow = self.shadows.shadows[array]

@@ -111,11 +111,14 @@ class Shadows:
         selectors: aliases that parameters reach -> their *selector*, a forward ``i64``:
             the index of the parameter the alias is, or -1 for a local array.
         alias_params: those aliases -> the parameters that reach them, by index.
+        views: views of a parameter (through views only): the reverse sweep rebuilds
+            their shadows, the same view of the parameter's shadow (passes/ad/views.py).
     """
 
     shadows: dict[Value, Value] = field(default_factory=dict)
     selectors: dict[Value, Value] = field(default_factory=dict)
     alias_params: dict[Value, list[Argument]] = field(default_factory=dict)
+    views: set[Value] = field(default_factory=set)
 
 
 def user_type_name(t: Type) -> str:

@@ -7,7 +7,7 @@
   memory as, through element addresses, phis, selects and layout casts — what a store
   through it may modify (mutation and activity analyses);
 * :func:`array_roots`: the memory behind those: the sources that are not views of
-  another value (parameters, allocations, call results) — what a store through ``v``
+  another value (parameters, allocations, call results; not views) — what a store through ``v``
   may write (the mutation analysis and AD's memory facts).
 """
 
@@ -16,6 +16,9 @@ from __future__ import annotations
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.types import PointerType, ScalarType
+
+#: Operations whose array result is a view of their ``array`` operand (ops/views.py).
+_VIEWS = ops.SliceView | ops.Transpose | ops.Reshape
 
 
 def pointer_bases(v: Value) -> list[Value]:
@@ -56,6 +59,8 @@ def array_sources(v: Value) -> list[Value]:
             work.extend([x.if_true, x.if_false])
         elif isinstance(x, ops.Phi | ops.Cast) and not isinstance(x.type, ScalarType):
             work.extend(x.operands())
+        elif isinstance(x, _VIEWS):  # a view names its base's memory
+            work.append(x.array)
     return out
 
 
@@ -67,7 +72,7 @@ def array_roots(v: Value) -> set[Value]:
     return {
         x
         for x in array_sources(v)
-        if not isinstance(x, ops.ElementAddr | ops.Addr | ops.PointerAdd)
+        if not isinstance(x, ops.ElementAddr | ops.Addr | ops.PointerAdd | _VIEWS)
         and not (
             isinstance(x, ops.Select | ops.Phi | ops.Cast) and not isinstance(x.type, ScalarType)
         )

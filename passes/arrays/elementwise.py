@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from gradc.compiler.ir import ops, ufuncs
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.types import ArrayType, ScalarType
+from gradc.passes.analysis.pointers import array_roots
 from gradc.passes.arrays.loops import ArrayLowering, Reader
 from gradc.passes.arrays.table import ARRAY_LOWERING, ArrayRule
 
@@ -90,7 +91,11 @@ def _lower_into(lw: ArrayLowering, inst: Instruction) -> Value | None:
     out_type = out.type
     assert isinstance(out_type, ArrayType)
     dims = lw.broadcast(inst.args, out=out)
-    safe = all(v is out or isinstance(v, _FRESH) for v in _leaves(lw, inst.args))
+    # a fresh array is safe unless ``out`` is a view of it (``r = z[::-1]; r += z``)
+    roots = array_roots(out)
+    safe = all(
+        v is out or (isinstance(v, _FRESH) and v not in roots) for v in _leaves(lw, inst.args)
+    )
     result = ufuncs.result_type(inst.fn, [_element(a) for a in inst.args])
     assert isinstance(result, ScalarType)
     value: Reader = _Apply(lw, inst.fn, [lw.operand(a, dims) for a in inst.args], result)

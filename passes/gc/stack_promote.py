@@ -8,7 +8,7 @@ freed: ``lifetimes`` treats it as borrowed) when all of these hold:
 * its block is on no CFG cycle, so it executes at most once per call and two of them are
   never live at once in one frame;
 * the array does not escape the call. Following its aliases — ``cast`` results, ``phi``
-  and ``select`` results that merge it, and arrays a ``call`` may return — it is never
+  and ``select`` results that merge it, views of it, and arrays a ``call`` may return — it is never
   returned, pushed on the tape, put in a tuple, or passed to a call that returns a managed
   value (the result could be a view of it). Element reads and writes, ``dim``,
   ``copyarray`` (reads the source), ``arrayacc``, and calls returning no array (which
@@ -93,7 +93,14 @@ def _escapes(root: Value, uses: dict[Value, list[Instruction]]) -> bool:
                 case ops.Call():
                     if user.type.contains(ArrayType):
                         return True  # the result may be a view of the argument
-                case ops.Cast() | ops.Phi() | ops.Select():
+                case (
+                    ops.Cast()
+                    | ops.Phi()
+                    | ops.Select()
+                    | ops.SliceView()
+                    | ops.Transpose()
+                    | ops.Reshape()
+                ):
                     if user not in seen:
                         seen.add(user)
                         work.append(user)

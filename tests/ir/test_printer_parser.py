@@ -143,7 +143,7 @@ ALL_OPS = ir("""
       ret
     }
 
-    func @arrays(%a: array[f64,2,A], %i: i64, %v: f64, %k: i1) -> array[f64,1,C] {
+    func @arrays(%a: array[f64,2,A], %i: i64, %v: f64, %k: i1, %b64: array[i64,1,A]) -> array[f64,1,C] {
     ^entry:
       %d = dim %a, 1 : i64
       %p = elemaddr %a, (%i, %d) : ptr[f64]
@@ -171,6 +171,18 @@ ALL_OPS = ir("""
       %fd = fdiv %v, %v : f64
       %ew = elementwise where(%k, %a, %v) : array[f64,2,C]
       elementwise_into add %a, (%a, %ew)
+      %rs = reduce var %a, [1] 1 {keepdims} : array[f64,2,C]
+      %ra = reduce argmax %a, [0, 1] 0 : i64
+      %cs = cumulate cumsum %a, none : array[f64,1,C]
+      %cp = cumulate cumprod %a, 0 : array[f64,2,C]
+      %vw = view %a, (%i, %i, %two), [s101, new, int] : array[f64,2,A]
+      %tr = transpose %a, [1, 0] : array[f64,2,A]
+      %rsh = reshape %b, (%i, %two), "cannot reshape array of size {0} into shape ({1},2)" : array[f64,2,C]
+      assign_into %vw, %v
+      %tk = take %b, %b64 : array[f64,1,C]
+      %km = newarray(%d), %k : array[i1,1,C]
+      %cm = compress %b, %km : array[f64,1,C]
+      %fi = flatindex %i, %d : i64
       ret %b
     }
 
@@ -203,6 +215,10 @@ FRONT_END_OPS = ir("""
       %e = allocate empty i32 : ?
       %m = numpy minimum(%v, %v) : ?
       %ip = inplace %a, %v : ?
+      %rd = npreduce "norm:inf" %a, none 0 "" "np.linalg.norm()" : ?
+      %rk = npreduce sum %a, [-1, 0] 0 i32 "a.sum()" {keepdims} : ?
+      %bi = basicindex %a, (%i, %i), [s011, "...", new] : ?
+      %fg = flatget %a, %i : ?
       ret %g
     }
 """)
@@ -304,7 +320,7 @@ def _sample_attr(ann: object, result: Type, name: str) -> object:
     if ann is float:
         return 0.25
     if origin is tuple:
-        return (1, 2)
+        return ("a", "b") if args and args[0] is str else (1, 2)
     if isinstance(ann, type) and issubclass(ann, Type):
         return F64
     raise AssertionError(f"no sample for attribute annotation {ann!r}")

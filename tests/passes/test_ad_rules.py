@@ -24,17 +24,20 @@ from gradc.passes.ad.rules.registry import rebuild_of
 WITHOUT_RULE = [
     "allocate",
     "arrayattr",
-    # kernels (gradc.cuda) are not differentiated yet: the front end refuses a derivative
-    # declaration of a kernel, and only kernels contain these
+    # the next two: kernels (gradc.cuda) are not differentiated yet (the front end refuses
+    # a derivative declaration of a kernel), and only kernels contain them
     "atomicadd",
     "atomicadditem",
+    "basicindex",
     "br",
     "condbr",
     "const",
     "dataaddr",
+    "flatget",
     "getitem",
     "inplace",
     "len",
+    "npreduce",
     "numpy",
     "phi",
     "poison",

@@ -12,10 +12,13 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.control`: phis, calls, branches, returns, raises;
 - :mod:`.arrays`: array shapes, element addresses, loads and stores, allocation,
   reference counts;
+- :mod:`.reductions`: NumPy's reductions (``np.sum``, ``a.max(axis=0)``, ``np.cumsum``);
 - :mod:`.tape`: the reverse-mode tape;
 - :mod:`.elementwise`: NumPy ufuncs on whole arrays (lowered to loops by ``lower-arrays``);
 - :mod:`.gpu`: the atomics and barrier of ``@gradc.kernel`` bodies;
-- :mod:`.frontend`: the untyped front end's polymorphic operations.
+- :mod:`.frontend`: the untyped front end's polymorphic operations;
+- :mod:`.views`: views (basic indexing, transposes, contiguous reshapes);
+- :mod:`.indexing`: indexing that copies (integer arrays, masks) and ``a.flat[i]``.
 
 Printed form (see :mod:`gradc.compiler.ir.printer`)::
 
@@ -66,6 +69,7 @@ from gradc.compiler.ir.ops.frontend import (
     SetItem,
 )
 from gradc.compiler.ir.ops.gpu import SEQUENTIAL_BARRIER, AtomicAdd, AtomicAddItem, SyncThreads
+from gradc.compiler.ir.ops.indexing import Compress, FlatGet, FlatIndex, Take
 from gradc.compiler.ir.ops.mathcall import (
     IEEE_MATH,
     MATH_FUNCTIONS,
@@ -73,6 +77,13 @@ from gradc.compiler.ir.ops.mathcall import (
     MathCheck,
     MathFn,
     MathName,
+)
+from gradc.compiler.ir.ops.reductions import (
+    CumKind,
+    Cumulate,
+    NumpyReduce,
+    Reduce,
+    ReduceKind,
 )
 from gradc.compiler.ir.ops.scalar import (
     CMP_PREDICATES,
@@ -108,6 +119,7 @@ from gradc.compiler.ir.ops.scalar import (
     UnaryOp,
 )
 from gradc.compiler.ir.ops.tape import TapeFree, TapeNew, TapePop, TapePush
+from gradc.compiler.ir.ops.views import AssignInto, BasicIndex, Reshape, SliceView, Transpose
 
 #: Every concrete operation class by its printed name (used by the parser). The abstract
 #: bases :class:`BinaryOp` and :class:`UnaryOp` are not operations.
@@ -175,6 +187,21 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Elementwise,
         ElementwiseInto,
         InPlace,
+        # reductions
+        Reduce,
+        Cumulate,
+        NumpyReduce,
+        # views
+        SliceView,
+        Transpose,
+        Reshape,
+        BasicIndex,
+        AssignInto,
+        # indexing that copies
+        Take,
+        Compress,
+        FlatIndex,
+        FlatGet,
         AtomicAddItem,
         AtomicAdd,
         SyncThreads,
@@ -190,6 +217,9 @@ FRONT_END_OPERATIONS = (
     Allocate,
     NumpyCall,
     InPlace,
+    NumpyReduce,
+    BasicIndex,
+    FlatGet,
     AtomicAddItem,
 )
 
@@ -212,8 +242,10 @@ __all__ = [
     "ArrayAttr",
     "ArrayDim",
     "ArrayProperty",
+    "AssignInto",
     "AtomicAdd",
     "AtomicAddItem",
+    "BasicIndex",
     "BinaryOp",
     "BitAnd",
     "BitOr",
@@ -223,8 +255,11 @@ __all__ = [
     "Cast",
     "Cmp",
     "CmpPred",
+    "Compress",
     "Const",
     "CopyArray",
+    "CumKind",
+    "Cumulate",
     "DecRef",
     "Div",
     "DivKind",
@@ -234,6 +269,8 @@ __all__ = [
     "ElementwiseInto",
     "ExceptionKind",
     "FDiv",
+    "FlatGet",
+    "FlatIndex",
     "FloorDiv",
     "GetItem",
     "InPlace",
@@ -256,6 +293,7 @@ __all__ = [
     "NewArray",
     "Not",
     "NumpyCall",
+    "NumpyReduce",
     "Phi",
     "PointerAdd",
     "Poison",
@@ -263,16 +301,22 @@ __all__ = [
     "RShift",
     "Raise",
     "RaiseFormat",
+    "Reduce",
+    "ReduceKind",
+    "Reshape",
     "Return",
     "Select",
     "SetItem",
+    "SliceView",
     "Store",
     "Sub",
     "SyncThreads",
+    "Take",
     "TapeFree",
     "TapeNew",
     "TapePop",
     "TapePush",
+    "Transpose",
     "TupleGet",
     "UnaryOp",
 ]

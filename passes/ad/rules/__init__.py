@@ -44,6 +44,7 @@ from gradc.passes.ad.rules import (  # noqa: F401  (they fill AD_RULES)
     control,
     derivative_code,
     math,
+    views,
 )
 from gradc.passes.ad.rules.algebra import RuleOps, make_ops
 from gradc.passes.ad.rules.base import (

@@ -1,0 +1,79 @@
+"""``lower-arrays`` rules of indexing that copies (compiler/ir/ops/indexing.py).
+
+``take %x, %idx`` (``x[idx]``): a loop nest over ``idx.shape`` checking each index
+(NumPy's IndexError "index 5 is out of bounds for axis 0 with size 3", a negative index
+counted from the end once; checked even when ``x`` has no elements per row, as NumPy
+does), around one over ``x.shape[1:]`` copying ``x[idx[j...], k...]``.
+
+``compress %x, %mask`` (``x[mask]``): the shapes checked axis by axis (NumPy's
+IndexError; an empty mask selects nothing, as NumPy reads it as an empty integer index), a first loop nest counting the true elements, the result allocated, a
+second loop nest copying the selected elements in C order. The running position lives
+in a one-element array (put on the stack by ``stack-promote``).
+"""
+
+from __future__ import annotations
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.interp_values import MESSAGES
+from gradc.compiler.ir.ops.indexing import MASK_ERROR
+from gradc.compiler.ir.types import I64, ArrayType
+from gradc.passes.arrays.loops import ArrayLowering
+from gradc.passes.arrays.table import ARRAY_LOWERING, ArrayRule
+
+
+def _take(lw: ArrayLowering, inst: Instruction) -> Value | None:
+    assert isinstance(inst, ops.Take)
+    b = lw.b
+    x, idx = inst.array, inst.index
+    idims, xdims = lw.dims(idx), lw.dims(x)
+    out = lw.new_array(inst.type, [*idims, *xdims[1:]])
+    zero = lw.const(0, I64)
+    with lw.loop_nest(idims, "take") as outer:
+        # checked here, even when x has no elements per row (NumPy checks every index)
+        i = b.cast(lw.load(idx, outer), I64)
+        j = b.select(b.cmp("lt", i, zero), b.add(i, xdims[0]), i)
+        bad = b.binary(ops.BitOr, b.cmp("lt", j, zero), b.cmp("ge", j, xdims[0]))
+        with b.if_then(bad, "take.error"):
+            b.raise_format("IndexError", MESSAGES["index_range"], [i, zero, xdims[0]])
+        with lw.loop_nest(xdims[1:], "take.row") as inner:
+            lw.store(out, [*outer, *inner], lw.load(x, [j, *inner]))
+    return out
+
+
+def _compress(lw: ArrayLowering, inst: Instruction) -> Value | None:
+    assert isinstance(inst, ops.Compress)
+    b = lw.b
+    x, mask = inst.array, inst.mask
+    xd, md = lw.dims(x), lw.dims(mask)
+    zero, one = lw.const(0, I64), lw.const(1, I64)
+    size = one
+    for m in md:
+        size = b.mul(size, m)
+    # NumPy reads an empty mask as an empty integer index (the loops run over the mask)
+    empty = b.cmp("eq", size, zero)
+    for k, (n, m) in enumerate(zip(xd, md, strict=True)):
+        bad = b.binary(ops.BitAnd, b.cmp("ne", n, m), b.unary(ops.Not, empty))
+        with b.if_then(bad, "compress.error"):
+            b.raise_format("IndexError", MASK_ERROR, [lw.const(k, I64), n, m])
+    where = lw.new_array(ArrayType(I64, 1, "C"), [one])
+    lw.store(where, [zero], zero)
+    with (
+        lw.loop_nest(md, "compress.count") as index,
+        b.if_then(lw.load(mask, index), "compress.hit"),
+    ):
+        lw.store(where, [zero], b.add(lw.load(where, [zero]), one))
+    out = lw.new_array(inst.type, [lw.load(where, [zero])])
+    lw.store(where, [zero], zero)
+    with (
+        lw.loop_nest(md, "compress.copy") as index,
+        b.if_then(lw.load(mask, index), "compress.take"),
+    ):
+        at = lw.load(where, [zero])
+        lw.store(out, [at], lw.load(x, index))
+        lw.store(where, [zero], b.add(at, one))
+    return out
+
+
+ARRAY_LOWERING.set([ops.Take], ArrayRule(lower=_take))
+ARRAY_LOWERING.set([ops.Compress], ArrayRule(lower=_compress))
