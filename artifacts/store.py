@@ -41,6 +41,7 @@ from typing import Any, Protocol
 
 from gradc.artifacts.abi.description import check_object
 from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, wrapper_symbol
+from gradc.artifacts.cuda_manifest import cuda_section, reusable_cuda
 from gradc.artifacts.errors import ArtifactError, ArtifactWarning, FormatVersionError
 from gradc.artifacts.manifest import (
     MANIFEST_NAME,
@@ -61,7 +62,7 @@ from gradc.artifacts.toolchain import host_producer
 
 LOCK_NAME = ".lock"
 _TMP_PREFIX = ".tmp-"
-_BLOB_DIRS = ("objects", "texts")
+_BLOB_DIRS = ("objects", "texts", "cuda")
 #: File mode of written files (artifacts are shipped and read by other users).
 _FILE_MODE = 0o644
 
@@ -169,6 +170,7 @@ def build_manifest(
         runtime=runtime,
         variants=tuple(variant_targets),
         sources=dict(getattr(build, "sources", {}) or {}),
+        cuda=cuda_section(build, blobs),
     )
     # Round-trip through the validator: what we write is what readers accept.
     Manifest.from_dict(manifest.to_dict(), "new manifest")
@@ -399,7 +401,7 @@ def find_damage(art_dir: str | os.PathLike[str]) -> list[str]:
 
 def referenced_blobs(manifest: Manifest) -> set[str]:
     """Relative paths of every blob ``manifest`` references."""
-    refs: set[str] = set()
+    refs: set[str] = set() if manifest.cuda is None else manifest.cuda.blobs()
     if manifest.runtime is not None:
         refs.add(manifest.runtime.object)
     for e in manifest.entries:
@@ -507,6 +509,9 @@ def previous_build(art_dir: str | os.PathLike[str]) -> PreviousBuild:
                 reusable[v.key] = ReusableEntry(vcode, vwrapper)
             except ArtifactError as exc:
                 problems.append(f"cannot reuse a CPU variant of {e.name!r}: {exc}")
+    cuda, cuda_problems = reusable_cuda(manifest.cuda, lambda rel: read_blob(out, rel))
+    reusable.update((key, ReusableEntry(code)) for key, code in cuda.items())
+    problems += cuda_problems
     rt = manifest.runtime
     if rt is not None and rt.key:
         try:

@@ -30,7 +30,6 @@ from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.manifest import Entry, Manifest
 from gradc.artifacts.store import (
     find_damage,
-    read_blob,
     read_manifest,
     read_text,
 )
@@ -107,6 +106,20 @@ def cli() -> None:
     "for artifacts that are shipped.",
 )
 @click.option(
+    "--target",
+    type=click.Choice(["cpu", "cuda"]),
+    default="cpu",
+    show_default=True,
+    help="cuda: also build every @gradc.kernel to PTX and cubins (no GPU needed; ptxas and "
+    "libdevice from CUDA_HOME or PATH).",
+)
+@click.option(
+    "--cuda-arch",
+    default="sm_80",
+    show_default=True,
+    help="With --target cuda: comma-separated archs (sm_80,sm_90); PTX for the lowest.",
+)
+@click.option(
     "--grad",
     "grads",
     multiple=True,
@@ -142,6 +155,8 @@ def build(
     fastmath: bool,
     no_boundscheck: bool,
     no_texts: bool,
+    target: str,
+    cuda_arch: str,
     grads: tuple[str, ...],
     timings: bool,
     explain: bool,
@@ -157,6 +172,10 @@ def build(
     is written (exit status 1). GRADC_NO_COMPILE=1 refuses to compile (exit status 1).
     """
     options = _compiler_options(opt_level, cpu, fastmath, no_boundscheck, timings, verbose)
+    if target == "cuda":
+        from gradc.cli.cuda import cuda_options
+
+        options = cuda_options(options, cuda_arch)
     out_dir = output if output is not None else default_output_dir(module)
     start = time.perf_counter()
     remote = None
@@ -237,7 +256,7 @@ def _build(
     internal compiler error: printed (with the traceback under ``-v``), exit status 70.
     Nothing is written then.
     """
-    from gradc.compiler.diagnostics import CompileError, InternalCompilerError
+    from gradc.compiler.diagnostics import CompileError, CudaBuildError, InternalCompilerError
     from gradc.compiler.driver import CompileForbiddenError, WriteError, build_artifact
     from gradc.compiler.frontend.derivatives import GradRequestError
 
@@ -259,7 +278,7 @@ def _build(
     except CompileError as exc:
         click.echo(exc.render(), err=True)
         sys.exit(1)
-    except (CompileForbiddenError, WriteError) as exc:
+    except (CompileForbiddenError, WriteError, CudaBuildError) as exc:
         click.echo(f"gradc: error: {exc}", err=True)
         sys.exit(1)
     except GradRequestError as exc:
@@ -369,7 +388,9 @@ def inspect(
             _print_key(manifest.entry(key_name), as_json)
             return
         if relocations:
-            _print_relocations(artifact, manifest)
+            from gradc.cli.relocations import print_relocations
+
+            print_relocations(artifact, manifest)
             return
         texts = [(k, n) for k, n in (("ir", ir_name), ("llvm", llvm_name), ("asm", asm_name)) if n]
         if texts:
@@ -464,38 +485,6 @@ def _print_key(entry: Entry, as_json: bool) -> None:
             click.echo(f"    {name}  {entry.dependencies[name]}")
 
 
-def _print_relocations(artifact: Path, manifest: Manifest) -> None:
-    """Each entry's object and its fast-call wrapper's: the symbols it defines and every
-    relocation it carries, with the type named as readelf names it (``R_X86_64_PC32``)."""
-    for entry in manifest.entries:
-        code = read_blob(artifact, entry.object)
-        click.echo(f"{entry.name}: {entry.object} ({len(code)} bytes)")
-        _print_object_relocations(code)
-        if entry.wrapper is not None:
-            code = read_blob(artifact, entry.wrapper.object)
-            click.echo(f"{entry.name} wrapper: {entry.wrapper.object} ({len(code)} bytes)")
-            _print_object_relocations(code)
-
-
-def _print_object_relocations(code: bytes) -> None:
-    """The ``defines:`` line and one line per relocation of the ELF object ``code``."""
-    import io
-
-    from elftools.elf.descriptions import describe_reloc_type
-    from elftools.elf.elffile import ELFFile
-
-    from gradc.compiler.codegen.relocatable import defined_symbols, relocations
-
-    elf = ELFFile(io.BytesIO(code))
-    click.echo("  defines: " + ", ".join(defined_symbols(code)))
-    for rel in relocations(code):
-        where = "defined" if rel.defined else "external"
-        click.echo(
-            f"  {rel.section}+{rel.offset:#06x}  {describe_reloc_type(rel.type, elf):<16} -> "
-            f"{rel.symbol or '(none)'} ({where})"
-        )
-
-
 def _object_size(artifact: Path, relpath: str) -> int | None:
     """Size in bytes of a stored blob, None when it is missing."""
     try:
@@ -558,6 +547,10 @@ def _print_manifest(artifact: Path, manifest: Manifest) -> None:
             e.key[:12],
         )
     console.print(table)
+    if manifest.cuda is not None:
+        from gradc.cli.cuda import print_cuda
+
+        print_cuda(console, artifact, manifest.cuda)
 
 
 def _console(console_class: Any) -> Any:

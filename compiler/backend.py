@@ -289,4 +289,5 @@ def build_output(state: BuildState) -> BuildOutput:
         sources=source_hashes(state.info, base_dir, {str(state.source_path): state.data}),
         callees=state.callgraph,
         variant_targets=tuple(state.targets) if len(state.targets) > 1 else (),
+        cuda=state.cuda,
     )

@@ -13,6 +13,7 @@ and its line)::
     keys     cache keys per export and CPU variant; cache lookups
     lower    LLVM IR of each export the cache does not hold
     emit     objects (and fast-call wrappers, the runtime) of what was lowered
+    cuda     PTX and cubins of each kernel (--target cuda only)
     write    the artifact directory (build_artifact only)
 
 :func:`build_module` runs the stages up to ``emit`` and returns a :class:`BuildOutput`
@@ -28,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from gradc.compiler import backend
+from gradc.compiler import backend, cuda_backend
+from gradc.compiler.diagnostics import CudaBuildError
 from gradc.compiler.frontend.module_scan import GradRequestError
 from gradc.compiler.ir.core import Module
 from gradc.compiler.options import CompilerOptions
@@ -225,6 +227,9 @@ STAGES: tuple[Stage[BuildState], ...] = (
     Stage("keys", backend.plan_keys),
     Stage("lower", backend.lower, needed=backend.needs_lowering),
     Stage("emit", backend.emit, needed=backend.needs_emission),
+    Stage(
+        "cuda", cuda_backend.build_cuda, needed=cuda_backend.needs_cuda, reports=(CudaBuildError,)
+    ),
 )
 
 

@@ -32,13 +32,14 @@ raises :class:`NotImplementedError`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from gradc import runtime_mode
 from gradc._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from gradc.artifacts.loader.cpu import Library
+    from gradc.artifacts.loader.cuda import CudaLibrary
 
 __all__ = [
     "Active",
@@ -62,6 +63,7 @@ __all__ = [
     "i32",
     "i64",
     "jvp",
+    "kernel",
     "load",
     "reverse",
     "runtime_stats",
@@ -211,6 +213,23 @@ def _exported(fn: _F) -> _F:
     if runtime_mode.env_flag(runtime_mode.PLAIN_PYTHON_ENV) or not hasattr(fn, "__code__"):
         return fn
     return runtime_mode.ExportedFunction(fn)  # type: ignore[return-value]
+
+
+def kernel(fn: Callable[..., Any], /) -> Any:
+    """Mark a CUDA kernel (a per-thread body, see :mod:`gradc.cuda`) for ``gradc build``.
+
+    ``gradc build --target cuda`` compiles it to PTX and cubins; the CPU build compiles it
+    to a grid loop. In plain Python it returns a :class:`gradc.cuda.Kernel`, launched as
+    ``k[grid, block](*args)``, which runs the body once per thread, sequentially.
+
+    Raises:
+        TypeError: ``fn`` is not a function.
+    """
+    if not callable(fn):
+        raise TypeError(f"@gradc.kernel decorates a function, got {type(fn).__name__}")
+    from gradc.cuda import Kernel
+
+    return Kernel(fn)
 
 
 # ---------------------------------------------------------------------------- derivatives
@@ -406,18 +425,38 @@ Const = Activity("Const")
 # ---------------------------------------------------------------------------- loading
 
 
-def load(path: str | Any, *, fastcall: bool | None = None) -> Library:
+@overload
+def load(
+    path: str | Any, *, fastcall: bool | None = None, target: Literal["cpu"] = "cpu"
+) -> Library: ...
+@overload
+def load(
+    path: str | Any, *, fastcall: bool | None = None, target: Literal["cuda"]
+) -> CudaLibrary: ...
+
+
+def load(path: str | Any, *, fastcall: bool | None = None, target: str = "cpu") -> Any:
     """Load a built artifact directory (``build/NAME.gradc``) into this process.
 
-    Returns a :class:`~gradc.artifacts.loader.cpu.Library` with one callable per export.
+    Returns a :class:`~gradc.artifacts.loader.cpu.Library` with one callable per export;
+    with ``target="cuda"``, a :class:`~gradc.artifacts.loader.cuda.CudaLibrary` of the
+    artifact's CUDA kernels (``gradc build --target cuda``) on this process's GPU.
     Imports the loader (and ``llvmlite.binding``) on first use only. Exports with a
     fast-call wrapper are called through it unless ``fastcall=False`` (default: the
     environment variable ``GRADC_FASTCALL``: on unless ``0``, ``false``, ``no``, ``off``);
     the others through ctypes.
 
     Raises:
-        ArtifactError: the artifact is missing, corrupt, or of a newer format version.
+        ArtifactError: the artifact is missing, corrupt, or of a newer format version;
+            for CUDA also: no kernels built for CUDA, no driver or GPU, no variant fits.
+        ValueError: ``target`` is neither ``"cpu"`` nor ``"cuda"``.
     """
+    if target == "cuda":
+        from gradc.artifacts.loader.cuda import load as _load_cuda
+
+        return _load_cuda(path)
+    if target != "cpu":
+        raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
     from gradc.artifacts.loader.cpu import load as _load
 
     return _load(path, fastcall=fastcall)

@@ -24,6 +24,7 @@ from gradc.compiler.frontend.imports import (
     foreign_error,
     resolve,
 )
+from gradc.compiler.frontend.kernels import cuda_name, is_kernel, lower_cuda_call
 from gradc.compiler.frontend.lower_state import LoweringState
 from gradc.compiler.frontend.numpy_arrays import ARRAY_UFUNCS
 from gradc.compiler.ir import ops
@@ -94,6 +95,9 @@ class CallLowering(LoweringState):
             return self.b.insert(ops.ArrayAttr(ops.ArrayProperty.SHAPE, self.expr(e.args[0])))
         if numpy_fn is not None:
             return self.numpy_call(numpy_fn, e)
+        cuda_fn = cuda_name(self.info, func)
+        if cuda_fn is not None:
+            return lower_cuda_call(self, cuda_fn, e)
         if self._is_imported(func):
             return self.imported_call(func, e)
         if isinstance(func, ast.Attribute) and func.attr in slicing.VIEW_METHODS:
@@ -109,6 +113,12 @@ class CallLowering(LoweringState):
             if name in self.locals:
                 raise self.src.error(f"local variable '{name}' is not callable", func)
             if name in self.info.functions:
+                if is_kernel(self.info, self.info.functions[name]):
+                    raise self.src.error(
+                        f"kernel '{name}' cannot be called: it is launched, "
+                        f"{name}[grid, block](...), from the host",
+                        e,
+                    )
                 return self.user_call(FunctionRef(self.info, name), name, e)
             if any(d.name == name for d in self.info.derivatives):
                 return self.derivative_call(name, e)

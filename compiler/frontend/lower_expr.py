@@ -21,6 +21,7 @@ from gradc.compiler.frontend.imports import (
     foreign_error,
     resolve,
 )
+from gradc.compiler.frontend.kernels import lower_cuda_attribute
 from gradc.compiler.frontend.lower_calls import SUPPORTED_BUILTINS, CallLowering
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
@@ -201,6 +202,9 @@ class ExpressionLowering(CallLowering):
         ``.ndim``."""
         if self._is_imported(e):
             return self.imported_value(e)
+        thread_value = lower_cuda_attribute(self, e)
+        if thread_value is not None:
+            return thread_value
         if isinstance(e.value, ast.Name) and e.value.id in self.info.math_modules:
             if e.attr in MATH_CONSTANTS:
                 return self.b.const(MATH_CONSTANTS[e.attr], F64)

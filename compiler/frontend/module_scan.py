@@ -64,9 +64,13 @@ GRADC_NAMES = frozenset(
         *("CustomRuleFunction", "custom_jvp", "custom_vjp", "hessian"),
         *("Duplicated", "ScalarTypeMarker", "bool_", "boolean", "export", "f32", "f64"),
         *("forward", "grad", "i32", "i64", "jvp", "load", "reverse", "runtime_stats"),
-        *("value_and_grad", "vjp"),
+        *("value_and_grad", "vjp", "kernel"),
     }
 )
+
+
+#: gradc's submodules a compiled module may import names of (``from gradc import cuda``).
+GRADC_SUBMODULES = frozenset({"cuda"})
 
 
 @dataclass(eq=False)
@@ -221,7 +225,7 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
                     elif alias.name in MATH_CONSTANTS:
                         info.constants[local] = MATH_CONSTANTS[alias.name]
                 elif stmt.module == "gradc":
-                    if alias.name not in GRADC_NAMES:  # plain Python would raise ImportError
+                    if alias.name not in GRADC_NAMES | GRADC_SUBMODULES:  # else ImportError
                         raise source.error(
                             "'from gradc import *' is not supported"
                             if alias.name == "*"
@@ -252,6 +256,7 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
             info.classes[stmt.name] = stmt
     _check_misplaced_gradc(info)
     info.custom_rules = scan_custom_rules(info)
+    _check_no_kernel_derivatives(info)
     _check_gradc_attributes(info)
     if main:
         info.loader.finish()
@@ -288,6 +293,22 @@ def _claim_name(
             stmt,
         )
     taken[name] = stmt
+
+
+def _check_no_kernel_derivatives(info: ModuleInfo) -> None:
+    """Refuse a derivative declaration of a ``@gradc.kernel`` (not built yet).
+
+    Raises:
+        CompileError: at the declaration.
+    """
+    kernels = {e.name for e in info.exports if e.kernel}
+    for d in info.derivatives:
+        if d.target in kernels:
+            raise info.source.error(
+                f"kernel '{d.target}' cannot be differentiated yet (derivatives of "
+                "@gradc.kernel functions are later work)",
+                d.node,
+            )
 
 
 def _check_gradc_attributes(info: ModuleInfo) -> None:

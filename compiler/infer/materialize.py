@@ -277,6 +277,15 @@ def _setitem(m: Materializer, inst: ops.SetItem) -> Value | None:
     return None
 
 
+@_front_end(ops.AtomicAddItem)
+def _atomicadditem(m: Materializer, inst: ops.AtomicAddItem) -> Value | None:
+    array_type = inst.value.type
+    assert isinstance(array_type, ArrayType)
+    pointer = m.address(inst.value, inst.indices)
+    item = m.b.cast(inst.item, array_type.dtype)
+    return m.b.insert(ops.AtomicAdd(pointer, item, type=array_type.dtype))
+
+
 @_front_end(ops.Len)
 def _len(m: Materializer, inst: ops.Len) -> Value | None:
     t = inst.value.type

@@ -13,6 +13,7 @@ from gradc.compiler.frontend.imports import FunctionRef
 from gradc.compiler.frontend.lower import LoweredFunction, UnpackCheck, lower_function
 from gradc.compiler.frontend.module_scan import ModuleInfo
 from gradc.compiler.infer import views as _views  # noqa: F401 (registers its rules)
+from gradc.compiler.infer.kernels import add_grid_loops
 from gradc.compiler.infer.materialize import Materializer
 from gradc.compiler.infer.rules import TRANSFER, has_unknown
 from gradc.compiler.ir import ops
@@ -138,6 +139,7 @@ class Inference:
             with self.within(spec.key):
                 Materializer(spec).run()
             module.add(spec.function)
+        add_grid_loops(module, [e.name for e in self.info.exports if e.kernel])
         return module
 
     # -- specialisations ------------------------------------------------------------
