@@ -154,6 +154,7 @@ def differentiate(state: BuildState) -> None:
 
     module, info = state.module, state.info
     _register_custom_rules(module, info)
+    _register_checkpoints(module, info)
     callers = set(derivative_callers(info))
     first = {e.name for e in info.exports} - callers
     add_derivative_exports(module, info, state.source, first)
@@ -194,6 +195,18 @@ def _register_custom_rules(module: Module, info: ModuleInfo) -> None:
                     )
                 names = (fwd, symbol_for(rule.rules[1], (t.elements[1], t.elements[0])))
             register(module, fn.name, Custom(rule.kind, names))
+
+
+def _register_checkpoints(module: Module, info: ModuleInfo) -> None:
+    """Tell AD which functions are specialisations of a ``@gradc.checkpoint`` helper."""
+    from gradc.compiler.frontend.checkpoints import scan_checkpoints
+    from gradc.compiler.infer import symbol_for
+    from gradc.passes.ad.checkpoint import register
+
+    for name in scan_checkpoints(info):
+        for fn in list(module.functions.values()):
+            if not fn.exported and fn.name == symbol_for(name, tuple(p.type for p in fn.params)):
+                register(module, fn.name)
 
 
 def run_passes(state: BuildState) -> None:
