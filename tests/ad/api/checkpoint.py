@@ -1,6 +1,7 @@
 """Checkpointed helpers (tests/ad/test_ad_checkpoint.py): scalar and array parameters,
 called in loops, with branches, local arrays, an array the caller writes between calls
-(copied onto the tape), and a checkpointed helper calling another one. The test also
+(copied onto the tape), a checkpointed helper calling another one, a Hessian
+(forward over the recomputing reverse sweep) and a gradient called inside an export. The test also
 builds this text without its ``@gradc.checkpoint`` lines and compares."""
 
 import math
@@ -96,6 +97,13 @@ def nested_loop(x: f64, c: f64, n: i64) -> f64:
     return x
 
 
+@gradc.export
+def composed(x: f64, c: f64) -> f64:
+    for _ in range(5):
+        x = smooth(x, c)
+    return x * x
+
+
 d_scalar_loop = gradc.grad(scalar_loop, wrt=("x", "c"))
 t_scalar_loop = gradc.jvp(scalar_loop, wrt=("x", "c"))
 d_array_loop = gradc.grad(array_loop, wrt=("a", "w", "t"))
@@ -104,3 +112,12 @@ t_branch_loop = gradc.jvp(branch_loop, wrt=("x", "y"))
 d_written_loop = gradc.grad(written_loop, wrt=("a", "t"))
 d_nested_loop = gradc.grad(nested_loop, wrt=("x", "c"))
 t_nested_loop = gradc.jvp(nested_loop, wrt=("x", "c"))
+d_composed = gradc.grad(composed)
+h_composed = gradc.hessian(composed, wrt=("x", "c"))
+
+
+@gradc.export
+def descend(x: f64, c: f64) -> f64:
+    for _ in range(3):
+        x = x - 0.1 * d_composed(x, c)
+    return x
