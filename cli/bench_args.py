@@ -18,7 +18,6 @@ import click
 
 from gradc.artifacts.abi import AbiType, Array, Scalar, Tuple, TypeStringError, parse_type
 from gradc.artifacts.manifest import Entry, Manifest
-from gradc.cli.bench_stats import short_error
 
 
 def parse_shapes(values: Sequence[str]) -> dict[str, tuple[int, ...]]:
@@ -70,9 +69,11 @@ def parse_args_option(values: Sequence[str]) -> dict[str, Any]:
             )
         try:
             out[name.strip()] = ast.literal_eval(text.strip())
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             raise click.BadParameter(
-                f"{item!r}: not a Python literal ({short_error(exc, 60)})", param_hint="--args"
+                f"{item!r}: not a Python literal (a number, True/False, a quoted string, or a "
+                "tuple or list of those); array shapes go in --shape NAME=AxB",
+                param_hint="--args",
             ) from None
     return out
 

@@ -30,6 +30,7 @@ import click
 
 from gradc.artifacts.remote import RemoteOptions
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
+from gradc.runtime_mode import REMOTE_READONLY_ENV, env_flag
 
 
 class ToolchainMismatchError(RuntimeError):
@@ -191,8 +192,9 @@ def build_all(
 @click.option(
     "--remote-cache-readonly",
     is_flag=True,
-    envvar="GRADC_REMOTE_CACHE_READONLY",
-    help="The workers look up the remote cache only, never publish.",
+    default=lambda: env_flag(REMOTE_READONLY_ENV),  # the flag rule of runtime mode
+    help="The workers look up the remote cache only, never publish. "
+    "[env: GRADC_REMOTE_CACHE_READONLY]",
 )
 def build_all_command(
     paths: tuple[Path, ...],

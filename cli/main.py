@@ -7,6 +7,7 @@
     gradc inspect ARTIFACT [--json] [--ir NAME] [--llvm NAME] [--asm NAME] [--key NAME]
     gradc bench MODULE.py | ARTIFACT [--source MODULE.py] [-e NAME] [--shape NAME=AxB ...]
                           [-a NAME=LITERAL] [--json] [--plot FILE.png]
+    gradc cache info | list | clear [PATTERN...]
 
 Options are read here, once, into a frozen ``CompilerOptions`` that is passed down; so
 is the environment: ``GRADC_NO_COMPILE=1`` makes ``build`` refuse to compile.
@@ -31,20 +32,18 @@ from gradc.artifacts.store import (
     read_text,
 )
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
-from gradc.runtime_mode import NO_COMPILE_ENV, env_flag
+from gradc.runtime_mode import NO_COMPILE_ENV, REMOTE_READONLY_ENV, default_build_dir, env_flag
 
 if TYPE_CHECKING:
     from gradc.artifacts.remote import RemoteCache
     from gradc.compiler.driver import ArtifactBuild
     from gradc.compiler.results import BuildOutput
 
-#: Where ``gradc build m.py`` writes when no ``-o`` is given: ``build/m.gradc``.
-DEFAULT_BUILD_DIR = Path("build")
-
 
 def default_output_dir(source: Path) -> Path:
-    """``build/<stem>.gradc`` relative to the working directory."""
-    return DEFAULT_BUILD_DIR / f"{source.stem}.gradc"
+    """Where ``gradc build`` writes without ``-o``: ``build/<stem>.gradc`` in the module's
+    folder (``gradc.runtime_mode.default_build_dir``, where runtime mode looks too)."""
+    return default_build_dir(source)
 
 
 def parse_cpu_list(text: str) -> tuple[str, ...]:
@@ -78,7 +77,7 @@ def cli() -> None:
     "-o",
     "--output",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Artifact directory to write [default: build/<MODULE>.gradc].",
+    help="Artifact directory to write [default: build/<MODULE>.gradc beside MODULE.py].",
 )
 @click.option(
     "-O",
@@ -123,7 +122,7 @@ def cli() -> None:
 @click.option(
     "--remote-cache-readonly",
     is_flag=True,
-    envvar="GRADC_REMOTE_CACHE_READONLY",
+    default=lambda: env_flag(REMOTE_READONLY_ENV),  # the flag rule of runtime mode
     help="Look up the remote cache only, never publish. [env: GRADC_REMOTE_CACHE_READONLY]",
 )
 def build(
@@ -163,7 +162,8 @@ def build(
         hits = remote.stats.hits if remote is not None else {}
         for line in explain_lines(built.previous, built.output.entries, built.output.callees, hits):
             click.echo(line)
-    _print_summary(out_dir, built.manifest, built.output, remote, end - start, verbose)
+    up_to_date = built.previous is not None and built.previous.encode() == built.manifest.encode()
+    _print_summary(out_dir, built.manifest, built.output, remote, end - start, verbose, up_to_date)
     if timings:
         phases = dict(built.timings)
         if remote is not None:  # downloads (during the build) and uploads (after it)
@@ -267,8 +267,10 @@ def _print_summary(
     remote: RemoteCache | None,
     seconds: float,
     verbose: bool,
+    up_to_date: bool = False,
 ) -> None:
-    """``wrote DIR: N exports (names), K reused[, remote figures], in S s``; with
+    """``wrote DIR: N exports (names), K reused[, remote figures], in S s`` (``DIR is up
+    to date: ...`` when the artifact was already this one: nothing was written); with
     ``verbose`` each export's signature and symbol under it."""
     names = ", ".join(manifest.names()) or "no exports"
     reused = sum(e.reused for e in result.entries)
@@ -278,7 +280,11 @@ def _print_summary(
 
         remote_text = remote_summary(remote)
     click.echo(
-        f"wrote {out_dir}: {len(manifest.entries)} export"
+        f"{out_dir} is up to date" if up_to_date else f"wrote {out_dir}",
+        nl=False,
+    )
+    click.echo(
+        f": {len(manifest.entries)} export"
         f"{'s' * (len(manifest.entries) != 1)} ({names}), {reused} reused"
         f"{remote_text}, in {seconds:.2f} s"
     )
@@ -434,19 +440,35 @@ def _print_key(entry: Entry, as_json: bool) -> None:
 
 
 def _print_relocations(artifact: Path, manifest: Manifest) -> None:
-    """Each entry's object: the symbols it defines and every relocation it carries."""
-    from gradc.compiler.codegen.relocatable import defined_symbols, relocations
-
+    """Each entry's object and its fast-call wrapper's: the symbols it defines and every
+    relocation it carries, with the type named as readelf names it (``R_X86_64_PC32``)."""
     for entry in manifest.entries:
         code = read_blob(artifact, entry.object)
         click.echo(f"{entry.name}: {entry.object} ({len(code)} bytes)")
-        click.echo("  defines: " + ", ".join(defined_symbols(code)))
-        for rel in relocations(code):
-            where = "defined" if rel.defined else "external"
-            click.echo(
-                f"  {rel.section}+{rel.offset:#06x}  type {rel.type:<3} -> "
-                f"{rel.symbol or '(none)'} ({where})"
-            )
+        _print_object_relocations(code)
+        if entry.wrapper is not None:
+            code = read_blob(artifact, entry.wrapper.object)
+            click.echo(f"{entry.name} wrapper: {entry.wrapper.object} ({len(code)} bytes)")
+            _print_object_relocations(code)
+
+
+def _print_object_relocations(code: bytes) -> None:
+    """The ``defines:`` line and one line per relocation of the ELF object ``code``."""
+    import io
+
+    from elftools.elf.descriptions import describe_reloc_type
+    from elftools.elf.elffile import ELFFile
+
+    from gradc.compiler.codegen.relocatable import defined_symbols, relocations
+
+    elf = ELFFile(io.BytesIO(code))
+    click.echo("  defines: " + ", ".join(defined_symbols(code)))
+    for rel in relocations(code):
+        where = "defined" if rel.defined else "external"
+        click.echo(
+            f"  {rel.section}+{rel.offset:#06x}  {describe_reloc_type(rel.type, elf):<16} -> "
+            f"{rel.symbol or '(none)'} ({where})"
+        )
 
 
 def _object_size(artifact: Path, relpath: str) -> int | None:
@@ -523,10 +545,12 @@ def _console(console_class: Any) -> Any:
 
 def _register_commands() -> None:
     from gradc.cli.bench import bench
+    from gradc.cli.cache import cache_command
     from gradc.cli.distributed import build_all_command
     from gradc.cli.opt import opt
 
     cli.add_command(bench)
+    cli.add_command(cache_command)
     cli.add_command(build_all_command)
     cli.add_command(opt)
 

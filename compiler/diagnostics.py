@@ -4,9 +4,14 @@ Every error the compiler reports about a user's program is a :class:`CompileErro
 carrying a :class:`~gradc.compiler.ir.loc.Loc`; its ``str()`` reads like a Python
 traceback line::
 
-    examples/bad.py:3:12: error: unsupported operator '@' (MatMult)
-        return a @ b
-               ^
+    examples/bad.py:3:12: error: a list literal is not supported in compiled code
+        return [a, b]
+               ^^^^^^
+    help: for an array use np.empty(n) (or np.zeros(n)), then assign its elements
+
+The carets span the whole construct on its first line (``end_col``), a single ``^`` when
+only a position is known; ``note:`` lines follow (for an error inside a helper, how an
+export reached it), then a ``help:`` line when there is a standard alternative.
 """
 
 from __future__ import annotations
@@ -22,17 +27,45 @@ class CompileError(Exception):
         loc: where; ``Loc.unknown()`` only when no source position exists.
         source_line: the text of the offending line, if known; filled in by the front end
             from the module's source when omitted.
+        help: what to write instead (one sentence, rendered as a ``help:`` line), or ``""``.
+        end_col: the column (0-based, exclusive) where the construct ends on ``loc``'s
+            line, or None for a single caret.
     """
 
-    def __init__(self, message: str, loc: Loc, source_line: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        loc: Loc,
+        source_line: str | None = None,
+        *,
+        help: str = "",
+        end_col: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.loc = loc
         self.source_line = source_line
+        self.help = help
+        self.end_col = end_col
+        #: lines after the carets, e.g. the call chain from an export to a helper
+        #: (``in inner(a: f64), called from outer at m.py:10``)
+        self.notes: list[str] = []
+        #: further errors of the same build, rendered after this one
+        self.others: list[CompileError] = []
 
     def render(self) -> str:
-        """The full diagnostic: ``file:line:col: error: message``, the line and a caret."""
-        return _with_caret(f"{self.loc}: error: {self.message}", self.loc, self.source_line)
+        """The full diagnostic: ``file:line:col: error: message``, the line, carets under
+        the construct and the ``help:`` line if any."""
+        text = _with_caret(
+            f"{self.loc}: error: {self.message}", self.loc, self.source_line, self.end_col
+        )
+        lines = [text, *(f"note: {n}" for n in self.notes)]
+        if self.help:
+            lines.append(f"help: {self.help}")
+        if self.others:
+            lines.extend(["", *(f"{e.render()}\n" for e in self.others)])
+            lines.append(f"{1 + len(self.others)} errors")
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.render()
@@ -95,12 +128,14 @@ class InternalCompilerError(Exception):
         return self.render()
 
 
-def _with_caret(head: str, loc: Loc, source_line: str | None) -> str:
-    """``head``, then ``source_line`` (stripped) and a caret under ``loc``'s column."""
+def _with_caret(head: str, loc: Loc, source_line: str | None, end_col: int | None = None) -> str:
+    """``head``, then ``source_line`` (stripped) and carets under ``loc``'s column, up to
+    ``end_col`` (at least one, at most to the end of the line)."""
     if source_line is None or loc.line <= 0:
         return head
-    text = source_line.rstrip("\n")
+    text = source_line.rstrip("\n").rstrip()
     stripped = text.lstrip()
     indent = len(text) - len(stripped)
     caret_col = max(loc.col - indent, 0)
-    return f"{head}\n    {stripped}\n    {' ' * caret_col}^"
+    width = 1 if end_col is None else max(min(end_col, len(text)) - max(loc.col, indent), 1)
+    return f"{head}\n    {stripped}\n    {' ' * caret_col}{'^' * width}"

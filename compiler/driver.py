@@ -105,10 +105,11 @@ def parse(state: BuildState) -> None:
 
 
 def infer(state: BuildState) -> None:
-    """The ``infer`` stage: typed IR of every export and what it calls."""
-    from gradc.compiler.infer import infer_module
+    """The ``infer`` stage: typed IR of every export and what it calls (on failure, the
+    first error of every export: ``gradc.compiler.infer.all_errors``)."""
+    from gradc.compiler.infer.all_errors import infer_reporting_all
 
-    state.module = infer_module(state.info)
+    state.module = infer_reporting_all(state.info)
 
 
 def lower_arrays(state: BuildState) -> None:

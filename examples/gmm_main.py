@@ -1,6 +1,6 @@
 """Run the compiled GMM objective and its gradient on an ADBench instance.
 
-    gradc build examples/gmm.py        # writes build/gmm.gradc
+    gradc build examples/gmm.py        # writes examples/build/gmm.gradc
     python examples/gmm_main.py        # loads it, reads gmm/1k/gmm_d10_K25.txt
 
 Prints the objective, the norm of the gradient with respect to (alphas, means, icf), and
@@ -25,7 +25,11 @@ DEFAULT_INSTANCE = "gmm/1k/gmm_d10_K25.txt"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--artifact", default="build/gmm.gradc", help="built artifact directory")
+    parser.add_argument(
+        "--artifact",
+        default=str(Path(__file__).parent / "build" / "gmm.gradc"),
+        help="built artifact directory",
+    )
     parser.add_argument(
         "--instance", default=DEFAULT_INSTANCE, help="file under examples/data/adbench"
     )

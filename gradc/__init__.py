@@ -334,7 +334,8 @@ def load(path: str | Any, *, fastcall: bool | None = None) -> Library:
     Returns a :class:`~gradc.artifacts.loader.cpu.Library` with one callable per export.
     Imports the loader (and ``llvmlite.binding``) on first use only. Exports with a
     fast-call wrapper are called through it unless ``fastcall=False`` (default: the
-    environment variable ``GRADC_FASTCALL``, on unless ``0``); the others through ctypes.
+    environment variable ``GRADC_FASTCALL``: on unless ``0``, ``false``, ``no``, ``off``);
+    the others through ctypes.
 
     Raises:
         ArtifactError: the artifact is missing, corrupt, or of a newer format version.

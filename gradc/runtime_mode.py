@@ -4,7 +4,8 @@ The decorator returns an :class:`ExportedFunction`; nothing happens at import. T
 call of any export of a module resolves the module's artifact, once per process:
 
 1. a *fresh* artifact next to the module (``<dir>/<stem>.gradc``, then
-   ``<dir>/build/<stem>.gradc``, where ``gradc build`` writes by default), else in the
+   ``<dir>/build/<stem>.gradc``, where ``gradc build`` writes by default from any working
+   directory: :func:`default_build_dir`), else in the
    cache directory ``<cache_root>/<stem>-<sha256(absolute source path)[:16]>.gradc``;
 2. else the module is compiled (``gradc.compiler.driver.build_module``, reusing objects
    of a stale artifact by key) and stored in the cache directory, atomically and under the
@@ -66,6 +67,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gradc import _flags
 from gradc.inline_source import memory_source, prelude_of
 
 if TYPE_CHECKING:
@@ -88,15 +90,16 @@ REMOTE_READONLY_ENV = "GRADC_REMOTE_CACHE_READONLY"
 LOG_ENV = "GRADC_LOG"
 
 #: Values of a variable that mean "off" (the house rule for environment flags).
-FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
+FALSE_WORDS = _flags.FALSE_WORDS
 
 #: Name of the logger that runtime mode reports hits, misses and compiles to.
 LOGGER_NAME = "gradc"
 
 
 def env_flag(name: str, environ: Mapping[str, str] | None = None) -> bool:
-    """Environment variable ``name`` is set to something other than ``""`` or ``"0"``."""
-    return (os.environ if environ is None else environ).get(name, "") not in ("", "0")
+    """Environment variable ``name`` is on: set, and not blank, ``0``, ``false``, ``no`` or
+    ``off`` in any case (``gradc._flags.flag_value``, the rule for every flag)."""
+    return _flags.flag_value((os.environ if environ is None else environ).get(name))
 
 
 def log_level(environ: Mapping[str, str] | None = None) -> int | None:
@@ -184,13 +187,19 @@ class SourceUnavailableError(OSError):
     piped to ``python`` through standard input: Python keeps no copy of it)."""
 
 
+def default_build_dir(source: Path) -> Path:
+    """``<folder of source>/build/<stem>.gradc``: where ``gradc build m.py`` writes without
+    ``-o``, wherever it is run from, and so where runtime mode looks (the one rule for
+    both). Relative when ``source`` is (``m.py`` -> ``build/m.gradc``)."""
+    source = Path(source)
+    return source.parent / "build" / f"{source.stem}.gradc"
+
+
 def local_artifact_dirs(source: Path) -> list[Path]:
-    """The artifact directories next to module ``source``, in the order they are tried."""
+    """The artifact directories next to module ``source``, in the order they are tried:
+    ``<stem>.gradc`` beside it (a packager's choice), then :func:`default_build_dir`."""
     source = Path(os.path.abspath(source))
-    return [
-        source.with_name(f"{source.stem}.gradc"),
-        source.parent / "build" / f"{source.stem}.gradc",
-    ]
+    return [source.with_name(f"{source.stem}.gradc"), default_build_dir(source)]
 
 
 def is_fresh(
@@ -412,20 +421,24 @@ def _compile(
     driver's ``build_artifact``, as ``gradc build`` does."""
     import logging
 
+    from gradc.compiler.diagnostics import CompileError
     from gradc.compiler.driver import build_artifact
     from gradc.compiler.options import CompilerOptions
 
     remote = _remote_cache(remote_url, remote_readonly) if allow_compile else None
-    built = build_artifact(
-        source,
-        out,
-        CompilerOptions(**RUNTIME_OPTIONS),  # type: ignore[arg-type]
-        allow_compile=allow_compile,
-        remote=remote,
-        warn=_warn_rebuild,
-        source_text=text,
-        prelude=prelude,
-    )
+    try:
+        built = build_artifact(
+            source,
+            out,
+            CompilerOptions(**RUNTIME_OPTIONS),  # type: ignore[arg-type]
+            allow_compile=allow_compile,
+            remote=remote,
+            warn=_warn_rebuild,
+            source_text=text,
+            prelude=prelude,
+        )
+    except CompileError as err:  # the user's diagnostic, without the compiler's frames
+        raise err.with_traceback(None) from None
     log = logging.getLogger(LOGGER_NAME)
     if log.isEnabledFor(logging.DEBUG):
         from gradc.cli.explain import explain

@@ -9,6 +9,7 @@ gradc modules in ``pyproject.toml``::
 
     [tool.setuptools.cmdclass]
     build_py = "gradc.setuptools.build_py"
+    bdist_wheel = "gradc.setuptools.bdist_wheel"
 
     [tool.gradc]
     modules = ["mypkg/kernels.py"]      # paths relative to the project root
@@ -21,6 +22,13 @@ content-addressed objects; the writers' lock file is left out) as package data. 
 the package loads it without compiling::
 
     lib = gradc.load(Path(__file__).with_name("kernels.gradc"))
+
+The wheel carries machine code, so :class:`bdist_wheel` tags it for the platform that
+built it and for CPython's stable ABI (``cp311-abi3-linux_x86_64``: the export objects
+call no Python API, their fast-call wrappers only the limited API), never
+``py3-none-any``, which pip would install on any machine. For PyPI, build each platform
+with cibuildwheel (``auditwheel repair`` then gives the ``manylinux`` tag), as
+docs/artifacts.md "Packaging" shows.
 
 In an editable install (``pip install -e .``) the artifact is written next to the source
 module instead (``mypkg/kernels.gradc``). A compile error fails the build with gradc's
@@ -35,13 +43,24 @@ from __future__ import annotations
 import subprocess
 import sys
 import tomllib
+import warnings
 from pathlib import Path
 from typing import Any
 
 from setuptools.command.build_py import build_py as _setuptools_build_py
 from setuptools.errors import ExecError, OptionError
 
-__all__ = ["build_py", "gradc_config"]
+__all__ = ["bdist_wheel", "build_py", "gradc_config"]
+
+#: The stable-ABI tag of wheels with gradc artifacts: CPython >= 3.11, gradc's own floor.
+LIMITED_API_TAG = "cp311"
+
+try:
+    from setuptools.command.bdist_wheel import bdist_wheel as _bdist_wheel
+except ImportError:  # setuptools < 70.1: the command lives in ``wheel``
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # "no longer the canonical location"
+        from wheel.bdist_wheel import bdist_wheel as _bdist_wheel
 
 #: The writers' lock file of an artifact directory (gradc.artifacts.store.LOCK_NAME).
 _LOCK_NAME = ".lock"
@@ -107,3 +126,19 @@ class build_py(_setuptools_build_py):  # lower case: the name of the setuptools 
         """The ordinary outputs and every file of the artifacts built."""
         outputs: list[str] = super().get_outputs(*args, **kwargs)
         return outputs + list(getattr(self, "_gradc_outputs", []))
+
+
+class bdist_wheel(_bdist_wheel):  # type: ignore[misc,valid-type]  # setuptools' name
+    """``bdist_wheel`` for a package with gradc artifacts: a platform wheel (its objects
+    run on this machine's platform only) for CPython's stable ABI, e.g.
+    ``package-1.0-cp311-abi3-linux_x86_64.whl``, never ``py3-none-any``; the files go to
+    ``platlib`` (``Root-Is-Purelib: false``). ``--py-limited-api`` and ``--plat-name``
+    still override the tag."""
+
+    def finalize_options(self) -> None:
+        # Built like a package with extension modules: build_lib is the platform build
+        # folder and the files sit at the wheel's root (platlib), not under .data/purelib.
+        self.distribution.has_ext_modules = lambda: True
+        super().finalize_options()
+        if not self.py_limited_api:
+            self.py_limited_api = LIMITED_API_TAG

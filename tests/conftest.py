@@ -9,7 +9,10 @@ build, not one per export.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,13 @@ import pytest
 # oracles: ``@gradc.export`` must return the Python function there, not compile it
 # (runtime mode, gradc.runtime_mode). Runtime-mode tests run subprocesses without this.
 os.environ["GRADC_PLAIN_PYTHON"] = "1"
+
+# Never the user's real cache: runtime mode's default cache folder (platformdirs, which
+# follows XDG_CACHE_HOME), in this process and in every child a test starts without
+# GRADC_CACHE_DIR, lies in a folder of this session, removed at exit.
+_CACHE_HOME = tempfile.mkdtemp(prefix="gradc-tests-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
+atexit.register(shutil.rmtree, _CACHE_HOME, True)
 
 
 @pytest.fixture(scope="session")

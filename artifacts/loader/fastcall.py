@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from gradc._flags import flag_value
 from gradc.artifacts.abi.symbols import METH_FASTCALL_KEYWORDS, RAISE_ATTRIBUTE
 from gradc.artifacts.loader.exceptions import ErrorRecord, raise_error
 from gradc.artifacts.manifest import Entry
@@ -26,8 +27,9 @@ FASTCALL_ENV = "GRADC_FASTCALL"
 
 
 def fastcall_enabled() -> bool:
-    """Whether :data:`FASTCALL_ENV` leaves the fast call path on (the default)."""
-    return os.environ.get(FASTCALL_ENV, "1").strip() not in ("0", "false", "no", "off")
+    """Whether :data:`FASTCALL_ENV` leaves the fast call path on (the default; ``0``,
+    ``false``, ``no``, ``off`` turn it off: ``gradc._flags.flag_value``)."""
+    return flag_value(os.environ.get(FASTCALL_ENV), default=True)
 
 
 class _PyMethodDef(ctypes.Structure):

@@ -51,6 +51,14 @@ class Derivative:
     activity: tuple[str, ...] = ()
 
 
+#: Keywords of JAX's and others' derivative functions -> what gradc says instead.
+_KEYWORD_HELP = {
+    "argnums": "gradc's wrt= takes parameter positions or names, as JAX's argnums does: "
+    'wrt=0, wrt=(0, 1) or wrt=("x", "w")',
+    "has_aux": "return the auxiliary value from another export; wrt= is the only keyword",
+}
+
+
 def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivative | None:
     """``name = gradc.grad(f, wrt=...)`` (and the other kinds), or None."""
     value = stmt.value
@@ -78,7 +86,11 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
     wrt_node: ast.expr | None = None
     for kw in value.keywords:
         if kw.arg != "wrt":
-            raise src.error(f"gradc.{kind}() got an unexpected keyword '{kw.arg}'", kw.value)
+            raise src.error(
+                f"gradc.{kind}() got an unexpected keyword '{kw.arg}'",
+                kw,
+                help=_KEYWORD_HELP.get(kw.arg or "", "its only keyword is wrt="),
+            )
         wrt_node = kw.value
     if len(value.args) == 2 and wrt_node is None:
         wrt_node = value.args[1]

@@ -12,6 +12,7 @@ import ast
 import math
 
 from gradc.compiler.frontend import slicing
+from gradc.compiler.frontend.array_reductions import lower_reduction
 from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.imports import (
     ConstantRef,
@@ -75,8 +76,12 @@ class CallLowering(LoweringState):
 
     def call(self, e: ast.Call) -> Value:
         """A call: of ``math``, NumPy, ``x.copy()``, a builtin or a user function."""
-        if any(isinstance(a, ast.Starred) for a in e.args):
-            raise self.src.error("unsupported expression 'Starred'", e)
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                raise self.src.unsupported(a)
+        reduction = lower_reduction(self, self.dtype, e)  # np.sum(a), a.max(axis=0), ...
+        if reduction is not None:
+            return reduction
         func = e.func
         if e.keywords and self.info.numpy_attr(func) is None and not self._user_function(func):
             raise self.src.error("keyword arguments are not supported", e)
@@ -296,7 +301,7 @@ class CallLowering(LoweringState):
 
     def builtin_call(self, name: str, e: ast.Call) -> Value:
         """A call of one of :data:`SUPPORTED_BUILTINS` (``int()`` and friends, ``len``, ``abs``,
-        ``min``/``max`` of two or more scalars)."""
+        ``min``/``max`` of two or more scalars; of one array: :mod:`.array_reductions`)."""
         n = len(e.args)
         if name in _CAST_BUILTINS:
             if n == 0:
@@ -314,12 +319,8 @@ class CallLowering(LoweringState):
                 raise self.src.error(f"abs() takes exactly one argument ({n} given)", e)
             return self.b.insert(ops.Abs(self.expr(e.args[0])))
         if name in ("min", "max"):
-            if n < 2:
-                raise self.src.error(
-                    f"{name}() of one value (an iterable) is not supported; pass two or "
-                    "more scalars",
-                    e,
-                )
+            if n == 0:  # one argument, an array, is a reduction (array_reductions.py)
+                raise self.src.error(f"{name} expected at least 1 argument, got 0", e)
             cls = ops.Min if name == "min" else ops.Max
             acc = self.expr(e.args[0])
             for a in e.args[1:]:

@@ -110,12 +110,12 @@ class ExpressionLowering(CallLowering):
                 return self.call(e)
             case ast.Tuple(elts=elts):
                 if any(isinstance(x, ast.Starred) for x in elts):
-                    raise self.src.error("unsupported expression 'Starred'", e)
+                    raise self.src.unsupported(next(x for x in elts if isinstance(x, ast.Starred)))
                 return self.b.make_tuple([self.expr(x) for x in elts])
             case ast.Subscript(value=value, slice=index):
                 return self.subscript(e, value, index)
             case _:
-                raise self.src.error(f"unsupported expression '{type(e).__name__}'", e)
+                raise self.src.unsupported(e)
 
     def _fold_sign(self, e: ast.UnaryOp) -> int | float | bool | None:
         """The value of ``-c``/``+c`` (signs nested to any depth) over one constant ``c``

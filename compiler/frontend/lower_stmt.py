@@ -82,9 +82,7 @@ class StatementLowering(IterationLowering):
                     result = self.b.insert(ops.InPlace(current, result))
                     self.b.insert(ops.SetItem(array, indices, result))
             case ast.AugAssign(target=target):
-                raise self.src.error(
-                    f"unsupported assignment target '{type(target).__name__}'", target
-                )
+                raise self.src.unsupported(target, as_target=True)
             case ast.If():
                 self.if_stmt(s)
             case ast.For():
@@ -114,7 +112,7 @@ class StatementLowering(IterationLowering):
             case ast.Assert(test=test, msg=msg):
                 self.assert_stmt(s, test, msg)
             case _:
-                raise self.src.error(f"unsupported statement '{type(s).__name__}'", s)
+                raise self.src.unsupported(s)
 
     def assign(self, targets: list[ast.expr], value: ast.expr) -> None:
         """``t1 = t2 = value``; ``a, b = x, y`` evaluates the right side before binding."""
@@ -165,9 +163,7 @@ class StatementLowering(IterationLowering):
                 for part, elt in zip(parts, elts, strict=True):
                     self.bind(elt, part)
             case _:
-                raise self.src.error(
-                    f"unsupported assignment target '{type(target).__name__}'", target
-                )
+                raise self.src.unsupported(target, as_target=True)
 
     def if_stmt(self, s: ast.If) -> None:
         """``if``/``else``: a constant condition branches straight to the suite it selects."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from gradc.compiler.diagnostics import CompileError
@@ -51,6 +52,18 @@ __all__ = [
     "requested_derivative",
     "scan_module",
 ]
+
+
+#: The names ``from gradc import ...`` may bind: ``gradc.__all__`` (the front end does not
+#: import ``gradc``; tests/frontend/test_gradc_names.py keeps the two equal).
+GRADC_NAMES = frozenset(
+    {
+        *("Active", "Activity", "ArrayTypeMarker", "Const", "DerivativePlaceholder"),
+        *("Duplicated", "ScalarTypeMarker", "bool_", "boolean", "export", "f32", "f64"),
+        *("forward", "grad", "i32", "i64", "jvp", "load", "reverse", "runtime_stats"),
+        *("value_and_grad", "vjp"),
+    }
+)
 
 
 @dataclass(eq=False)
@@ -199,6 +212,15 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
                     elif alias.name in MATH_CONSTANTS:
                         info.constants[local] = MATH_CONSTANTS[alias.name]
                 elif stmt.module == "gradc":
+                    if alias.name not in GRADC_NAMES:  # plain Python would raise ImportError
+                        raise source.error(
+                            "'from gradc import *' is not supported"
+                            if alias.name == "*"
+                            else f"cannot import name {alias.name!r} from 'gradc'",
+                            alias,
+                            help=_did_you_mean(alias.name, GRADC_NAMES)
+                            + f"gradc's names are {', '.join(sorted(GRADC_NAMES))}",
+                        )
                     info.gradc_names[local] = alias.name
                 elif stmt.module == "numpy":
                     info.numpy_names[local] = alias.name
@@ -220,6 +242,7 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
         elif isinstance(stmt, ast.ClassDef):
             info.classes[stmt.name] = stmt
     _check_misplaced_gradc(info)
+    _check_gradc_attributes(info)
     if main:
         info.loader.finish()
     return info
@@ -255,6 +278,36 @@ def _claim_name(
             stmt,
         )
     taken[name] = stmt
+
+
+def _check_gradc_attributes(info: ModuleInfo) -> None:
+    """Refuse a call or decorator ``gradc.X`` where X is not one of gradc's names
+    (:data:`GRADC_NAMES`): plain Python raises AttributeError there, and a misspelt
+    ``d = gradc.gard(f)`` would otherwise declare nothing. (``gradc.__version__`` and
+    gradc's submodules are attributes too, but never called.)
+
+    Raises:
+        CompileError: at the attribute, with the closest name and the known ones.
+    """
+    called: list[ast.expr] = []
+    for node in ast.walk(info.source.tree):
+        if isinstance(node, ast.Call):
+            called.append(node.func)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            called.extend(node.decorator_list)
+    for node in called:
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in info.gradc_modules
+            and node.attr not in GRADC_NAMES
+        ):
+            raise info.source.error(
+                f"module 'gradc' has no attribute {node.attr!r}",
+                node,
+                help=_did_you_mean(node.attr, GRADC_NAMES)
+                + f"gradc's names are {', '.join(sorted(GRADC_NAMES))}",
+            )
 
 
 def _check_misplaced_gradc(info: ModuleInfo) -> None:
@@ -322,3 +375,11 @@ def _scan_assignment(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> None
         else:
             info.constants[target.id] = folded
             info.non_constants.pop(target.id, None)
+
+
+def _did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``"did you mean 'grad'? "`` for the closest of ``known`` to ``name``, else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(known), n=1)
+    return f"did you mean {close[0]!r}? " if close else ""

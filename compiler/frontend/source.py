@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradc.compiler.diagnostics import CompileError
+from gradc.compiler.frontend.constructs import unsupported
 from gradc.compiler.ir.loc import Loc
 
 
@@ -50,7 +53,14 @@ class SourceFile:
             col = max((exc.offset or 1) - 1, 0)
             lines = text.splitlines()
             src = lines[line - 1] if 0 < line <= len(lines) else None
-            raise CompileError(f"invalid syntax: {exc.msg}", Loc(path, line, col), src) from None
+            # CPython's message says what is wrong ("expected ':'"), or is just "invalid syntax"
+            message = (
+                exc.msg if exc.msg.startswith("invalid syntax") else f"invalid syntax: {exc.msg}"
+            )
+            end = (exc.end_offset or 0) - 1 if exc.end_lineno == exc.lineno else None
+            raise CompileError(
+                message, Loc(path, line, col), src, end_col=end if end and end > col else None
+            ) from None
         return cls(path, text, tree)
 
     def loc(self, node: ast.AST) -> Loc:
@@ -62,7 +72,37 @@ class SourceFile:
         lines = self.text.splitlines()
         return lines[lineno - 1] if 0 < lineno <= len(lines) else None
 
-    def error(self, message: str, node: ast.AST | Loc) -> CompileError:
-        """A :class:`CompileError` at ``node`` with the source line filled in."""
-        loc = node if isinstance(node, Loc) else self.loc(node)
-        return CompileError(message, loc, self.line(loc.line))
+    def error(self, message: str, node: ast.AST | Loc, *, help: str = "") -> CompileError:
+        """A :class:`CompileError` at ``node`` with the source line filled in, its carets
+        under the whole of ``node`` (to the end of the line when it spans lines), and the
+        ``help`` line if given."""
+        if isinstance(node, Loc):
+            return CompileError(message, node, self.line(node.line), help=help)
+        loc = self.loc(node)
+        line = self.line(loc.line)
+        end: int | None = None
+        if getattr(node, "end_lineno", None) == loc.line:
+            end = getattr(node, "end_col_offset", None)
+        elif getattr(node, "end_lineno", None) is not None and line is not None:
+            end = _code_end(line)  # a construct over several lines: its first line
+        return CompileError(message, loc, line, help=help, end_col=end)
+
+    def unsupported(self, node: ast.AST, *, as_target: bool = False) -> CompileError:
+        """The error for a construct gradc does not compile, in words with a ``help:``
+        line (``gradc.compiler.frontend.constructs.unsupported``)."""
+        message, help = unsupported(node, as_target=as_target)
+        return self.error(message, node, help=help)
+
+
+def _code_end(line: str) -> int:
+    """The column after the last token of ``line`` that is not a comment (``try:  # x``
+    -> 4); the stripped line's length when it does not tokenize on its own."""
+    end = 0
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline):
+            if tok.type not in skip and tok.type != tokenize.ENDMARKER:
+                end = tok.end[1]
+    except (tokenize.TokenError, SyntaxError):
+        return len(line.rstrip())
+    return end + len(line) - len(line.lstrip())

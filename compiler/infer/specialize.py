@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from gradc.compiler.diagnostics import CompileError
@@ -82,6 +84,8 @@ class Inference:
         self.functions: dict[str, FunctionRef] = {}
         #: IR symbol -> the specialisation that owns it (names must not clash)
         self.owners: dict[str, SpecKey] = {}
+        #: helper specialisation -> (the specialisation whose call first reached it, where)
+        self.reached: dict[SpecKey, tuple[SpecKey, Loc]] = {}
         self.changed = False
 
     def run(self) -> Module:
@@ -97,12 +101,15 @@ class Inference:
         while self.changed:
             self.changed = False
             for spec in list(self.specs.values()):
-                self._infer(spec)
+                with self.within(spec.key):
+                    self._infer(spec)
         module = Module(self.info.name, source_file=self.src.path)
         for spec in reversed(self.specs.values()):  # callees before callers
-            self._finish(spec)
+            with self.within(spec.key):
+                self._finish(spec)
         for spec in self.specs.values():
-            Materializer(spec).run()
+            with self.within(spec.key):
+                Materializer(spec).run()
             module.add(spec.function)
         return module
 
@@ -120,7 +127,8 @@ class Inference:
                 f"'{name}' with these argument types); rename one of them",
                 ref.module.source.loc(node),
             )
-        lowered = lower_function(ref.module, node, symbol, list(arg_types))
+        with self.within(key):
+            lowered = lower_function(ref.module, node, symbol, list(arg_types))
         self.functions.update(lowered.callees)
         if (
             declared is None
@@ -155,6 +163,7 @@ class Inference:
         key = (call.callee, arg_types)
         spec = self.specs.get(key)
         if spec is None:
+            self.reached[key] = (caller.key, call.loc)
             spec = self._specialize(key, None)
         caller.calls[call] = spec
         return spec
@@ -185,6 +194,36 @@ class Inference:
         return TRANSFER.lookup(inst)(self, spec, inst)
 
     # -- errors ---------------------------------------------------------------------------
+
+    @contextmanager
+    def within(self, key: SpecKey) -> Iterator[None]:
+        """Errors raised while working on specialisation ``key`` get its call chain as
+        notes (:meth:`call_chain`), unless a callee's error already has its own."""
+        try:
+            yield
+        except CompileError as err:
+            if not err.notes:
+                err.notes.extend(self.call_chain(key))
+            raise
+
+    def call_chain(self, key: SpecKey) -> list[str]:
+        """How an export reaches helper specialisation ``key``, innermost first:
+        ``in inner(a: f64, i: i64), called from middle at m.py:10``; ``[]`` for an
+        export."""
+        notes: list[str] = []
+        while key in self.reached:  # every chain ends at an export (not in ``reached``)
+            caller, loc = self.reached[key]
+            ref = self.functions[key[0]]
+            params = [a.arg for a in (*ref.node.args.posonlyargs, *ref.node.args.args)]
+            typed = ", ".join(
+                f"{p}: {python_name(t)}" for p, t in zip(params, key[1], strict=False)
+            )
+            notes.append(
+                f"in {ref.name}({typed}), called from {self.functions[caller[0]].name} "
+                f"at {loc.file}:{loc.line}"
+            )
+            key = caller
+        return notes
 
     def error(self, message: str, where: Instruction | Loc) -> CompileError:
         """An error at ``where``, with the source line of whichever file it lies in."""

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from gradc.compiler.ir import (  # noqa: F401 (registrations)
     interp_elementwise,
     interp_memory,
+    interp_reductions,
     interp_scalar,
     interp_views,
     ops,

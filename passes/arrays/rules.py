@@ -3,5 +3,6 @@
 from gradc.passes.arrays import (
     elementwise,  # noqa: F401 (registrations)
     indexing,  # noqa: F401 (registrations)
+    reduce,  # noqa: F401 (registrations)
     views,  # noqa: F401 (registrations)
 )

@@ -51,6 +51,7 @@ def test_unchanged_rebuild_reuses_everything_and_writes_nothing(
     _no_lowering(monkeypatch)
     r, _ = build_ok(src, out)
     assert "3 reused" in r.output
+    assert r.output.startswith(f"{out} is up to date: 3 exports"), r.output
     assert files(out) == before_files
     assert _stat(out) == before_stat  # not even rewritten with the same bytes
 

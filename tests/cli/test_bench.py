@@ -270,8 +270,9 @@ def test_parse_shapes() -> None:
 def test_parse_args_option() -> None:
     got = parse_args_option(["f=(1.0, 2)", "g=[1, 2, 3]", "h = 5"])
     assert got == {"f": (1.0, 2), "g": [1, 2, 3], "h": 5}
-    with pytest.raises(click.BadParameter, match="not a Python literal"):
+    with pytest.raises(click.BadParameter, match="not a Python literal") as info:
         parse_args_option(["f=np.ones(3)"])
+    assert " object at 0x" not in str(info.value) and "--shape" in str(info.value)
 
 
 def _entry(*types_: str, names: tuple[str, ...] = ()) -> Entry:

@@ -53,6 +53,8 @@ def test_inspect_relocations_lists_symbols_and_relocations(tmp_path) -> None:  #
     assert "poly: objects/" in result.output
     assert "gradc_poly_" in result.output.split("defines:")[1]
     assert "-> sin (external)" in result.output
+    assert "R_X86_64_PLT32" in result.output and "type " not in result.output  # as readelf
+    assert "poly wrapper: objects/" in result.output  # the fast-call wrapper's object too
 
 
 LIFETIMES_IR = """

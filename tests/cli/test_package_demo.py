@@ -59,6 +59,11 @@ def test_wheel_installs_and_runs_without_compiling(tmp_path: Path) -> None:
         cwd=src,
     )
     (wheel,) = dist.glob("package_demo-*.whl")
+    # a platform wheel for CPython's stable ABI: its objects run on this platform only
+    platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    assert wheel.name == f"package_demo-0.1.0-cp311-abi3-{platform}.whl", wheel.name
+    metadata = zipfile.ZipFile(wheel).read("package_demo-0.1.0.dist-info/WHEEL").decode()
+    assert "Root-Is-Purelib: false" in metadata
     names = zipfile.ZipFile(wheel).namelist()
     assert "package_demo/kernels.gradc/manifest.msgpack" in names
     assert any(n.startswith("package_demo/kernels.gradc/objects/") for n in names)
@@ -100,3 +105,24 @@ def test_wheel_installs_and_runs_without_compiling(tmp_path: Path) -> None:
     w = np.array([0.5, -1.25, 2.0])
     assert out["energy"] == pytest.approx(1.5 * float(np.sum(w * w + np.sin(w))), rel=1e-12)
     assert out["d_energy"] == pytest.approx((1.5 * (2 * w + np.cos(w))).tolist(), rel=1e-12)
+
+
+@pytest.mark.slow
+def test_wheel_builds_with_build_isolation_against_a_local_gradc_wheel(tmp_path: Path) -> None:
+    """``pip wheel .`` with build isolation: pip installs the build requirements (gradc from
+    a wheel built here, the rest from the index) into a fresh environment and builds a
+    platform wheel there (~45 s)."""
+    pytest.importorskip("wheel", reason="building gradc's wheel needs `wheel`")
+    root = Path(__file__).resolve().parents[2]
+    pip = [sys.executable, "-m", "pip"]
+    local = tmp_path / "gradc_dist"
+    _run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(local), str(root)])
+    src = tmp_path / "src"
+    shutil.copytree(DEMO, src, ignore=shutil.ignore_patterns("build", "dist", "*.egg-info"))
+    dist = tmp_path / "dist"
+    _run([*pip, "wheel", "--no-deps", "--find-links", str(local), "-w", str(dist), "."], cwd=src)
+    (wheel,) = dist.glob("package_demo-*.whl")
+    platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    assert wheel.name == f"package_demo-0.1.0-cp311-abi3-{platform}.whl", wheel.name
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "package_demo/kernels.gradc/manifest.msgpack" in names

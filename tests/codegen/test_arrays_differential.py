@@ -16,6 +16,7 @@ module-level dicts (all optional except SHAPES for array parameters)::
     RAISES   = {"export": "IndexError"}           # exception the oracle may raise
     MUTATES  = {"export": ("A",)}                 # array arguments the export writes
     ULP      = {"export"}                         # compare floats within 1 ulp (math)
+    SUMMED   = {"export"}                         # floats within SUM_TOLERANCE (np.sum...)
 
 Defaults: float elements and scalars in [-10, 10], int elements in [-20, 20], int
 scalars in [-9, 9], bools both.
@@ -47,7 +48,11 @@ Comparison (plain function on one copy of the inputs, compiled on another):
   NumPy warning (run with np.errstate(all="raise", under="ignore")), or an exception from
   an export not in RAISES is a corpus bug.
 - array results: exactly ``np.ndarray``, same dtype and shape, equal values (NaN equal
-  NaN; exact, or within 1 ulp for ULP exports), not sharing memory with any argument,
+  NaN; exact, or within 1 ulp for ULP exports, or for SUMMED exports — NumPy's reductions,
+  whose pairwise summation order gradc does not follow — within SUM_TOLERANCE of the
+  dtype relative to max(1, |value|): a bound on both summation errors for the corpus's
+  elements (at most 6**3 of magnitude <= 10), far below any wrong element or axis), not
+  sharing memory with any argument,
   still intact after a second compiled call on other values (a result whose buffer was
   freed on return would be overwritten);
 - scalars: bool / int / float by value and Python type (NumPy scalars from the oracle
@@ -204,7 +209,9 @@ def parse_signature(text: str) -> tuple[Any, list[Any]]:
 # ------------------------------------------------------------------------- discovery
 
 
-SPEC_NAMES = ("SHAPES", "DIMS", "ELEMENTS", "DOMAINS", "RAISES", "MUTATES", "ULP")
+SPEC_NAMES = ("SHAPES", "DIMS", "ELEMENTS", "DOMAINS", "RAISES", "MUTATES", "ULP", "SUMMED")
+#: SUMMED exports: float results within this bound times max(1, |value|), by dtype.
+SUM_TOLERANCE = {"float64": 1e-9, "float32": 1e-3}
 
 
 @dataclass(frozen=True)
@@ -224,6 +231,7 @@ class Export:
     raises: type[BaseException] | None = None
     mutates: tuple[str, ...] = ()
     ulp: bool = False
+    summed: bool = False
 
     @property
     def id(self) -> str:
@@ -289,6 +297,7 @@ def module_spec(path: Path) -> dict[str, Any]:
     for name in ("SHAPES", "DIMS", "ELEMENTS", "DOMAINS", "RAISES", "MUTATES"):
         spec[name] = spec[name] or {}
     spec["ULP"] = set(spec["ULP"] or ())
+    spec["SUMMED"] = set(spec["SUMMED"] or ())
     return spec
 
 
@@ -339,6 +348,7 @@ def discover(path: Path) -> list[Export]:
                 raises=ERROR_NAMES.get(raises),
                 mutates=tuple(spec["MUTATES"].get(fn.name, ())),
                 ulp=fn.name in spec["ULP"],
+                summed=fn.name in spec["SUMMED"],
             )
         )
     return exports
@@ -582,6 +592,10 @@ def _float_arrays_match(export: Export, expected: np.ndarray, actual: np.ndarray
         with np.errstate(invalid="ignore"):
             tol = np.spacing(np.maximum(np.abs(e), np.abs(a)).astype(expected.dtype))
             same |= np.isfinite(e) & np.isfinite(a) & (np.abs(e - a) <= tol)
+    if export.summed:
+        bound = SUM_TOLERANCE[expected.dtype.name] * np.maximum(1.0, np.abs(e))
+        with np.errstate(invalid="ignore"):
+            same |= np.isfinite(e) & np.isfinite(a) & (np.abs(e - a) <= bound)
     return np.asarray(same, dtype=bool)
 
 
@@ -633,6 +647,8 @@ def assert_same(export: Export, expected: Any, actual: Any, where: str = "result
             ok = True
         elif export.ulp and math.isfinite(expected) and math.isfinite(actual):
             ok = abs(expected - actual) <= math.ulp(max(abs(expected), abs(actual)))
+        elif export.summed and math.isfinite(expected) and math.isfinite(actual):
+            ok = abs(expected - actual) <= SUM_TOLERANCE["float64"] * max(1.0, abs(expected))
         else:
             ok = False
         assert ok, f"{where}: expected {expected!r}, got {actual!r}"
@@ -743,8 +759,9 @@ def test_spec_names_real_parameters(path: Path) -> None:
     for table in ("SHAPES", "DIMS", "ELEMENTS", "DOMAINS", "RAISES", "MUTATES"):
         for fname in spec[table]:
             assert fname in exports, f"{table} names {fname!r}, which is not an export"
-    for fname in spec["ULP"]:
-        assert fname in exports, f"ULP names {fname!r}, which is not an export"
+    for table in ("ULP", "SUMMED"):
+        for fname in spec[table]:
+            assert fname in exports, f"{table} names {fname!r}, which is not an export"
     for e in exports.values():
         types = dict(e.params)
         arrays = dict(e.array_params)

@@ -171,6 +171,8 @@ TEMPORARIES: list[tuple[str, str, Callable[[], tuple[Any, ...]]]] = [
     ("kernels", "matmul", lambda: (np.ones((3, 4)), np.ones((4, 2)))),
     ("alloc", "alloc_then_sum", lambda: (7,)),
     ("alloc", "zero_length", lambda: (5,)),
+    ("numpy_reductions", "chained", lambda: (np.arange(24.0).reshape(2, 3, 4),)),
+    ("numpy_reductions", "sum_axes_3d", lambda: (np.ones((2, 3, 4)),)),
 ]
 
 

@@ -8,6 +8,13 @@ Each program in tests/frontend/errors/ is one small module with a header::
                                                      "a|b" lists accepted columns)
     # expect-node: BinOp                            (self-check of the header: the ast
                                                      node class found at line:col)
+    # expect-help: np.empty(n)                      (optional: substring of err.help,
+                                                     the ``help:`` line's text)
+    # expect-carets: 6                              (optional: number of ``^`` under
+                                                     the construct)
+    # expect-note: in g(x: f64), called from f at *m.py:9
+                                                    (optional, repeatable: the notes in
+                                                     order, each a substring; * is any text)
 
 and the comment ``# error-here`` on the accepted line(s) of the error. Programs without
 ``expect-col`` are type errors: only the line and the message are checked. Every program
@@ -19,7 +26,9 @@ for them the expected line is the one CPython's own SyntaxError reports.
 
 Rendering, checked for every error: ``str(err)`` is ``file:line:col: error: message``
 (col printed 1-based, as ``Loc.__str__`` does), then the source line, then a caret under
-``err.loc.col``.
+``err.loc.col``, as many as the construct is wide on that line (``err.end_col``; one
+without it), then ``note: ...`` for each of ``err.notes`` (the call chain of an error in a
+helper) and ``help: ...`` when ``err.help`` is set.
 """
 
 from __future__ import annotations
@@ -42,21 +51,30 @@ class Expectation:
     lines: frozenset[int]
     cols: tuple[int, ...] | None  # None: a type error, the column is not checked
     nodes: tuple[str, ...]
+    help: str | None = None  # None: not checked
+    carets: int | None = None  # None: not checked
+    notes: tuple[str, ...] = ()
 
 
 def parse_expectation(path: Path) -> Expectation:
     text = path.read_text()
     header: dict[str, str] = {}
+    notes: list[str] = []
     for line in text.splitlines():
         m = re.match(r"^# expect-([a-z]+): (.*)$", line)
-        if m:
+        if m and m.group(1) == "note":
+            notes.append(m.group(2).strip())
+        elif m:
             header[m.group(1)] = m.group(2).strip()
     lines = frozenset(i for i, line in enumerate(text.splitlines(), 1) if MARKER in line)
     assert "message" in header, f"{path.name}: no expect-message header"
     assert lines, f"{path.name}: no '{MARKER}' line"
     cols = tuple(int(c) for c in header["col"].split("|")) if "col" in header else None
     nodes = tuple(header["node"].split("|")) if "node" in header else ()
-    return Expectation(path, header["message"], lines, cols, nodes)
+    carets = int(header["carets"]) if "carets" in header else None
+    return Expectation(
+        path, header["message"], lines, cols, nodes, header.get("help"), carets, tuple(notes)
+    )
 
 
 ERROR_FILES = sorted(ERRORS_DIR.glob("*.py"))
@@ -119,6 +137,12 @@ def check_rendering(err: Exception, path: Path, source: str) -> None:
     assert caret.index("^") - start == max(loc.col - indent, 0), (
         f"caret not under column {loc.col}:\n{shown}\n{caret}"
     )
+    end_col = getattr(err, "end_col", None)
+    width = 1 if end_col is None else min(end_col, len(src.rstrip())) - max(loc.col, indent)
+    assert caret.strip() == "^" * max(width, 1), f"carets not under the construct:\n{err}"
+    help = getattr(err, "help", "")
+    after = [f"note: {n}" for n in getattr(err, "notes", [])] + ([f"help: {help}"] if help else [])
+    assert rendered[3:] == after, f"not the notes then the help line after the carets:\n{err}"
 
 
 # ------------------------------------------------------------------------- self-checks
@@ -170,6 +194,14 @@ def test_compile_error(exp: Expectation) -> None:
     )
     if exp.cols is not None:
         assert err.loc.col in exp.cols, f"error at col {err.loc.col}, expected {exp.cols}:\n{err}"
+    if exp.help is not None:
+        assert exp.help in err.help, f"help {err.help!r} lacks {exp.help!r}"
+    assert len(err.notes) == len(exp.notes), f"notes {err.notes}, expected {exp.notes}"
+    for note, expected in zip(err.notes, exp.notes, strict=True):
+        pattern = ".*".join(re.escape(part) for part in expected.split("*"))
+        assert re.search(pattern, note), f"note {note!r} lacks {expected!r}"
+    if exp.carets is not None:
+        assert str(err).splitlines()[2].strip() == "^" * exp.carets, str(err)
     check_rendering(err, exp.path, exp.path.read_text())
 
 
@@ -186,4 +218,9 @@ def test_syntax_error(name: str, tmp_path: Path) -> None:
         _build(path)
     err = info.value
     assert err.loc.line == expected_line, f"expected line {expected_line}:\n{err}"
+    # CPython's message once, after "invalid syntax" unless it is that ("expected ':'")
+    message = syntax_error.value.msg
+    assert err.message in (message, f"invalid syntax: {message}"), err.message
+    assert err.message.startswith("invalid syntax") or message.startswith("invalid syntax")
+    assert "invalid syntax: invalid syntax" not in err.message
     check_rendering(err, path, source)

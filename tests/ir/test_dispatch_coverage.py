@@ -73,6 +73,8 @@ AFTER_INFERENCE = frozenset(
         ops.TapeFree,
         ops.Elementwise,
         ops.ElementwiseInto,
+        ops.Reduce,  # materialised from npreduce
+        ops.Cumulate,
         ops.SliceView,  # materialisation makes it from basicindex and getitem
         ops.AssignInto,  # materialisation makes it from setitem
         ops.Take,  # and these from getitem

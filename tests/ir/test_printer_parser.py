@@ -169,9 +169,13 @@ ALL_OPS = ir("""
       %fd = fdiv %v, %v : f64
       %ew = elementwise where(%k, %a, %v) : array[f64,2,C]
       elementwise_into add %a, (%a, %ew)
+      %rs = reduce var %a, [1] 1 {keepdims} : array[f64,2,C]
+      %ra = reduce argmax %a, [0, 1] 0 : i64
+      %cs = cumulate cumsum %a, none : array[f64,1,C]
+      %cp = cumulate cumprod %a, 0 : array[f64,2,C]
       %vw = view %a, (%i, %i, %two), [s101, new, int] : array[f64,2,A]
       %tr = transpose %a, [1, 0] : array[f64,2,A]
-      %rs = reshape %b, (%i, %two), "cannot reshape array of size {0} into shape ({1},2)" : array[f64,2,C]
+      %rsh = reshape %b, (%i, %two), "cannot reshape array of size {0} into shape ({1},2)" : array[f64,2,C]
       assign_into %vw, %v
       %tk = take %b, %b64 : array[f64,1,C]
       %km = newarray(%d), %k : array[i1,1,C]
@@ -208,6 +212,8 @@ FRONT_END_OPS = ir("""
       %e = allocate empty i32 : ?
       %m = numpy minimum(%v, %v) : ?
       %ip = inplace %a, %v : ?
+      %rd = npreduce "norm:inf" %a, none 0 "" "np.linalg.norm()" : ?
+      %rk = npreduce sum %a, [-1, 0] 0 i32 "a.sum()" {keepdims} : ?
       %bi = basicindex %a, (%i, %i), [s011, "...", new] : ?
       %fg = flatget %a, %i : ?
       ret %g

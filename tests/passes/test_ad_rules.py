@@ -33,6 +33,7 @@ WITHOUT_RULE = [
     "getitem",
     "inplace",
     "len",
+    "npreduce",
     "numpy",
     "phi",
     "poison",

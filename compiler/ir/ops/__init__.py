@@ -12,6 +12,7 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.control`: phis, calls, branches, returns, raises;
 - :mod:`.arrays`: array shapes, element addresses, loads and stores, allocation,
   reference counts;
+- :mod:`.reductions`: NumPy's reductions (``np.sum``, ``a.max(axis=0)``, ``np.cumsum``);
 - :mod:`.tape`: the reverse-mode tape;
 - :mod:`.elementwise`: NumPy ufuncs on whole arrays (lowered to loops by ``lower-arrays``);
 - :mod:`.frontend`: the untyped front end's polymorphic operations;
@@ -74,6 +75,13 @@ from gradc.compiler.ir.ops.mathcall import (
     MathCheck,
     MathFn,
     MathName,
+)
+from gradc.compiler.ir.ops.reductions import (
+    CumKind,
+    Cumulate,
+    NumpyReduce,
+    Reduce,
+    ReduceKind,
 )
 from gradc.compiler.ir.ops.scalar import (
     CMP_PREDICATES,
@@ -177,6 +185,10 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Elementwise,
         ElementwiseInto,
         InPlace,
+        # reductions
+        Reduce,
+        Cumulate,
+        NumpyReduce,
         # views
         SliceView,
         Transpose,
@@ -200,6 +212,7 @@ FRONT_END_OPERATIONS = (
     Allocate,
     NumpyCall,
     InPlace,
+    NumpyReduce,
     BasicIndex,
     FlatGet,
 )
@@ -236,6 +249,8 @@ __all__ = [
     "Compress",
     "Const",
     "CopyArray",
+    "CumKind",
+    "Cumulate",
     "DecRef",
     "Div",
     "DivKind",
@@ -269,6 +284,7 @@ __all__ = [
     "NewArray",
     "Not",
     "NumpyCall",
+    "NumpyReduce",
     "Phi",
     "PointerAdd",
     "Poison",
@@ -276,6 +292,8 @@ __all__ = [
     "RShift",
     "Raise",
     "RaiseFormat",
+    "Reduce",
+    "ReduceKind",
     "Reshape",
     "Return",
     "Select",

@@ -698,6 +698,48 @@ def _elementwise(fn: Callable[..., Any]) -> Callable[..., Any]:
     return apply
 
 
+def _on_arrays(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` elementwise when an operand is an array (NumPy's ufuncs on object arrays
+    would call methods that Duals do not have)."""
+
+    def apply(*args: Any) -> Any:
+        if any(isinstance(a, np.ndarray) for a in args):
+            return np.frompyfunc(fn, len(args), 1)(*args)
+        return fn(*args)
+
+    return apply
+
+
+def _dual_sqrt(v: Any) -> Any:
+    sqrt = _dual_math().sqrt
+    if isinstance(v, np.ndarray):
+        return np.frompyfunc(sqrt, 1, 1)(v)
+    return sqrt(v)
+
+
+def _dual_var(a: Any, axis: Any, ddof: int, keepdims: bool) -> Any:
+    mean = np.mean(a, axis=axis, keepdims=True)
+    d = a - mean
+    n = a.size // mean.size
+    return np.sum(d * d, axis=axis, keepdims=keepdims) / (n - ddof)
+
+
+def _dual_norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    """``np.linalg.norm`` of a vector or (Frobenius) a matrix, on object arrays."""
+    flat = x.ravel()
+    if ord == 1:
+        r = np.sum(np.abs(flat))
+    elif ord == np.inf:
+        r = max(np.abs(flat), default=0.0)
+    else:
+        r = _dual_sqrt(np.sum(flat * flat))
+    if keepdims:
+        out = np.empty((1,) * x.ndim, dtype=object)
+        out[...] = r
+        return out
+    return r
+
+
 class _DualNumpy(types.ModuleType):
     """``numpy`` whose allocation functions make object arrays (so they can hold Duals)
     and whose math functions take Duals."""
@@ -705,10 +747,34 @@ class _DualNumpy(types.ModuleType):
     def __init__(self) -> None:
         super().__init__("numpy_dual")
         self._math = _dual_numpy_math()
+        self.linalg = types.SimpleNamespace(norm=_dual_norm)
+
+    @staticmethod
+    def var(
+        a: Any,
+        axis: Any = None,
+        dtype: Any = None,
+        out: Any = None,
+        ddof: int = 0,
+        keepdims: bool = False,
+    ) -> Any:
+        """NumPy's two passes, on object arrays (NumPy's own var calls ``conjugate``)."""
+        return _dual_var(a, axis, ddof, keepdims)
+
+    @staticmethod
+    def std(
+        a: Any,
+        axis: Any = None,
+        dtype: Any = None,
+        out: Any = None,
+        ddof: int = 0,
+        keepdims: bool = False,
+    ) -> Any:
+        return _dual_sqrt(_dual_var(a, axis, ddof, keepdims))
 
     def __getattr__(self, name: str) -> Any:
         if name in self._math:
-            return self._math[name]
+            return _on_arrays(self._math[name])
         return getattr(np, name)
 
     @staticmethod

@@ -1,7 +1,9 @@
 # ruff: noqa
-# expect-message: unsupported expression 'Dict'
+# expect-message: a dict literal is not supported in compiled code
 # expect-col: 8
 # expect-node: Dict
+# expect-help: pass the values as separate arguments
+# expect-carets: 6
 import gradc
 from gradc import f64, i64
 

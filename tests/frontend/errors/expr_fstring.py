@@ -1,7 +1,9 @@
 # ruff: noqa
-# expect-message: unsupported expression 'JoinedStr'
+# expect-message: an f-string is not supported in compiled code
 # expect-col: 8
 # expect-node: JoinedStr
+# expect-help: only as the message of a raised exception
+# expect-carets: 6
 import gradc
 from gradc import f64, i64
 

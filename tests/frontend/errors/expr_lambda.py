@@ -1,7 +1,9 @@
 # ruff: noqa
-# expect-message: unsupported expression 'Lambda'
+# expect-message: a lambda is not supported in compiled code
 # expect-col: 8
 # expect-node: Lambda
+# expect-help: define a module-level function
+# expect-carets: 9
 import gradc
 from gradc import f64, i64
 

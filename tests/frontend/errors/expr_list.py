@@ -1,7 +1,9 @@
 # ruff: noqa
-# expect-message: unsupported expression 'List'
+# expect-message: a list literal is not supported in compiled code
 # expect-col: 9
 # expect-node: List
+# expect-help: np.empty(n) or np.zeros(n) and assign its elements
+# expect-carets: 6
 import gradc
 from gradc import f64, i64
 

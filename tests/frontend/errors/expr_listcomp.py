@@ -1,7 +1,9 @@
 # ruff: noqa
-# expect-message: unsupported expression 'ListComp'
+# expect-message: a list comprehension is not supported in compiled code
 # expect-col: 9
 # expect-node: ListComp
+# expect-help: np.empty(n) and fill it in a for loop
+# expect-carets: 25
 import gradc
 from gradc import f64, i64
 

@@ -1,7 +1,9 @@
 # ruff: noqa
-# expect-message: unsupported expression 'Set'
+# expect-message: a set literal is not supported in compiled code
 # expect-col: 8
 # expect-node: Set
+# expect-help: use a tuple
+# expect-carets: 8
 import gradc
 from gradc import f64, i64
 

@@ -1,7 +1,8 @@
 # ruff: noqa
-# expect-message: unsupported statement 'AsyncFunctionDef'
+# expect-message: an async function definition is not supported in compiled code
 # expect-col: 4
 # expect-node: AsyncFunctionDef
+# expect-carets: 14
 import gradc
 from gradc import f64, i64
 

@@ -1,7 +1,9 @@
 # ruff: noqa
-# expect-message: unsupported statement 'Delete'
+# expect-message: a del statement is not supported in compiled code
 # expect-col: 4
 # expect-node: Delete
+# expect-help: rebind it
+# expect-carets: 5
 import gradc
 from gradc import f64, i64
 

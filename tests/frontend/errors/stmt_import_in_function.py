@@ -1,7 +1,9 @@
 # ruff: noqa
-# expect-message: unsupported statement 'Import'
+# expect-message: an import inside a function is not supported in compiled code
 # expect-col: 4
 # expect-node: Import
+# expect-help: import at the top of the module
+# expect-carets: 11
 import gradc
 from gradc import f64, i64
 

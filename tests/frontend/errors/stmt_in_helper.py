@@ -1,7 +1,9 @@
 # ruff: noqa
-# expect-message: unsupported statement 'With'
+# expect-message: a with statement is not supported in compiled code
 # expect-col: 4
 # expect-node: With
+# expect-carets: 7
+# expect-note: in _helper(x: f64), called from f at *stmt_in_helper.py:19
 import gradc
 from gradc import f64, i64
 

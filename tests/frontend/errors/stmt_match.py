@@ -1,7 +1,9 @@
 # ruff: noqa
-# expect-message: unsupported statement 'Match'
+# expect-message: a match statement is not supported in compiled code
 # expect-col: 4
 # expect-node: Match
+# expect-help: use if / elif / else
+# expect-carets: 8
 import gradc
 from gradc import f64, i64
 

@@ -1,7 +1,9 @@
 # ruff: noqa
-# expect-message: unsupported statement 'Try'
+# expect-message: a try statement is not supported in compiled code
 # expect-col: 4
 # expect-node: Try
+# expect-help: test the condition with if
+# expect-carets: 4
 import gradc
 from gradc import f64, i64
 

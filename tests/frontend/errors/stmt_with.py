@@ -1,7 +1,8 @@
 # ruff: noqa
-# expect-message: unsupported statement 'With'
+# expect-message: a with statement is not supported in compiled code
 # expect-col: 4
 # expect-node: With
+# expect-carets: 7
 import gradc
 from gradc import f64, i64
 
