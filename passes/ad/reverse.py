@@ -35,6 +35,7 @@ from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Modul
 from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.types import TAPE, ArrayType
 from gradc.passes.ad.activity import analyze, check_flat_tuples, check_rules_exist
+from gradc.passes.ad.custom import custom_of, custom_vjp
 from gradc.passes.ad.forward_sweep import block_needs, instrument, make_shadows
 from gradc.passes.ad.memory import MemoryFacts, callee_writes
 from gradc.passes.ad.reverse_sweep import ReverseSweep
@@ -92,6 +93,10 @@ def vjp_functions(
     scalars = [i for i in sorted(pattern) if i not in arrays]
     if fwd_name in module.functions:
         return Derived(module.functions[fwd_name], module.functions[rev_name], arrays, scalars)
+    rule = custom_of(module, fn, "vjp")
+    if rule is not None:  # @gradc.custom_vjp: float scalars only
+        fwd, rev = custom_vjp(module, fn, pattern, (fwd_name, rev_name), rule)
+        return Derived(fwd, rev, [], sorted(pattern))
     derived = Derived(
         clone_function(fn, fwd_name).function,
         Function(rev_name, loc=fn.loc, source_name=fn.source_name),
