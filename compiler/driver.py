@@ -198,15 +198,19 @@ def _register_custom_rules(module: Module, info: ModuleInfo) -> None:
 
 
 def _register_checkpoints(module: Module, info: ModuleInfo) -> None:
-    """Tell AD which functions are specialisations of a ``@gradc.checkpoint`` helper."""
+    """Tell AD which functions are specialisations of a ``@gradc.checkpoint`` helper of
+    the program's modules (the main one and those it imports)."""
     from gradc.compiler.frontend.checkpoints import scan_checkpoints
     from gradc.compiler.infer import symbol_for
     from gradc.passes.ad.checkpoint import register
 
-    for name in scan_checkpoints(info):
-        for fn in list(module.functions.values()):
-            if not fn.exported and fn.name == symbol_for(name, tuple(p.type for p in fn.params)):
-                register(module, fn.name)
+    infos = list(info.loader.modules.values()) if info.loader is not None else [info]
+    names = {m.symbol_prefix + name for m in infos for name in scan_checkpoints(m)}
+    for fn in list(module.functions.values()):
+        if not fn.exported and any(
+            fn.name == symbol_for(name, tuple(p.type for p in fn.params)) for name in names
+        ):
+            register(module, fn.name)
 
 
 def run_passes(state: BuildState) -> None:

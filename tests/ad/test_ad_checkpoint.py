@@ -259,3 +259,18 @@ def test_refused_checkpoints(tmp_path: Path, body: str, message: str) -> None:
     )
     with pytest.raises(CompileError, match=message):
         build_module(src, CompilerOptions())
+
+
+def test_a_helper_of_an_imported_module_is_checkpointed(tmp_path: Path) -> None:
+    (tmp_path / "lib.py").write_text(
+        "import math\n\nimport gradc\n\n\n@gradc.checkpoint\n"
+        "def heavy(x, c):\n    return math.sin(x * c) * x\n"
+    )
+    src = tmp_path / "m.py"
+    src.write_text(
+        "import gradc\nfrom gradc import f64\n\nfrom lib import heavy\n\n\n@gradc.export\n"
+        "def run(x: f64, c: f64) -> f64:\n    return heavy(x, c)\n\n\n"
+        'd_run = gradc.grad(run, wrt=("x", "c"))\n'
+    )
+    (entry,) = (e for e in build_module(src, CompilerOptions()).entries if e.name == "d_run")
+    assert "lib.heavy.f64.f64.fwd.0_1.taped" in entry.dependencies
