@@ -18,7 +18,8 @@ helper those names are given to two wrappers around the ordinary derivation of `
 So the tape holds the arguments of every call plus the intermediates of one call at a
 time, and the forward pass runs twice. Forward mode (``f.jvp.*``) ignores the decorator:
 it has no tape. A helper that writes one of its array parameters cannot be recomputed
-(the second run would read what the first wrote, and write it twice): a compile error.
+(the second run would read what the first wrote, and write it twice), and a recursive
+one is not supported: compile errors.
 """
 
 from __future__ import annotations
@@ -49,13 +50,15 @@ def is_checkpointed(module: Module, fn: Function) -> bool:
     return fn.name in _REGISTERED.get(module, set())
 
 
-def check_recomputable(module: Module, fn: Function) -> None:
-    """Refuse a checkpointed ``fn`` that writes one of its array parameters.
+def check_checkpointable(module: Module, fn: Function) -> None:
+    """Refuse a checkpointed ``fn`` that writes one of its array parameters, or that
+    calls itself (directly or through other functions).
 
     Raises:
-        PassError: naming the parameter, at ``fn``'s definition.
+        PassError: naming the parameter or the recursion, at ``fn``'s definition.
     """
-    written = callee_writes(module, fn.name)[fn.name]
+    reached = callee_writes(module, fn.name)
+    written = reached[fn.name]
     if written:
         name = fn.params[min(written)].name
         raise PassError(
@@ -64,6 +67,14 @@ def check_recomputable(module: Module, fn: Function) -> None:
             "not write its arguments",
             fn.loc,
         )
+    for other in reached:
+        calls = (i for i in module.functions[other].instructions() if isinstance(i, ops.Call))
+        if any(call.callee == fn.name for call in calls):
+            raise PassError(
+                f"@gradc.checkpoint helper '{fn.source_name}' is recursive: checkpointing "
+                "a recursive helper is not supported",
+                fn.loc,
+            )
 
 
 def _mirror(out: Function, params: list[Argument]) -> list[Argument]:
@@ -96,22 +107,34 @@ def _saved(b: Builder, fn: Function, params: list[Argument], frozen: frozenset[i
     return saved
 
 
+def declare(module: Module, fn: Function, names: tuple[str, str]) -> tuple[Function, Function]:
+    """The wrappers ``names`` (forward, reverse) of ``fn``, empty, added to ``module``
+    before the taping derivation, so that recursive calls find them.
+
+    Raises:
+        PassError: ``fn`` writes an array parameter or is recursive.
+    """
+    check_checkpointable(module, fn)
+    fwd = Function(names[0], loc=fn.loc, source_name=fn.source_name)
+    rev = Function(names[1], loc=fn.loc, source_name=fn.source_name)
+    module.add(fwd)
+    module.add(rev)
+    return fwd, rev
+
+
 def checkpointed(
-    module: Module, fn: Function, inner: Derived, names: tuple[str, str], frozen: frozenset[int]
+    fn: Function, inner: Derived, fwd: Function, rev: Function, frozen: frozenset[int]
 ) -> Derived:
-    """The wrappers ``names`` (forward, reverse) of ``fn`` recomputing ``inner`` (the
-    taping derivation of ``fn`` for the same variant); added to ``module``.
+    """Fill the wrappers ``fwd``, ``rev`` of ``fn`` (:func:`declare`), recomputing
+    ``inner`` (the taping derivation of ``fn`` for the same variant).
 
     ``frozen``: the array parameters the caller does not write before the reverse
     sweep (pushed by reference; the others are copied).
 
     Raises:
-        PassError: ``fn`` writes an array parameter, or a non-C array parameter the
-            caller may write.
+        PassError: a non-C array parameter the caller may write.
     """
-    check_recomputable(module, fn)
     n = len(fn.params)
-    fwd = Function(names[0], loc=fn.loc, source_name=fn.source_name)
     fwd_params = _mirror(fwd, inner.fwd.params)
     fwd.return_type = inner.fwd.return_type
     b = Builder(fwd)
@@ -121,7 +144,6 @@ def checkpointed(
             b.insert(ops.TapePush(fwd_params[n], value, type=NONE))
         result = b.call(fn.name, list(fwd_params[:n]), fn.return_type)
         b.ret(None if fn.return_type == NONE else result)
-    rev = Function(names[1], loc=fn.loc, source_name=fn.source_name)
     rev_params = _mirror(rev, inner.rev.params)
     rev.return_type = inner.rev.return_type
     tape = next(p for p in rev_params if p.type == TAPE)
@@ -132,6 +154,4 @@ def checkpointed(
         b.call(inner.fwd.name, [*reversed(popped), tape], inner.fwd.return_type)
         adjoints = b.call(inner.rev.name, list(rev_params), inner.rev.return_type)
         b.ret(None if rev.return_type == NONE else adjoints)
-    module.add(fwd)
-    module.add(rev)
     return Derived(fwd, rev, inner.array_params, inner.scalar_params)

@@ -35,7 +35,7 @@ from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Modul
 from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.types import TAPE, ArrayType
 from gradc.passes.ad.activity import analyze, check_flat_tuples, check_rules_exist
-from gradc.passes.ad.checkpoint import TAPED, checkpointed, is_checkpointed
+from gradc.passes.ad.checkpoint import TAPED, checkpointed, declare, is_checkpointed
 from gradc.passes.ad.custom import custom_of, custom_vjp
 from gradc.passes.ad.forward_sweep import block_needs, instrument, make_shadows
 from gradc.passes.ad.memory import MemoryFacts, callee_writes
@@ -104,10 +104,11 @@ def vjp_functions(
         fwd, rev = custom_vjp(module, fn, pattern, (fwd_name, rev_name), rule)
         return Derived(fwd, rev, [], sorted(pattern))
     if not taped and is_checkpointed(module, fn):
+        wrappers = declare(module, fn, (fwd_name, rev_name))
         # nothing writes the arguments between the recomputation and its reverse sweep
         unwritten = frozenset(range(len(fn.params)))
         inner = vjp_functions(module, fn, pattern, unwritten, options, c_shadows, taped=True)
-        return checkpointed(module, fn, inner, (fwd_name, rev_name), frozen)
+        return checkpointed(fn, inner, *wrappers, frozen)
     derived = Derived(
         clone_function(fn, fwd_name).function,
         Function(rev_name, loc=fn.loc, source_name=fn.source_name),

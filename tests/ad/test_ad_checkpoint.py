@@ -33,6 +33,8 @@ CASES: dict[str, tuple[tuple[Any, ...], tuple[int, ...]]] = {
     "branch_loop": ((0.3, 0.8, 12), (0, 1)),
     "written_loop": ((A, 0.6, 6), (0, 1)),
     "nested_loop": ((0.2, 0.9, 9), (0, 1)),
+    "tuple_loop": ((0.4, 1.2, 5), (0, 1)),
+    "array_result": ((A, 0.7), (0, 1)),
 }
 
 
@@ -239,6 +241,12 @@ def test_checkpointed_tape_is_far_smaller(tmp_path: Path) -> None:
             "@gradc.export\ndef f(a: f64[:]) -> f64:\n    return h(a)\n\n"
             "@gradc.checkpoint\ndef h(a):\n    a[0] = a[0] * 2.0\n    return a[0]\n",
             r"helper 'h' writes its array parameter 'a'",
+        ),
+        (
+            "@gradc.export\ndef f(x: f64) -> f64:\n    return h(x, 3)\n\n"
+            "@gradc.checkpoint\ndef h(x, k):\n    if k == 0:\n        return x\n"
+            "    return g(x * x, k)\n\ndef g(x, k):\n    return h(x, k - 1)\n",
+            r"@gradc.checkpoint helper 'h' is recursive",
         ),
         (
             "@gradc.export\ndef f(a: f64[:]) -> f64:\n    s = h(a)\n    a[0] = 1.0\n"

@@ -1,8 +1,9 @@
 """Checkpointed helpers (tests/ad/test_ad_checkpoint.py): scalar and array parameters,
-called in loops, with branches, local arrays, an array the caller writes between calls
-(copied onto the tape), a checkpointed helper calling another one, a Hessian
-(forward over the recomputing reverse sweep) and a gradient called inside an export. The test also
-builds this text without its ``@gradc.checkpoint`` lines and compares."""
+tuple and array results, called in loops, with branches, local arrays, an array the
+caller writes between calls (copied onto the tape), a checkpointed helper calling another
+one, a Hessian (forward over the recomputing reverse sweep) and a gradient called inside
+an export. The test also builds this text without its ``@gradc.checkpoint`` lines and
+compares."""
 
 import math
 
@@ -97,6 +98,39 @@ def nested_loop(x: f64, c: f64, n: i64) -> f64:
     return x
 
 
+@gradc.checkpoint
+def pair(x, c):
+    return math.sin(x) * c, x * x + c
+
+
+@gradc.export
+def tuple_loop(x: f64, c: f64, n: i64) -> f64:
+    s = 0.0
+    for _ in range(n):
+        u, v = pair(x, c)
+        s += u * v
+        x = 0.9 * x + 0.01 * u
+    return s
+
+
+@gradc.checkpoint
+def scaled(a, t):
+    out = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        out[i] = math.tanh(a[i] * t)
+    return out
+
+
+@gradc.export
+def array_result(a: f64[:], t: f64) -> f64:
+    s = 0.0
+    for k in range(3):
+        b = scaled(a, t + k)
+        for i in range(b.shape[0]):
+            s += b[i] * a[i]
+    return s
+
+
 @gradc.export
 def composed(x: f64, c: f64) -> f64:
     for _ in range(5):
@@ -112,6 +146,8 @@ t_branch_loop = gradc.jvp(branch_loop, wrt=("x", "y"))
 d_written_loop = gradc.grad(written_loop, wrt=("a", "t"))
 d_nested_loop = gradc.grad(nested_loop, wrt=("x", "c"))
 t_nested_loop = gradc.jvp(nested_loop, wrt=("x", "c"))
+d_tuple_loop = gradc.grad(tuple_loop, wrt=("x", "c"))
+d_array_result = gradc.grad(array_result, wrt=("a", "t"))
 d_composed = gradc.grad(composed)
 h_composed = gradc.hessian(composed, wrt=("x", "c"))
 
