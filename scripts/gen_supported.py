@@ -70,11 +70,71 @@ STATEMENTS = (
     ("`pass`, docstrings, expression statements", ""),
     ("`and`, `or`, `not`, chained comparisons", "short-circuit as CPython"),
     ("default parameter values", "exports are callable without them"),
-    ("calls of module-level functions, and of functions passed as arguments", "specialised"),
+    ("calls of module-level functions (helpers), with positional arguments", "specialised per"
+     " argument types"),
     ("module constants: numbers, `math`/`np` constant expressions, `np.float32(0.5)`,"
      " `np.array([...])`", "NumPy array constants are read-only"),
     ("`from helpers import f`, `import pkg.sub as s`, relative imports", "read, never run"),
 )  # fmt: skip
+
+#: Module-level code exercising :data:`STATEMENTS` (compiled and compared with CPython by
+#: tests/test_docs_supported.py): an export ``check_statements`` taking the check's
+#: parameters, and its helpers.
+STATEMENTS_CHECK = """
+W = np.array([1.0, 2.0])
+EPS = np.float32(0.5)
+SCALE = 2 * math.pi
+
+
+def _twice(v: f64) -> f64:
+    return 2.0 * v
+
+
+def _apply(v, k=3):
+    return _twice(v) + k
+
+
+def _fill(out, v):
+    out[...] = v
+    return
+
+
+@gradc.export
+def check_statements(x: f64[:], y: f64[:], A: f64[:, :], i: i64[:], j: i64[:],
+                     b: bool_[:], c: bool_[:], s: f64, n: i64, m: i64 = 2) -> f64:
+    t: f64 = 0.0
+    p, q = s, 2.0 * s
+    t += p * q + W[1] * SCALE + float(EPS)
+    z = np.zeros(n)
+    z += x
+    z[1:] = y[:-1]
+    z[0] = s
+    _fill(A[0], 1.0)
+    for k in range(n - 1, -1, -2):
+        t += z[k] if k % 2 == 0 else -z[k]
+    for k, v in enumerate(x):
+        if k == 0 and v > 0.0 or not b[k]:
+            continue
+        elif 0.0 < v < 1.0:
+            t += v
+        else:
+            break
+    for u, v in zip(x, y):
+        t += u * v
+    for v in reversed(x):
+        t += v
+    for v in (1.0, s, 3.0):
+        t += v
+    while n > 0:
+        n -= 1
+        if n == 1:
+            break
+    assert m > 0, "m must be positive"
+    if t < -1e300:
+        raise ValueError(f"t={t} at n={n}")
+    t += _apply(s) + m + A[0, 1]
+    return t
+"""
 
 #: Indexing and view forms (compiler/frontend/slicing.py, lower_expr.py): (form, note).
 INDEXING = (
@@ -147,6 +207,19 @@ def _operands(name: str) -> tuple[str, ...]:
     raise ValueError(f"ufunc {name} supports none of f64, i64, bool")
 
 
+#: Functions whose domain excludes the check's operands in (0, 1): their argument, shifted.
+_SHIFTED = frozenset({"acosh", "arccosh"})
+
+
+def _arg(name: str, operand: str) -> str:
+    return f"(1.0 + {operand})" if name in _SHIFTED else operand
+
+
+def _finite(constant: str) -> str:
+    """``constant``, or for inf/NaN a comparison of it (so that a sum stays comparable)."""
+    return f"({constant} if math.isfinite({constant}) else float({constant} > 0.0))"
+
+
 def examples() -> dict[str, list[str]]:
     """Section -> expressions calling each supported name once, in the compile check's
     scope: ``x, y: f64[:]``, ``A: f64[:, :]``, ``i, j: i64[:]``, ``b, c: bool_[:]``,
@@ -158,12 +231,13 @@ def examples() -> dict[str, list[str]]:
                        for f in lower_calls.SUPPORTED_BUILTINS]  # fmt: skip
     out["builtins"] += [f"{f}(x)" for f in array_reductions.BUILTIN_REDUCTIONS]
     math_fns = [f for f in ops.MATH_FUNCTIONS.values() if not f.internal]
-    out["math"] = [f"math.{f.name}({', '.join(['s'] * f.arity)})" for f in math_fns]
-    out["math"] += [f"math.{c}" for c in MATH_CONSTANTS]
+    out["math"] = [f"math.{f.name}({', '.join([_arg(f.name, 's')] * f.arity)})" for f in math_fns]
+    out["math"] += [_finite(f"math.{c}") for c in MATH_CONSTANTS]
     out["numpy scalar"] = [
-        f"np.{n}({', '.join(['s'] * f.arity)})" for n, f in numpy_math.NUMPY_FUNCTIONS.items()
+        f"np.{n}({', '.join([_arg(n, 's')] * f.arity)})"
+        for n, f in numpy_math.NUMPY_FUNCTIONS.items()
     ]
-    out["numpy scalar"] += [f"np.{c}" for c in numpy_math.NUMPY_CONSTANTS]
+    out["numpy scalar"] += [_finite(f"np.{c}") for c in numpy_math.NUMPY_CONSTANTS]
     out["numpy scalar"] += [f"np.{n}(s)" for n in SCALAR_TYPES]
     out["ufuncs"] = []
     for name in _user_ufuncs():
@@ -173,7 +247,7 @@ def examples() -> dict[str, list[str]]:
         elif name == "where":
             text = "np.where(b, x, y)"
         else:
-            text = f"np.{name}({', '.join(args)})"
+            text = f"np.{name}({', '.join(_arg(name, a) for a in args)})"
         out["ufuncs"].append(f"np.sum({text})")
     out["reductions"] = []
     for name, spec in array_reductions.ARRAY_REDUCTIONS.items():
@@ -194,7 +268,8 @@ def examples() -> dict[str, list[str]]:
                      "np.sum(x.copy())"]  # fmt: skip
     alloc = {"shape": "n", "fill_value": "1.0", "a": "x"}
     out["construction"] = [
-        f"np.sum(np.{n}({', '.join(alloc[p] for p in ps if p != 'dtype')}))"
+        # the elements of np.empty are undefined: only its length
+        f"{'len' if 'empty' in n else 'np.sum'}(np.{n}({', '.join(alloc[p] for p in ps if p != 'dtype')}))"
         for n, ps in lower_calls._NUMPY_ALLOCATORS.items()
     ]
     construct = {

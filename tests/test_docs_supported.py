@@ -15,6 +15,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 PARAMS = (
@@ -45,7 +48,8 @@ def test_readme_links_the_page() -> None:
     assert "(docs/supported.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def _check_module(examples: dict[str, list[str]]) -> str:
+def _check_module(gen: ModuleType) -> str:
+    examples = gen.examples()
     lines = ["import math", "", "import numpy as np", "", "import gradc",
              "from gradc import bool_, f64, i64", ""]  # fmt: skip
     for section, exprs in examples.items():
@@ -53,12 +57,45 @@ def _check_module(examples: dict[str, list[str]]) -> str:
         lines += ["", "@gradc.export", f"def {name}({PARAMS}) -> f64:", "    t = 0.0"]
         lines += [f"    t += float({e})" for e in exprs]
         lines += ["    return t", ""]
-    return "\n".join(lines)
+    return "\n".join(lines) + gen.STATEMENTS_CHECK
 
 
-def test_every_listed_name_compiles(tmp_path: Path, compile_module: Callable[[Path], Any]) -> None:
-    examples = _generator().examples()
+def _arguments() -> tuple[Any, ...]:
+    """One value per :data:`PARAMS` entry (every index in range, every math call defined)."""
+    x = np.linspace(0.15, 0.85, 4)
+    a = np.arange(16.0).reshape(4, 4) / 16.0
+    i = np.array([1, 2, 3, 0])
+    b = np.array([True, False, True, False])
+    return x, x[::-1].copy(), a, i, np.array([1, 1, 2, 0]), b, ~b, 0.5, 4
+
+
+def _outcome(fn: Callable[..., float], args: tuple[Any, ...]) -> float | type[BaseException]:
+    try:
+        with np.errstate(all="ignore"):
+            return float(fn(*args))
+    except (ValueError, OverflowError, ZeroDivisionError) as exc:
+        return type(exc)
+
+
+def test_every_listed_name_compiles_and_matches_numpy(
+    tmp_path: Path, compile_module: Callable[[Path], Any]
+) -> None:
+    """One export per section of the page, calling each listed name once: it compiles,
+    and its value (or exception) is the same module's run by CPython and NumPy."""
+    gen = _generator()
+    examples = gen.examples()
     path = tmp_path / "supported_check.py"
-    path.write_text(_check_module(examples), encoding="utf-8")
+    path.write_text(_check_module(gen), encoding="utf-8")
     lib = compile_module(path)
-    assert sorted(dir(lib)) >= sorted(f"check_{s.replace(' ', '_')}" for s in examples)
+    spec = importlib.util.spec_from_file_location("supported_check", path)
+    assert spec is not None and spec.loader is not None
+    plain = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plain)  # GRADC_PLAIN_PYTHON=1 (conftest): plain functions
+    for section in [*examples, "statements"]:
+        name = "check_" + section.replace(" ", "_")
+        got = _outcome(getattr(lib, name), _arguments())
+        want = _outcome(getattr(plain, name), _arguments())
+        if isinstance(want, float) and isinstance(got, float):
+            assert got == pytest.approx(want, rel=1e-12, nan_ok=True), section
+        else:
+            assert got == want, section
