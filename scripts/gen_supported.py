@@ -48,6 +48,8 @@ from gradc.compiler.infer.elementwise import (
 )
 from gradc.compiler.ir import numpy_math, ops, ufuncs
 from gradc.compiler.ir.types import F32, F64, I1, I32, I64, ScalarType
+from gradc.passes.ad.rules import AD_RULES
+from gradc.passes.ad.rules.base import NoDerivative
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "supported.md"
@@ -220,11 +222,36 @@ def _finite(constant: str) -> str:
     return f"({constant} if math.isfinite({constant}) else float({constant} > 0.0))"
 
 
+def ufunc_example(name: str) -> str:
+    """The compile check's expression applying ufunc ``name`` (``np.sum(x % y)``)."""
+    args = _operands(name)
+    forms = _operator_forms()
+    if name in forms:
+        text = re.sub(r"\bb\b", args[-1], re.sub(r"\ba\b", args[0], forms[name]))
+    elif name == "where":
+        text = "np.where(b, x, y)"
+    else:
+        text = f"np.{name}({', '.join(_arg(name, a) for a in args)})"
+    return f"np.sum({text})"
+
+
+def ad_refused() -> list[str]:
+    """The ufuncs of operators whose float loop has no derivative rule yet (registered
+    ``NoDerivative`` in passes/ad/rules): differentiating through them is a compile
+    error."""
+    refused = []
+    for cls, name in OPERATOR_UFUNCS.items():
+        rule = AD_RULES._rules.get(cls)
+        result = ufuncs.result_type(name, [F64] * ufuncs.UFUNCS[name].arity)
+        if isinstance(rule, NoDerivative) and isinstance(result, ScalarType) and result.is_float:
+            refused.append(name)
+    return refused
+
+
 def examples() -> dict[str, list[str]]:
     """Section -> expressions calling each supported name once, in the compile check's
     scope: ``x, y: f64[:]``, ``A: f64[:, :]``, ``i, j: i64[:]``, ``b, c: bool_[:]``,
     ``s: f64``, ``n: i64``. Each expression has a scalar value."""
-    forms = _operator_forms()
     out: dict[str, list[str]] = {}
     out["builtins"] = [f"{f}(s)" if f in ("abs", "int") else f"{f}(n)" if f in ("float", "bool")
                        else "len(x)" if f == "len" else f"{f}(s, s)"
@@ -239,16 +266,7 @@ def examples() -> dict[str, list[str]]:
     ]
     out["numpy scalar"] += [_finite(f"np.{c}") for c in numpy_math.NUMPY_CONSTANTS]
     out["numpy scalar"] += [f"np.{n}(s)" for n in SCALAR_TYPES]
-    out["ufuncs"] = []
-    for name in _user_ufuncs():
-        args = _operands(name)
-        if name in forms:
-            text = re.sub(r"\bb\b", args[-1], re.sub(r"\ba\b", args[0], forms[name]))
-        elif name == "where":
-            text = "np.where(b, x, y)"
-        else:
-            text = f"np.{name}({', '.join(_arg(name, a) for a in args)})"
-        out["ufuncs"].append(f"np.sum({text})")
+    out["ufuncs"] = [ufunc_example(name) for name in _user_ufuncs()]
     out["reductions"] = []
     for name, spec in array_reductions.ARRAY_REDUCTIONS.items():
         call = f"np.{name}(x)"
@@ -413,16 +431,34 @@ def _ad() -> list[str]:
     kinds = ", ".join(f"`gradc.{k}`" for k in DERIVATIVE_KINDS)
     acts = ", ".join(f"`gradc.{a}`" for a in ACTIVITIES)
     lines += [
-        f"Declarations: {kinds}; activities {acts}; `gradc.custom_jvp`/`gradc.custom_vjp`. "
-        "Everything above that computes floats differentiates (whole-array code is lowered "
-        "to loops first); integer and bool values carry no derivative. "
-        "Details: [ad.md](ad.md).",
-        "",
-        "Refused or not yet supported:",
+        f"Declarations: {kinds}; activities {acts}; `gradc.custom_jvp`/`gradc.custom_vjp`.",
         "",
     ]
+    lines += [f"- {line}" for line in AD_NOTES]
+    forms = _operator_forms()
+    refused = ", ".join(f"`{forms[n]}` (`np.{n}`)" for n in ad_refused())
+    lines += [f"- Differentiating through {refused} of floats is a compile error (no rule yet)."]
+    lines += ["", 'Not yet supported ([ad.md](ad.md) "Not yet supported"):', ""]
     return [*lines, *(f"- {b}" for b in _doc_bullets("docs/ad.md", "Not yet supported")), ""]
 
+
+#: What differentiates and what is refused (docs/ad.md, compiler/frontend/derivatives.py,
+#: custom_rules.py, kernels.py).
+AD_NOTES = (
+    "Everything on this page that computes floats differentiates, whole-array code "
+    'included (lowered to loops before AD, docs/ad.md "Whole-array code"); integers and '
+    "bools carry no derivative (comparisons, `int()`, `math.floor` cut it).",
+    "`wrt=` (names or positions) or JAX's `argnums=` (positions): float scalars and float "
+    "arrays only; an int or bool parameter in `wrt` is a compile error.",
+    "`has_aux=True` for `grad` and `value_and_grad` (the function may not write its array "
+    "arguments); refused for `jvp`, `vjp`, `hessian`.",
+    "Higher order: `grad`/`jvp`/`vjp` of a declaration above (forward-over-reverse), "
+    "`gradc.hessian` of f64 scalar and 1-D f64 array parameters; functions that write "
+    "their array arguments are refused.",
+    "`gradc.custom_jvp`/`custom_vjp` with `defjvp`/`defvjp`: helpers of f64 scalar "
+    "parameters returning an f64 (not exports, not arrays).",
+    "Derivatives of `@gradc.kernel` CUDA kernels are a compile error (not built yet).",
+)
 
 #: Documented differences from NumPy, by the module whose docstring states them.
 DIFFERENCES = (
