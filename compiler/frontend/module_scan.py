@@ -217,26 +217,7 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
         ):
             scan_import(info, stmt)
         elif isinstance(stmt, ast.ImportFrom):
-            for alias in stmt.names:
-                local = alias.asname or alias.name
-                if stmt.module == "math":
-                    if alias.name in MATH_FUNCTIONS:
-                        info.math_names[local] = alias.name
-                    elif alias.name in MATH_CONSTANTS:
-                        info.constants[local] = MATH_CONSTANTS[alias.name]
-                elif stmt.module == "gradc":
-                    if alias.name not in GRADC_NAMES | GRADC_SUBMODULES:  # else ImportError
-                        raise source.error(
-                            "'from gradc import *' is not supported"
-                            if alias.name == "*"
-                            else f"cannot import name {alias.name!r} from 'gradc'",
-                            alias,
-                            help=_did_you_mean(alias.name, GRADC_NAMES)
-                            + f"gradc's names are {', '.join(sorted(GRADC_NAMES))}",
-                        )
-                    info.gradc_names[local] = alias.name
-                elif stmt.module == "numpy":
-                    info.numpy_names[local] = alias.name
+            _scan_known_import_from(info, stmt)
         elif isinstance(stmt, ast.Assign | ast.AnnAssign):
             derivative = derivative_of(info, stmt)
             if derivative is not None:
@@ -261,6 +242,32 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
     if main:
         info.loader.finish()
     return info
+
+
+def _scan_known_import_from(info: ModuleInfo, stmt: ast.ImportFrom) -> None:
+    """``from math|gradc|numpy import ...``: record the names; an unknown gradc name is a
+    compile error (CPython's ImportError), with the closest known name."""
+    source = info.source
+    for alias in stmt.names:
+        local = alias.asname or alias.name
+        if stmt.module == "math":
+            if alias.name in MATH_FUNCTIONS:
+                info.math_names[local] = alias.name
+            elif alias.name in MATH_CONSTANTS:
+                info.constants[local] = MATH_CONSTANTS[alias.name]
+        elif stmt.module == "gradc":
+            if alias.name not in GRADC_NAMES | GRADC_SUBMODULES:  # else ImportError
+                raise source.error(
+                    "'from gradc import *' is not supported"
+                    if alias.name == "*"
+                    else f"cannot import name {alias.name!r} from 'gradc'",
+                    alias,
+                    help=_did_you_mean(alias.name, GRADC_NAMES)
+                    + f"gradc's names are {', '.join(sorted(GRADC_NAMES))}",
+                )
+            info.gradc_names[local] = alias.name
+        elif stmt.module == "numpy":
+            info.numpy_names[local] = alias.name
 
 
 def _claim_name(
