@@ -150,6 +150,8 @@ ALL_OPS = ir("""
       %x = load %p : f64
       %y = add %x, %v : f64
       store %p, %y
+      %old = atomicadd %p, %y : f64
+      syncthreads(%i, %d, %i)
       %b = newarray(%d), %v : array[f64,1,C]
       %e = newarray(%d) : array[f64,1,C]
       %two = const 2 : i64
@@ -222,6 +224,7 @@ FRONT_END_OPS = ir("""
     ^entry:
       %g = getitem %a, (%i, %i) : ?
       setitem %a, (%i), %v
+      %o = atomicadditem %a, (%i), %v : ?
       %n = len %a : ?
       %sh = arrayattr shape %a : ?
       %z = allocate zeros "" %sh : ?

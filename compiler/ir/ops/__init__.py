@@ -15,6 +15,7 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.reductions`: NumPy's reductions (``np.sum``, ``a.max(axis=0)``, ``np.cumsum``);
 - :mod:`.tape`: the reverse-mode tape;
 - :mod:`.elementwise`: NumPy ufuncs on whole arrays (lowered to loops by ``lower-arrays``);
+- :mod:`.gpu`: the atomics and barrier of ``@gradc.kernel`` bodies;
 - :mod:`.frontend`: the untyped front end's polymorphic operations;
 - :mod:`.views`: views (basic indexing, transposes, contiguous reshapes);
 - :mod:`.indexing`: indexing that copies (integer arrays, masks) and ``a.flat[i]``.
@@ -76,6 +77,7 @@ from gradc.compiler.ir.ops.frontend import (
     NumpyCall,
     SetItem,
 )
+from gradc.compiler.ir.ops.gpu import SEQUENTIAL_BARRIER, AtomicAdd, AtomicAddItem, SyncThreads
 from gradc.compiler.ir.ops.indexing import Compress, FlatGet, FlatIndex, Take
 from gradc.compiler.ir.ops.linalg import Contract, ContractKind, Outer, Trace
 from gradc.compiler.ir.ops.mathcall import (
@@ -221,6 +223,9 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Compress,
         FlatIndex,
         FlatGet,
+        AtomicAddItem,
+        AtomicAdd,
+        SyncThreads,
     )
 }
 
@@ -236,6 +241,7 @@ FRONT_END_OPERATIONS = (
     NumpyReduce,
     BasicIndex,
     FlatGet,
+    AtomicAddItem,
 )
 
 __all__ = [
@@ -246,6 +252,7 @@ __all__ = [
     "IEEE_MATH",
     "MATH_FUNCTIONS",
     "OPERATIONS",
+    "SEQUENTIAL_BARRIER",
     "Abs",
     "AccumulateArray",
     "Add",
@@ -260,6 +267,8 @@ __all__ = [
     "ArrayProperty",
     "AsType",
     "AssignInto",
+    "AtomicAdd",
+    "AtomicAddItem",
     "BasicIndex",
     "BinaryOp",
     "BitAnd",
@@ -332,6 +341,7 @@ __all__ = [
     "SliceView",
     "Store",
     "Sub",
+    "SyncThreads",
     "Take",
     "TapeFree",
     "TapeNew",
