@@ -8,12 +8,17 @@ f-string ``raise``, vectorised k-means labels.
 Written for gradc's differential tests (never copied).
 """
 
+import math
+
 import numpy as np
 
 import gradc
 from gradc import f32, f64, i64
 
 SHAPES = {
+    "black_scholes_numba": {"S": ("n",), "X": ("n",), "T": ("n",)},
+    "masked_sum_prod": {"x": ("n",)},
+    "norms_and_powers": {"x": ("n",)},
     "astype_int": {"x": ("n",)},
     "axis_tuple": {"A": ("p", "q", "r")},
     "bool_any": {"x": ("n",)},
@@ -40,9 +45,17 @@ SHAPES = {
 
 DIMS = {"kmeans_vec": {"k": (1, 4)}, "mean_i64": {"n": (1, 6)}}
 
-ELEMENTS = {"int_index": {"idx": (-7, 7)}, "f32": {"a": (-10.0, 10.0)}}
+ELEMENTS = {
+    "black_scholes_numba": {"S": (5.0, 50.0), "X": (5.0, 50.0), "T": (0.1, 2.0)},
+    "int_index": {"idx": (-7, 7)},
+    "f32": {"a": (-10.0, 10.0)},
+}
 
-DOMAINS = {"arange_linspace": {"n": (0, 9)}, "f32": {"s": (0.0, 5.0)}}
+DOMAINS = {
+    "black_scholes_numba": {"r": (0.01, 0.1), "v": (0.05, 0.5)},
+    "arange_linspace": {"n": (0, 9)},
+    "f32": {"s": (0.0, 5.0)},
+}
 
 RAISES = {
     "fstring": "ValueError",
@@ -55,9 +68,10 @@ RAISES = {
 
 MUTATES = {}
 
-ULP = {"f32", "arange_linspace"}
+ULP = {"f32", "arange_linspace", "norms_and_powers"}
 
 SUMMED = {"gram", "inner_trace", "fstring", "matvec_loop_views", "softmax_none", "var_ddof"}
+SUMMED |= {"black_scholes_numba", "masked_sum_prod", "norms_and_powers"}
 SUMMED |= {"rows_iter", "axis_tuple", "kmeans_vec", "stack"}
 
 
@@ -195,3 +209,30 @@ def zip_dot(a: f64[:], b: f64[:]) -> f64:
     for x, y in zip(a, b):
         s += x * y
     return s
+
+
+def cnd(d):
+    return 0.5 * (1.0 + math.erf(d / math.sqrt(2.0)))
+
+
+@gradc.export
+def black_scholes_numba(S: f64[:], X: f64[:], T: f64[:], r: f64, v: f64) -> f64[:]:
+    call = np.empty(len(S))
+    for i in range(len(S)):
+        sqrt_t = math.sqrt(T[i])
+        d1 = (math.log(S[i] / X[i]) + (r + 0.5 * v * v) * T[i]) / (v * sqrt_t)
+        d2 = d1 - v * sqrt_t
+        call[i] = S[i] * cnd(d1) - X[i] * math.exp(-r * T[i]) * cnd(d2)
+    return call
+
+
+@gradc.export
+def masked_sum_prod(x: f64[:]) -> f64:
+    return x[x > 0].sum() + np.prod(x / 10.0) + x.size * x.ndim
+
+
+@gradc.export
+def norms_and_powers(x: f64[:]) -> f64[:]:
+    scale = np.linalg.norm(x, 1) + np.linalg.norm(x, np.inf) + np.linalg.norm(x)
+    y = np.abs(x) ** 1.5 + np.sign(x) * np.fmax(x, 0.1) + np.hypot(x, 1.0)
+    return y + np.arctan2(x, 2.0) + np.deg2rad(x) + scale
