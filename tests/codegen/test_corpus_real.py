@@ -12,8 +12,9 @@ too (same type; RAISES lists the exports that may raise). Argument buffers after
 compare like results (within SUM_TOLERANCE for SUMMED exports, whose products and sums
 add in another order than NumPy's BLAS and pairwise summation).
 
-Per export: EXAMPLES hypothesis cases (GRADC_REAL_EXAMPLES overrides) (dims, values, a layout per argument), then one
-seeded case per layout, then every symbolic dim 0 in turn (where DIMS allows it).
+Per export: EXAMPLES hypothesis cases (dims, values, a layout per argument; the
+environment variable GRADC_REAL_EXAMPLES overrides EXAMPLES), then one seeded case per
+layout, then every symbolic dim 0 in turn (where DIMS allows it).
 """
 
 from __future__ import annotations
