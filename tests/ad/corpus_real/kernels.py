@@ -2,8 +2,12 @@
 tests/codegen/corpus_real/): autograd-style losses (logistic regression, a tanh layer
 with ``@``, softmax cross-entropy through log-sum-exp), dpbench's Black-Scholes,
 pairwise distances, nbody's energy, a Jacobi stencil and a gemm objective, NPBench's
-softmax and arc distance, standardisation. Functions that return arrays in the codegen
-corpus are reduced by ``np.sum`` here, as a user differentiates them.
+softmax and arc distance, standardisation; PolyBench's LU, Cholesky (log-determinant),
+Gauss-Seidel, doitgen and covariance on local copies, a moving average by ``np.cumsum``,
+``np.var``/``np.cumprod``, reversed and strided views, an in-place heat step, min-max
+normalisation, a k-means energy through ``np.argmin`` labels. Functions that return
+arrays in the codegen corpus are reduced by ``np.sum`` here, as a user differentiates
+them.
 
 Compiling their derivatives takes 3-9 s each: tests/ad/test_ad_real.py marks this
 module slow. Written for gradc's tests, never copied.
