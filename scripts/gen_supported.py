@@ -75,7 +75,7 @@ STATEMENTS = (
     ("calls of module-level functions (helpers), with positional arguments", "specialised per"
      " argument types"),
     ("functions passed to helpers: `apply(_twice, x)`, `apply(f=math.sin, x=x)`, `np.tanh`",
-     "specialised per function, as Numba; not to exports"),
+     "specialised per function, as Numba; not to exports; also `g = _twice` (top level)"),
     ("module constants: numbers, `math`/`np` constant expressions, `np.float32(0.5)`,"
      " `np.array([...])`", "NumPy array constants are read-only"),
     ("`from helpers import f`, `import pkg.sub as s`, relative imports", "read, never run"),

@@ -5,7 +5,8 @@ A module-level function (of this or an imported user module), a ``math`` functio
 compile-time constant: the call names a specialisation of the callee for it
 (:attr:`~.imports.FunctionRef.symbol`: ``apply$f$_twice``), in which the parameter is no
 IR parameter and each call ``f(x)`` is a direct call of the function. Passing it on
-(``apply(f, x)`` inside ``apply2(f, x)``) specialises the next callee the same way.
+(``apply(f, x)`` inside ``apply2(f, x)``) specialises the next callee the same way, and
+``g = _twice`` at the top level of a body binds ``g`` the same way (:func:`bind_aliases`).
 Anything else a function parameter could do (read it as a value, assign it) is an error.
 """
 
@@ -119,3 +120,34 @@ def check_bound_parameters(lw: CallLowering) -> None:
                 f"'{lw.bound_functions[node.id].shown}' and cannot be assigned",
                 node,
             )
+
+
+def bind_aliases(lw: CallLowering) -> None:
+    """``g = _twice`` as a statement of the body's top level, ``g`` assigned nowhere else
+    and not read before it: ``g`` names the function from there on (its calls are direct
+    calls), as the statement runs once, before every read. Other assignments of a function
+    stay errors (:meth:`~.lower_expr.ExpressionLowering.name`)."""
+    body = lw.node.body
+    params = {a.arg for a in lw.node.args.args}
+    for k, stmt in enumerate(body):
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id not in params
+        ):
+            continue
+        name = stmt.targets[0].id
+        stores = [
+            n
+            for n in ast.walk(lw.node)
+            if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+        ]
+        read_before = any(
+            isinstance(n, ast.Name) and n.id == name for s in body[:k] for n in ast.walk(s)
+        )
+        constant = None if len(stores) != 1 or read_before else function_constant(lw, stmt.value)
+        if constant is not None:
+            lw.bound_functions[name] = constant
+            lw.locals.discard(name)
+            lw.function_aliases.add(stmt)

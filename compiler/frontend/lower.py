@@ -28,7 +28,7 @@ import ast
 from dataclasses import dataclass, field
 
 from gradc.compiler.frontend.constants import default_values
-from gradc.compiler.frontend.function_args import check_bound_parameters
+from gradc.compiler.frontend.function_args import bind_aliases, check_bound_parameters
 from gradc.compiler.frontend.imports import FunctionConstant, FunctionRef
 from gradc.compiler.frontend.kernels import THREAD_PARAMS, is_kernel
 from gradc.compiler.frontend.lower_state import IntCheck, UnpackCheck
@@ -98,6 +98,7 @@ class _FunctionLowering(StatementLowering):
             )
         default_values(self.info, node)  # checked here, used where calls omit them
         check_bound_parameters(self)
+        bind_aliases(self)
         entry = self.fn.add_block("entry")
         self.ssa.seal(entry)
         self.b.position_at_end(entry)

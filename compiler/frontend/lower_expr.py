@@ -154,7 +154,7 @@ class ExpressionLowering(CallLowering):
         imported constant; any other name is an error saying what it is."""
         if name in self.bound_functions:
             raise self.src.error(
-                f"parameter '{name}' is passed function '{self.bound_functions[name].shown}': "
+                f"'{name}' names function '{self.bound_functions[name].shown}': "
                 "it can only be called or passed to a function",
                 node,
             )

@@ -88,6 +88,8 @@ class LoweringState(ABC):
         #: parameters passed a function (compile-time constants, :mod:`.function_args`)
         self.bound_functions = dict(bound or {})
         self.locals = _assigned_names(node) - self.bound_functions.keys()
+        #: ``g = _twice`` statements: ``g`` is bound, the statement lowers to nothing
+        self.function_aliases: set[ast.stmt] = set()
         self.unpacks: list[UnpackCheck] = []
         self.int_checks: list[IntCheck] = []
         self.callees: dict[str, FunctionRef] = {}

@@ -1,7 +1,7 @@
 """Functions passed as arguments to helpers (specialised per function): a helper applying
 a user function, a ``math`` or NumPy function, two function parameters (composition),
 a function passed by keyword and passed on to another helper, a fold over a loop with a
-binary function, and an array helper mapping a function over the elements.
+binary function bound to a variable first, and an array helper mapping a function over the elements.
 """
 
 import math
@@ -66,7 +66,8 @@ def library(x: f64) -> f64:
 
 @gradc.export
 def fold(x: f64, n: i64) -> f64:
-    return _fold(_damped, x, n)
+    op = _damped
+    return _fold(op, x, n)
 
 
 @gradc.export

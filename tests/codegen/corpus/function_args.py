@@ -1,7 +1,8 @@
 """Functions passed as arguments to helpers (specialised per function, as Numba does):
 module-level helpers, ``math`` and NumPy functions, by position and by keyword, passed on
 to another helper, several function parameters, the same helper with different
-functions, and a helper recursing with its function parameter.
+functions, a helper recursing with its function parameter, and a function bound to a
+variable (``g = _square``) called and passed.
 """
 
 import math
@@ -99,6 +100,14 @@ def library_numpy(x: f64) -> f64:
 @gradc.export
 def library_composed(x: f64) -> f64:
     return _compose(math.exp, np.sqrt, x)
+
+
+@gradc.export
+def aliases(x: f64) -> f64:
+    g = _square
+    h = math.cos
+    k = g
+    return _apply(k, x) + h(x) - g(x + 1.0)
 
 
 @gradc.export

@@ -1,5 +1,5 @@
 # ruff: noqa
-# expect-message: parameter 'f' is passed function '_twice': it can only be called or passed to a function
+# expect-message: 'f' names function '_twice': it can only be called or passed to a function
 # expect-col: 11
 # expect-node: Name
 # expect-note: in _apply(f=_twice, x: f64), called from g at *function_arg_param_read.py:20

@@ -1,6 +1,6 @@
 # ruff: noqa
 # expect-message: function '_twice' can only be called or passed as an argument
-# expect-col: 8
+# expect-col: 12
 # expect-node: Name
 import gradc
 from gradc import f64
@@ -10,7 +10,14 @@ def _twice(x):
     return 2.0 * x
 
 
+def _square(x):
+    return x * x
+
+
 @gradc.export
 def f(x: f64) -> f64:
-    g = _twice  # error-here
+    if x > 0.0:
+        g = _twice  # error-here
+    else:
+        g = _square
     return g(x)
