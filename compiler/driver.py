@@ -154,6 +154,7 @@ def differentiate(state: BuildState) -> None:
 
     module, info = state.module, state.info
     _register_custom_rules(module, info)
+    _register_checkpoints(module, info)
     callers = set(derivative_callers(info))
     first = {e.name for e in info.exports} - callers
     add_derivative_exports(module, info, state.source, first)
@@ -194,6 +195,22 @@ def _register_custom_rules(module: Module, info: ModuleInfo) -> None:
                     )
                 names = (fwd, symbol_for(rule.rules[1], (t.elements[1], t.elements[0])))
             register(module, fn.name, Custom(rule.kind, names))
+
+
+def _register_checkpoints(module: Module, info: ModuleInfo) -> None:
+    """Tell AD which functions are specialisations of a ``@gradc.checkpoint`` helper of
+    the program's modules (the main one and those it imports)."""
+    from gradc.compiler.frontend.checkpoints import scan_checkpoints
+    from gradc.compiler.infer import symbol_for
+    from gradc.passes.ad.checkpoint import register
+
+    infos = list(info.loader.modules.values()) if info.loader is not None else [info]
+    names = {m.symbol_prefix + name for m in infos for name in scan_checkpoints(m)}
+    for fn in list(module.functions.values()):
+        if not fn.exported and any(
+            fn.name == symbol_for(name, tuple(p.type for p in fn.params)) for name in names
+        ):
+            register(module, fn.name)
 
 
 def run_passes(state: BuildState) -> None:

@@ -52,6 +52,7 @@ __all__ = [
     "ScalarTypeMarker",
     "bool_",
     "boolean",
+    "checkpoint",
     "custom_jvp",
     "custom_vjp",
     "export",
@@ -381,6 +382,14 @@ class CustomRuleFunction:
         if self.kind != "vjp":
             raise TypeError("defvjp goes with gradc.custom_vjp")
         self.rules = (fwd, bwd)
+
+
+def checkpoint(fn: _F) -> _F:
+    """Checkpoint helper ``fn`` (JAX's ``jax.checkpoint``): reverse-mode derivatives that
+    reach it tape its arguments only and recompute its forward pass in the reverse sweep
+    (less memory, the forward pass run twice); forward mode ignores it. In plain Python
+    ``fn`` itself (docs/ad.md "Checkpointing")."""
+    return fn
 
 
 def custom_jvp(fn: Any) -> CustomRuleFunction:

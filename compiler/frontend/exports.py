@@ -78,7 +78,9 @@ def export_of(info: ModuleInfo, fn: ast.FunctionDef) -> Export | None:
     src = info.source
     for deco in fn.decorator_list:
         name = _gradc_name(info, deco)
-        if name is not None and name not in ("export", "kernel", "custom_jvp", "custom_vjp"):
+        if name is not None and name not in (
+            *("export", "kernel", "custom_jvp", "custom_vjp", "checkpoint"),
+        ):
             raise src.error(
                 f"@gradc.{name} is not a decorator; gradc.export and gradc.kernel are the "
                 "only ones "

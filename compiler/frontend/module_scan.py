@@ -61,7 +61,7 @@ __all__ = [
 GRADC_NAMES = frozenset(
     {
         *("Active", "Activity", "ArrayTypeMarker", "Const", "DerivativePlaceholder"),
-        *("CustomRuleFunction", "custom_jvp", "custom_vjp", "hessian"),
+        *("CustomRuleFunction", "custom_jvp", "custom_vjp", "hessian", "checkpoint"),
         *("Duplicated", "ScalarTypeMarker", "bool_", "boolean", "export", "f32", "f64"),
         *("forward", "grad", "i32", "i64", "jvp", "load", "reverse", "runtime_stats"),
         *("value_and_grad", "vjp", "kernel"),
