@@ -74,6 +74,8 @@ STATEMENTS = (
     ("default parameter values", "exports are callable without them"),
     ("calls of module-level functions (helpers), with positional arguments", "specialised per"
      " argument types"),
+    ("functions passed to helpers: `apply(_twice, x)`, `apply(f=math.sin, x=x)`, `np.tanh`",
+     "specialised per function, as Numba; not to exports; also `g = _twice` (top level)"),
     ("module constants: numbers, `math`/`np` constant expressions, `np.float32(0.5)`,"
      " `np.array([...])`", "NumPy array constants are read-only"),
     ("`from helpers import f`, `import pkg.sub as s`, relative imports", "read, never run"),
@@ -94,6 +96,10 @@ def _twice(v: f64) -> f64:
 
 def _apply(v, k=3):
     return _twice(v) + k
+
+
+def _call(f, v):
+    return f(v)
 
 
 def _fill(out, v):
@@ -134,7 +140,7 @@ def check_statements(x: f64[:], y: f64[:], A: f64[:, :], i: i64[:], j: i64[:],
     assert m > 0, "m must be positive"
     if t < -1e300:
         raise ValueError(f"t={t} at n={n}")
-    t += _apply(s) + m + A[0, 1]
+    t += _apply(s) + m + A[0, 1] + _call(_twice, s) + _call(f=math.sin, v=s)
     return t
 """
 

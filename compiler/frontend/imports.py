@@ -109,6 +109,8 @@ class FunctionRef:
 
     module: ModuleInfo
     name: str
+    #: parameters passed a function (compile-time constants), by parameter name
+    bound: tuple[tuple[str, FunctionConstant], ...] = ()
 
     @property
     def node(self) -> ast.FunctionDef:
@@ -117,8 +119,29 @@ class FunctionRef:
 
     @property
     def symbol(self) -> str:
-        """The IR name of the function: ``f`` in the main module, ``helpers.f`` elsewhere."""
-        return self.module.symbol_prefix + self.name
+        """The IR name of the function: ``f`` in the main module, ``helpers.f`` elsewhere;
+        with bound function parameters, ``apply$f$_twice`` (``f`` bound to ``_twice``)."""
+        bound = "".join(f"${p}${c.shown}" for p, c in self.bound)
+        return self.module.symbol_prefix + self.name + bound
+
+
+@dataclass(frozen=True, eq=False)
+class FunctionConstant:
+    """A function passed as an argument to a user function: a compile-time constant its
+    callee is specialised for (:mod:`.function_args`).
+
+    Attributes:
+        shown: its name as it appears in symbols: ``_twice`` (``helpers._twice`` from
+            another module), ``math.sin``, ``np.sin``.
+        ref: the user function, or None for a ``math``/NumPy function.
+        builtin: ``"math"`` or ``"numpy"`` for a library function, else ``""``.
+        name: the library function's name (``sin``), else ``""``.
+    """
+
+    shown: str
+    ref: FunctionRef | None = None
+    builtin: str = ""
+    name: str = ""
 
 
 @dataclass(frozen=True, eq=False)

@@ -28,7 +28,8 @@ import ast
 from dataclasses import dataclass, field
 
 from gradc.compiler.frontend.constants import default_values
-from gradc.compiler.frontend.imports import FunctionRef
+from gradc.compiler.frontend.function_args import bind_aliases, check_bound_parameters
+from gradc.compiler.frontend.imports import FunctionConstant, FunctionRef
 from gradc.compiler.frontend.kernels import THREAD_PARAMS, is_kernel
 from gradc.compiler.frontend.lower_state import IntCheck, UnpackCheck
 from gradc.compiler.frontend.lower_stmt import StatementLowering
@@ -62,7 +63,11 @@ class LoweredFunction:
 
 
 def lower_function(
-    info: ModuleInfo, node: ast.FunctionDef, symbol: str, param_types: list[Type]
+    info: ModuleInfo,
+    node: ast.FunctionDef,
+    symbol: str,
+    param_types: list[Type],
+    bound: dict[str, FunctionConstant] | None = None,
 ) -> LoweredFunction:
     """Lower ``node`` with the given parameter types to an untyped IR function.
 
@@ -70,13 +75,15 @@ def lower_function(
         info: the module's top-level view (constants, imports, other functions).
         node: the function definition.
         symbol: the IR function's name.
-        param_types: one type per parameter.
+        param_types: one type per parameter not in ``bound``.
+        bound: parameters passed a function (:mod:`.function_args`), which are no IR
+            parameters.
 
     Raises:
         CompileError: an unsupported construct, an undefined name, a variable that may be
             used before assignment; the error names the construct and its source line.
     """
-    return _FunctionLowering(info, node, symbol, param_types).run()
+    return _FunctionLowering(info, node, symbol, param_types, bound).run()
 
 
 class _FunctionLowering(StatementLowering):
@@ -90,13 +97,16 @@ class _FunctionLowering(StatementLowering):
                 node,
             )
         default_values(self.info, node)  # checked here, used where calls omit them
+        check_bound_parameters(self)
+        bind_aliases(self)
         entry = self.fn.add_block("entry")
         self.ssa.seal(entry)
         self.b.position_at_end(entry)
         hidden = THREAD_PARAMS if is_kernel(self.info, node) else ()
         for i, name in enumerate(hidden):
             self.fn.params.append(Argument(type=I64, name=name, index=i))
-        for i, (p, t) in enumerate(zip(args.args, self.param_types, strict=True), len(hidden)):
+        params = [p for p in args.args if p.arg not in self.bound_functions]
+        for i, (p, t) in enumerate(zip(params, self.param_types, strict=True), len(hidden)):
             arg = Argument(type=t, name=p.arg, index=i)
             self.fn.params.append(arg)
             self.ssa.write(entry, p.arg, arg)

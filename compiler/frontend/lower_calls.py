@@ -15,6 +15,7 @@ from gradc.compiler.frontend import numpy_linalg, slicing
 from gradc.compiler.frontend.array_reductions import lower_reduction
 from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.constructs import builtin_help
+from gradc.compiler.frontend.function_args import bind_functions, call_bound
 from gradc.compiler.frontend.imports import (
     ConstantRef,
     ForeignRef,
@@ -110,6 +111,8 @@ class CallLowering(LoweringState):
             return self.b.insert(ops.CopyArray(self.expr(func.value)))
         if isinstance(func, ast.Name):
             name = func.id
+            if name in self.bound_functions:
+                return call_bound(self, name, e)
             if name in self.locals:
                 raise self.src.error(f"local variable '{name}' is not callable", func)
             if name in self.info.functions:
@@ -303,10 +306,12 @@ class CallLowering(LoweringState):
                 + ", ".join(f"'{m}'" for m in missing),
                 e,
             )
-        values = {i: self.expr(node) for i, node in bound.items()}  # source order
+        callee, functions = bind_functions(self, callee, shown, bound, e)
+        values = {i: self.expr(node) for i, node in bound.items() if i not in functions}
         args = [
             values[i] if i in values else self._const(defaults[i - least], e)
             for i in range(expected)
+            if i not in functions
         ]
         self.callees[callee.symbol] = callee
         return self.b.call(callee.symbol, args)
@@ -318,6 +323,8 @@ class CallLowering(LoweringState):
 
     def _user_function(self, func: ast.expr) -> bool:
         """``func`` names a function of a user module (which binds keyword arguments)."""
+        if isinstance(func, ast.Name) and func.id in self.bound_functions:
+            return self.bound_functions[func.id].ref is not None
         if isinstance(func, ast.Name) and func.id not in self.locals:
             if func.id in self.info.functions:
                 return True

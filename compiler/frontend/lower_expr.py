@@ -152,6 +152,12 @@ class ExpressionLowering(CallLowering):
     def name(self, name: str, node: ast.Name) -> Value:
         """The value ``name`` reads: a local variable, a module constant (folded) or an
         imported constant; any other name is an error saying what it is."""
+        if name in self.bound_functions:
+            raise self.src.error(
+                f"'{name}' names function '{self.bound_functions[name].shown}': "
+                "it can only be called or passed to a function",
+                node,
+            )
         if name in self.locals:
             return self.read(name, node)
         if name in self.info.constants:
@@ -170,7 +176,10 @@ class ExpressionLowering(CallLowering):
         if self.info.numpy_names.get(name) in NUMPY_CONSTANTS:  # from numpy import pi
             return self.b.const(NUMPY_CONSTANTS[self.info.numpy_names[name]], F64)
         if name in self.info.functions or name in self.info.math_names:
-            raise self.src.error(f"function '{name}' can only be called", node)
+            raise self.src.error(
+                f"function '{name}' can only be called or passed as an argument to a function",
+                node,
+            )
         if name in SUPPORTED_BUILTINS:
             raise self.src.error(f"the builtin '{name}' can only be called", node)
         raise self.undefined(name, node)
@@ -182,7 +191,10 @@ class ExpressionLowering(CallLowering):
         if isinstance(ref, ConstantRef):
             return self._const(ref.value, node)
         if isinstance(ref, FunctionRef):
-            raise self.src.error(f"function '{shown}' can only be called", node)
+            raise self.src.error(
+                f"function '{shown}' can only be called or passed as an argument to a function",
+                node,
+            )
         if isinstance(ref, ModuleRef):
             raise self.src.error(
                 f"module '{ref.module.qualname}' can be used only to reach its functions "
@@ -209,7 +221,11 @@ class ExpressionLowering(CallLowering):
             if e.attr in MATH_CONSTANTS:
                 return self.b.const(MATH_CONSTANTS[e.attr], F64)
             if e.attr in ops.MATH_FUNCTIONS:
-                raise self.src.error(f"function 'math.{e.attr}' can only be called", e)
+                raise self.src.error(
+                    f"function 'math.{e.attr}' can only be called or passed as an argument "
+                    "to a function",
+                    e,
+                )
             if hasattr(math, e.attr) and not e.attr.startswith("_"):
                 raise self.src.error(f"'math.{e.attr}' is not supported in compiled code", e)
             raise self.src.error(f"module 'math' has no attribute '{e.attr}'", e)

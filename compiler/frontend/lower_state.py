@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from gradc.compiler.diagnostics import CompileError
 from gradc.compiler.frontend.constructs import builtin_help
-from gradc.compiler.frontend.imports import FunctionRef
+from gradc.compiler.frontend.imports import FunctionConstant, FunctionRef
 from gradc.compiler.frontend.module_scan import ModuleInfo
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
@@ -70,7 +70,12 @@ class LoweringState(ABC):
     """
 
     def __init__(
-        self, info: ModuleInfo, node: ast.FunctionDef, symbol: str, param_types: list[Type]
+        self,
+        info: ModuleInfo,
+        node: ast.FunctionDef,
+        symbol: str,
+        param_types: list[Type],
+        bound: dict[str, FunctionConstant] | None = None,
     ) -> None:
         self.info = info
         self.src = info.source
@@ -80,7 +85,11 @@ class LoweringState(ABC):
         self.ssa = SSABuilder(self.fn)
         self.loops: list[Loop] = []
         self.param_types = param_types
-        self.locals = _assigned_names(node)
+        #: parameters passed a function (compile-time constants, :mod:`.function_args`)
+        self.bound_functions = dict(bound or {})
+        self.locals = _assigned_names(node) - self.bound_functions.keys()
+        #: ``g = _twice`` statements: ``g`` is bound, the statement lowers to nothing
+        self.function_aliases: set[ast.stmt] = set()
         self.unpacks: list[UnpackCheck] = []
         self.int_checks: list[IntCheck] = []
         self.callees: dict[str, FunctionRef] = {}

@@ -157,7 +157,7 @@ class Inference:
                 ref.module.source.loc(node),
             )
         with self.within(key):
-            lowered = lower_function(ref.module, node, symbol, list(arg_types))
+            lowered = lower_function(ref.module, node, symbol, list(arg_types), dict(ref.bound))
         self.functions.update(lowered.callees)
         if (
             declared is None
@@ -309,9 +309,11 @@ class Inference:
         while key in self.reached:  # every chain ends at an export (not in ``reached``)
             caller, loc = self.reached[key]
             ref = self.functions[key[0]]
-            params = [a.arg for a in (*ref.node.args.posonlyargs, *ref.node.args.args)]
+            bound = dict(ref.bound)
+            params = [a.arg for a in ref.node.args.args if a.arg not in bound]
             typed = ", ".join(
-                f"{p}: {python_name(t)}" for p, t in zip(params, key[1], strict=False)
+                [f"{p}={c.shown}" for p, c in ref.bound]
+                + [f"{p}: {python_name(t)}" for p, t in zip(params, key[1], strict=False)]
             )
             notes.append(
                 f"in {ref.name}({typed}), called from {self.functions[caller[0]].name} "
