@@ -480,6 +480,11 @@ DIFFERENCES = (
      "of bools (NumPy computes them in float16)."),
     ("passes/arrays/reduce.py", "Float sums add in C order into 4 partial sums, not NumPy's "
      "pairwise blocks: results may differ within `(n/4)·eps·Σ|x|`."),
+    ("compiler/infer/rules.py", "Scalars are Python numbers, also where NumPy's are NumPy "
+     "scalars (`np.sum(a)`, `np.dot(a, b)`, an element `a[i]`): a scalar `/`, `//` or `%` "
+     "by zero raises ZeroDivisionError (as CPython and Numba's default error model do) "
+     "where NumPy returns inf/nan with a RuntimeWarning. Whole-array division follows "
+     "NumPy (inf/nan, no exception)."),
 )  # fmt: skip
 
 
