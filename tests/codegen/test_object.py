@@ -59,7 +59,9 @@ def build():
     acc = b.const(0.0, F64)
     for i, (name, f) in enumerate(ops.MATH_FUNCTIONS.items()):
         with b.at(Loc("everything.py", 11 + i, 4)):
-            r = b.math(name, *([x, y][: f.arity]))
+            # acosh of 1 + x: every function but log is defined on x in [0, 1)
+            arg = b.add(x, b.const(1.0, F64)) if name in ("acosh", "ieee_acosh") else x
+            r = b.math(name, *([arg, y][: f.arity]))
             if f.returns_bool:
                 r = b.cast(r, F64)
             acc = b.add(acc, r)
@@ -110,6 +112,7 @@ LIBM = {
     "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "expm1",
     "log", "log1p", "log2", "log10", "sqrt", "erf", "erfc", "tgamma", "lgamma", "atan2",
     "hypot", "pow", "fmod", "floor", "ceil", "trunc", "copysign", "fabs",
+    "asinh", "acosh", "atanh", "cbrt", "rint",
 }  # fmt: skip
 
 #: x86-64 relocation types that hold an absolute address (R_X86_64_64, _32, _32S, _16,
