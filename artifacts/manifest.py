@@ -34,6 +34,8 @@ identical bytes)::
         variants: [{symbol, object, sha256, key, wrapper?}, ...] }, ...]
                                                    # optional (1.2): one per top-level variant
     variants: [{cpu: str, features: str}, ...]     # optional (1.2): CPU variants, in order
+    cuda: {archs, kernels: [...]}                  # optional (1.6): kernels built for CUDA,
+                                                   # gradc.artifacts.cuda_manifest
 
 Type strings are ``gradc.compiler.ir.types.python_name``'s: ``f64``, ``f32``, ``i64``,
 ``i32``, ``bool``, ``none``, ``tuple[f64,i64]`` and arrays spelt like annotations
@@ -71,7 +73,8 @@ the entry's ``target.*`` and ``options.opt_level`` key components, and still sho
 ``.s`` text of older artifacts. 1.4 adds ``signature.types``. 1.5 adds ``signature.defaults``:
 the trailing parameters a call may omit, each with its value (an int, float or bool of the
 parameter's type), written only when there are some; a 1.4 reader ignores it (every
-argument is then required).
+argument is then required). 1.6 adds ``cuda`` (``gradc build --target cuda``): per kernel its
+PTX and one cubin per arch under ``cuda/``, each with its own key; a 1.5 reader ignores it.
 Readers accept any minor version of their major version (unknown fields are ignored) and
 refuse other major versions with :class:`FormatVersionError`.
 
@@ -93,10 +96,11 @@ from typing import Any
 import msgpack
 
 from gradc.artifacts.abi.signature import Signature
+from gradc.artifacts.cuda_manifest import CUDA_BLOB_PATH, CudaSection
 from gradc.artifacts.errors import ArtifactError
 
 #: (major, minor) of the format this module writes.
-FORMAT_VERSION: tuple[int, int] = (1, 5)
+FORMAT_VERSION: tuple[int, int] = (1, 6)
 
 MANIFEST_NAME = "manifest.msgpack"
 
@@ -125,7 +129,11 @@ def blob_sha256(relpath: str) -> str:
         ArtifactError: the path is not ``objects/<sha>.o`` or ``texts/<sha>.<ext>`` (this
             also refuses absolute paths and ``..`` in a hostile manifest).
     """
-    m = _OBJECT_PATH.fullmatch(relpath) or _TEXT_PATH.fullmatch(relpath)
+    m = (
+        _OBJECT_PATH.fullmatch(relpath)
+        or _TEXT_PATH.fullmatch(relpath)
+        or CUDA_BLOB_PATH.fullmatch(relpath)
+    )
     if m is None:
         raise ArtifactError(f"invalid blob path {relpath!r} in manifest")
     return m.group(1)
@@ -248,6 +256,7 @@ class Manifest:
     runtime: Runtime | None = None
     variants: tuple[Target, ...] = ()
     sources: dict[str, str] = field(default_factory=dict)
+    cuda: CudaSection | None = None
 
     def targets(self) -> tuple[Target, ...]:
         """The CPU variants, in order: ``variants``, or ``(target,)`` for one CPU."""
@@ -342,6 +351,8 @@ class Manifest:
         }
         if self.variants:
             data["variants"] = [{"cpu": t.cpu, "features": t.features} for t in self.variants]
+        if self.cuda is not None:
+            data["cuda"] = self.cuda.to_dict()
         if self.runtime is not None:
             data["runtime"] = {
                 "abi": self.runtime.abi,

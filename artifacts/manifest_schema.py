@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gradc.artifacts.cuda_manifest import CudaSection
 from gradc.artifacts.errors import ArtifactError, FormatVersionError
 from gradc.artifacts.manifest import (
     FORMAT_VERSION,
@@ -63,6 +64,7 @@ def manifest_from_dict(raw: object, where: str) -> Manifest:
         runtime=_runtime(r, top),
         variants=variants,
         sources=r.str_map(top.get("sources", {}), "sources"),
+        cuda=CudaSection.from_dict(top["cuda"], where) if "cuda" in top else None,
     )
 
 

@@ -41,6 +41,7 @@ from typing import Any, Protocol
 
 from gradc.artifacts.abi.description import check_object
 from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, wrapper_symbol
+from gradc.artifacts.cuda_manifest import cuda_section, reusable_cuda
 from gradc.artifacts.errors import ArtifactError, ArtifactWarning, FormatVersionError
 from gradc.artifacts.manifest import (
     MANIFEST_NAME,
@@ -61,7 +62,7 @@ from gradc.artifacts.toolchain import host_producer
 
 LOCK_NAME = ".lock"
 _TMP_PREFIX = ".tmp-"
-_BLOB_DIRS = ("objects", "texts")
+_BLOB_DIRS = ("objects", "texts", "cuda")
 #: File mode of written files (artifacts are shipped and read by other users).
 _FILE_MODE = 0o644
 
@@ -139,9 +140,11 @@ class BuildOutputLike(Protocol):
 
 
 def build_manifest(
-    build: BuildOutputLike, producer: Producer | None = None
+    build: BuildOutputLike, producer: Producer | None = None, *, texts: bool = True
 ) -> tuple[Manifest, dict[str, bytes]]:
     """The manifest of ``build`` and its blobs (relative path -> bytes); writes nothing.
+    Without ``texts`` the IR, LLVM and assembly texts are left out (a shipped artifact
+    needs only its objects; ``gradc inspect --ir`` then has nothing to show).
 
     Raises:
         ArtifactError: two entries share a name, or a field has the wrong type.
@@ -150,7 +153,7 @@ def build_manifest(
         producer = getattr(build, "producer", None) or host_producer()
     variant_targets = [_target(t) for t in getattr(build, "variant_targets", ()) or ()]
     blobs: dict[str, bytes] = {}
-    entries = [_entry(e, variant_targets, blobs) for e in build.entries]
+    entries = [_entry(e, variant_targets, blobs, texts) for e in build.entries]
     runtime = None
     runtime_code = bytes(getattr(build, "runtime_object", b"") or b"")
     if runtime_code:
@@ -167,21 +170,25 @@ def build_manifest(
         runtime=runtime,
         variants=tuple(variant_targets),
         sources=dict(getattr(build, "sources", {}) or {}),
+        cuda=cuda_section(build, blobs),
     )
     # Round-trip through the validator: what we write is what readers accept.
     Manifest.from_dict(manifest.to_dict(), "new manifest")
     return manifest, blobs
 
 
-def _entry(e: CompiledEntryLike, variant_targets: list[Target], blobs: dict[str, bytes]) -> Entry:
-    """The manifest entry of compiled export ``e``; its blobs are added to ``blobs``."""
+def _entry(
+    e: CompiledEntryLike, variant_targets: list[Target], blobs: dict[str, bytes], with_texts: bool
+) -> Entry:
+    """The manifest entry of compiled export ``e`` (with its texts if ``with_texts``); its
+    blobs are added to ``blobs``."""
     code = bytes(e.object_code)
     sha = hashlib.sha256(code).hexdigest()
     obj = object_path(sha)
     blobs[obj] = code
     texts: dict[str, str] = {}
     for kind, text in (("ir", e.ir_text), ("llvm", e.llvm_text), ("asm", e.asm_text)):
-        if text:
+        if text and with_texts:
             data = text.encode("utf-8")
             rel = text_path(hashlib.sha256(data).hexdigest(), kind)
             blobs[rel] = data
@@ -247,6 +254,7 @@ def write_artifact(
     *,
     producer: Producer | None = None,
     on_damage: Callable[[str], None] | None = None,
+    texts: bool = True,
 ) -> Manifest:
     """Write ``build`` (a ``gradc.compiler.driver.BuildOutput``) as the artifact ``out_dir``.
 
@@ -257,13 +265,14 @@ def write_artifact(
     artifact already in ``out_dir`` is damaged (:func:`find_damage`), ``on_damage`` is
     called with a message naming the damaged files (default: an
     :class:`~gradc.artifacts.errors.ArtifactWarning`) and every damaged file is replaced;
-    intact blobs with the same content are kept as they are.
+    intact blobs with the same content are kept as they are. ``texts=False`` leaves the
+    IR, LLVM and assembly texts out (:func:`build_manifest`).
 
     Raises:
         ArtifactError: the build output does not fit the manifest schema.
         OSError: the directory cannot be written (the previous artifact stays intact).
     """
-    manifest, blobs = build_manifest(build, producer)
+    manifest, blobs = build_manifest(build, producer, texts=texts)
     out = Path(out_dir)
     encoded = manifest.encode()
     if _is_current(out, encoded, blobs):
@@ -392,7 +401,7 @@ def find_damage(art_dir: str | os.PathLike[str]) -> list[str]:
 
 def referenced_blobs(manifest: Manifest) -> set[str]:
     """Relative paths of every blob ``manifest`` references."""
-    refs: set[str] = set()
+    refs: set[str] = set() if manifest.cuda is None else manifest.cuda.blobs()
     if manifest.runtime is not None:
         refs.add(manifest.runtime.object)
     for e in manifest.entries:
@@ -500,6 +509,9 @@ def previous_build(art_dir: str | os.PathLike[str]) -> PreviousBuild:
                 reusable[v.key] = ReusableEntry(vcode, vwrapper)
             except ArtifactError as exc:
                 problems.append(f"cannot reuse a CPU variant of {e.name!r}: {exc}")
+    cuda, cuda_problems = reusable_cuda(manifest.cuda, lambda rel: read_blob(out, rel))
+    reusable.update((key, ReusableEntry(code)) for key, code in cuda.items())
+    problems += cuda_problems
     rt = manifest.runtime
     if rt is not None and rt.key:
         try:

@@ -103,14 +103,23 @@ def cache_list() -> None:
 @cache_command.command("clear")
 @click.argument("patterns", nargs=-1, metavar="[PATTERN...]")
 def cache_clear(patterns: tuple[str, ...]) -> None:
-    """Remove every entry, or those whose folder name matches a shell PATTERN ('gmm-*')."""
+    """Remove every entry, or those whose folder name matches a shell PATTERN ('gmm-*');
+    an entry a process is compiling (its lock held) is kept."""
+    from filelock import FileLock, Timeout
+
     root = cache_root()
     removed = 0
     for e in cache_entries(root):
         if patterns and not any(fnmatch.fnmatch(e.path.name, p) for p in patterns):
             continue
-        shutil.rmtree(e.path)
-        e.path.with_name(e.path.name + LOCK_SUFFIX).unlink(missing_ok=True)
+        lock = e.path.with_name(e.path.name + LOCK_SUFFIX)
+        try:
+            with FileLock(str(lock), timeout=0):  # a process compiling it holds this lock
+                shutil.rmtree(e.path)
+        except Timeout:
+            click.echo(f"kept {e.path.name}: a process is compiling it", err=True)
+            continue
+        lock.unlink(missing_ok=True)
         removed += 1
     click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {root}")
 

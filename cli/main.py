@@ -3,6 +3,7 @@
 ::
 
     gradc build MODULE.py [-o DIR] [-O 0..3] [--cpu NAME[,NAME...]] [--fastmath] [--no-boundscheck]
+                          [--no-texts]
                           [--grad F[:X,Y]] [--timings] [--explain] [-v]
     gradc inspect ARTIFACT [--json] [--ir NAME] [--llvm NAME] [--asm NAME] [--key NAME]
     gradc bench MODULE.py | ARTIFACT [--source MODULE.py] [-e NAME] [--shape NAME=AxB ...]
@@ -15,9 +16,11 @@ is the environment: ``GRADC_NO_COMPILE=1`` makes ``build`` refuse to compile.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +30,6 @@ from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.manifest import Entry, Manifest
 from gradc.artifacts.store import (
     find_damage,
-    read_blob,
     read_manifest,
     read_text,
 )
@@ -98,6 +100,26 @@ def cli() -> None:
 @click.option("--fastmath", is_flag=True, help="Allow fast-math floating-point rewrites.")
 @click.option("--no-boundscheck", is_flag=True, help="Do not check array indices.")
 @click.option(
+    "--no-texts",
+    is_flag=True,
+    help="Leave out the IR, LLVM and assembly texts (gradc inspect --ir/--llvm/--asm); "
+    "for artifacts that are shipped.",
+)
+@click.option(
+    "--target",
+    type=click.Choice(["cpu", "cuda"]),
+    default="cpu",
+    show_default=True,
+    help="cuda: also build every @gradc.kernel to PTX and cubins (no GPU needed; ptxas and "
+    "libdevice from CUDA_HOME or PATH).",
+)
+@click.option(
+    "--cuda-arch",
+    default="sm_80",
+    show_default=True,
+    help="With --target cuda: comma-separated archs (sm_80,sm_90); PTX for the lowest.",
+)
+@click.option(
     "--grad",
     "grads",
     multiple=True,
@@ -132,6 +154,9 @@ def build(
     cpu: str,
     fastmath: bool,
     no_boundscheck: bool,
+    no_texts: bool,
+    target: str,
+    cuda_arch: str,
     grads: tuple[str, ...],
     timings: bool,
     explain: bool,
@@ -147,6 +172,10 @@ def build(
     is written (exit status 1). GRADC_NO_COMPILE=1 refuses to compile (exit status 1).
     """
     options = _compiler_options(opt_level, cpu, fastmath, no_boundscheck, timings, verbose)
+    if target == "cuda":
+        from gradc.cli.cuda import cuda_options
+
+        options = cuda_options(options, cuda_arch)
     out_dir = output if output is not None else default_output_dir(module)
     start = time.perf_counter()
     remote = None
@@ -154,7 +183,8 @@ def build(
         from gradc.cli.remote import open_remote
 
         remote = open_remote(remote_cache, remote_cache_readonly)
-    built = _build(module, out_dir, options, grads, remote)
+    with _progress(module):
+        built = _build(module, out_dir, options, grads, remote, texts=not no_texts)
     end = time.perf_counter()
     if explain:
         from gradc.cli.explain import explain as explain_lines
@@ -199,21 +229,34 @@ def _compiler_options(
     )
 
 
+def _progress(module: Path) -> AbstractContextManager[Any]:
+    """On a terminal, a spinner on stderr with the elapsed time while ``module`` builds
+    (a build of several seconds is not silent); elsewhere (a pipe, a file) nothing."""
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status(f"gradc: building {module} ...")
+
+
 def _build(
     module: Path,
     out_dir: Path,
     options: CompilerOptions,
     grads: tuple[str, ...],
     remote: RemoteCache | None,
+    *,
+    texts: bool = True,
 ) -> ArtifactBuild:
-    """``build_artifact`` of ``module`` into ``out_dir``, warnings printed.
+    """``build_artifact`` of ``module`` into ``out_dir`` (with the texts unless
+    ``texts=False``), warnings printed.
 
     A compile error, a refused compile (``GRADC_NO_COMPILE=1``), an unwritable output or
     a bad ``--grad`` is printed and exits with status 1; any other exception is an
     internal compiler error: printed (with the traceback under ``-v``), exit status 70.
     Nothing is written then.
     """
-    from gradc.compiler.diagnostics import CompileError, InternalCompilerError
+    from gradc.compiler.diagnostics import CompileError, CudaBuildError, InternalCompilerError
     from gradc.compiler.driver import CompileForbiddenError, WriteError, build_artifact
     from gradc.compiler.frontend.derivatives import GradRequestError
 
@@ -230,11 +273,12 @@ def _build(
             remote=remote,
             warn=warn,
             on_damage=warn,
+            texts=texts,
         )
     except CompileError as exc:
         click.echo(exc.render(), err=True)
         sys.exit(1)
-    except (CompileForbiddenError, WriteError) as exc:
+    except (CompileForbiddenError, WriteError, CudaBuildError) as exc:
         click.echo(f"gradc: error: {exc}", err=True)
         sys.exit(1)
     except GradRequestError as exc:
@@ -344,7 +388,9 @@ def inspect(
             _print_key(manifest.entry(key_name), as_json)
             return
         if relocations:
-            _print_relocations(artifact, manifest)
+            from gradc.cli.relocations import print_relocations
+
+            print_relocations(artifact, manifest)
             return
         texts = [(k, n) for k, n in (("ir", ir_name), ("llvm", llvm_name), ("asm", asm_name)) if n]
         if texts:
@@ -439,38 +485,6 @@ def _print_key(entry: Entry, as_json: bool) -> None:
             click.echo(f"    {name}  {entry.dependencies[name]}")
 
 
-def _print_relocations(artifact: Path, manifest: Manifest) -> None:
-    """Each entry's object and its fast-call wrapper's: the symbols it defines and every
-    relocation it carries, with the type named as readelf names it (``R_X86_64_PC32``)."""
-    for entry in manifest.entries:
-        code = read_blob(artifact, entry.object)
-        click.echo(f"{entry.name}: {entry.object} ({len(code)} bytes)")
-        _print_object_relocations(code)
-        if entry.wrapper is not None:
-            code = read_blob(artifact, entry.wrapper.object)
-            click.echo(f"{entry.name} wrapper: {entry.wrapper.object} ({len(code)} bytes)")
-            _print_object_relocations(code)
-
-
-def _print_object_relocations(code: bytes) -> None:
-    """The ``defines:`` line and one line per relocation of the ELF object ``code``."""
-    import io
-
-    from elftools.elf.descriptions import describe_reloc_type
-    from elftools.elf.elffile import ELFFile
-
-    from gradc.compiler.codegen.relocatable import defined_symbols, relocations
-
-    elf = ELFFile(io.BytesIO(code))
-    click.echo("  defines: " + ", ".join(defined_symbols(code)))
-    for rel in relocations(code):
-        where = "defined" if rel.defined else "external"
-        click.echo(
-            f"  {rel.section}+{rel.offset:#06x}  {describe_reloc_type(rel.type, elf):<16} -> "
-            f"{rel.symbol or '(none)'} ({where})"
-        )
-
-
 def _object_size(artifact: Path, relpath: str) -> int | None:
     """Size in bytes of a stored blob, None when it is missing."""
     try:
@@ -533,6 +547,10 @@ def _print_manifest(artifact: Path, manifest: Manifest) -> None:
             e.key[:12],
         )
     console.print(table)
+    if manifest.cuda is not None:
+        from gradc.cli.cuda import print_cuda
+
+        print_cuda(console, artifact, manifest.cuda)
 
 
 def _console(console_class: Any) -> Any:

@@ -89,6 +89,7 @@ def _export_plans(state: BuildState) -> list[ExportPlan]:
             for p in function.params
         )
         own = defaults[name] if name in defaults else _inherited(defaults[primal[name]], params)
+        defaults[name] = own  # a derivative of this derivative inherits from it
         signature = Signature(params, python_name(function.return_type), own)
         sites = tuple(
             (loc.file, loc.line, loc.col)
@@ -288,4 +289,5 @@ def build_output(state: BuildState) -> BuildOutput:
         sources=source_hashes(state.info, base_dir, {str(state.source_path): state.data}),
         callees=state.callgraph,
         variant_targets=tuple(state.targets) if len(state.targets) > 1 else (),
+        cuda=state.cuda,
     )

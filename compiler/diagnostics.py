@@ -139,3 +139,9 @@ def _with_caret(head: str, loc: Loc, source_line: str | None, end_col: int | Non
     caret_col = max(loc.col - indent, 0)
     width = 1 if end_col is None else max(min(end_col, len(text)) - max(loc.col, indent), 1)
     return f"{head}\n    {stripped}\n    {' ' * caret_col}{'^' * width}"
+
+
+class CudaBuildError(Exception):
+    """The CUDA build of a kernel failed (``gradc build --target cuda``): a symbol the GPU
+    lacks, ``ptxas`` refused the PTX (its message), or the toolchain is missing. The
+    message names the kernel (``compiler/codegen/ptx.py``)."""

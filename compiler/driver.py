@@ -13,6 +13,7 @@ and its line)::
     keys     cache keys per export and CPU variant; cache lookups
     lower    LLVM IR of each export the cache does not hold
     emit     objects (and fast-call wrappers, the runtime) of what was lowered
+    cuda     PTX and cubins of each kernel (--target cuda only)
     write    the artifact directory (build_artifact only)
 
 :func:`build_module` runs the stages up to ``emit`` and returns a :class:`BuildOutput`
@@ -23,12 +24,13 @@ already holds, builds, writes and publishes to a remote cache.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from gradc.compiler import backend
+from gradc.compiler import backend, cuda_backend
+from gradc.compiler.diagnostics import CudaBuildError
 from gradc.compiler.frontend.module_scan import GradRequestError
 from gradc.compiler.ir.core import Module
 from gradc.compiler.options import CompilerOptions
@@ -67,27 +69,40 @@ class WriteError(OSError):
     """The artifact directory could not be written (the previous artifact stays intact)."""
 
 
-def add_derivative_exports(module: Module, info: ModuleInfo, source: SourceFile) -> None:
+def add_derivative_exports(
+    module: Module, info: ModuleInfo, source: SourceFile, roots: Container[str] | None = None
+) -> None:
     """Add the derivative exports ``info`` (a scanned module) declares to ``module``, its
-    inferred IR, in declaration order.
+    inferred IR, in declaration order (only those differentiating, at the root, an export
+    in ``roots``, when given).
 
     Raises:
         CompileError: a declaration AD cannot carry out, at its (or its import's) line.
     """
     from gradc.compiler.ir.errors import PassError
     from gradc.passes.ad.api import add_derivative_export
+    from gradc.passes.ad.nested import content_named
 
+    declared = {d.name: d for d in info.derivatives}
     for d in info.derivatives:
+        root = d.target
+        while root in declared:
+            root = declared[root].target
+        if roots is not None and root not in roots:
+            continue
         try:
+            # a derivative of a derivative differentiates a copy named by its content
+            target = content_named(module, d.target).name if d.target in declared else d.target
             add_derivative_export(
                 module,
                 d.name,
                 d.kind,
-                d.target,
+                target,
                 d.wrt,
                 d.wrt_sequence,
                 source.loc(d.node),
                 d.activity,
+                has_aux=d.has_aux,
             )
         except PassError as exc:
             raise info.error(exc.message, exc.loc) from None  # loc may be in an import
@@ -106,10 +121,17 @@ def parse(state: BuildState) -> None:
 
 def infer(state: BuildState) -> None:
     """The ``infer`` stage: typed IR of every export and what it calls (on failure, the
-    first error of every export: ``gradc.compiler.infer.all_errors``)."""
+    first error of every export: ``gradc.compiler.infer.all_errors``). Exports that call
+    a derivative declaration are typed in the ``ad`` stage, once it exists."""
+    import copy
+
+    from gradc.compiler.frontend.derivatives import derivative_callers
     from gradc.compiler.infer.all_errors import infer_reporting_all
 
-    state.module = infer_reporting_all(state.info)
+    callers = derivative_callers(state.info)
+    first = copy.copy(state.info)
+    first.exports = [e for e in state.info.exports if e.name not in callers]
+    state.module = infer_reporting_all(first)
 
 
 def lower_arrays(state: BuildState) -> None:
@@ -121,8 +143,74 @@ def lower_arrays(state: BuildState) -> None:
 
 
 def differentiate(state: BuildState) -> None:
-    """The ``ad`` stage: the derivative exports the module declares or ``--grad`` asks for."""
-    add_derivative_exports(state.module, state.info, state.source)
+    """The ``ad`` stage: the derivative exports the module declares or ``--grad`` asks for.
+
+    Exports that call a derivative declaration (``df(x)`` in a Newton step) are typed
+    here, once the derivatives they call exist; derivatives of those exports come last.
+    """
+    from gradc.compiler.frontend.derivatives import derivative_callers
+    from gradc.compiler.infer import infer_module
+    from gradc.passes.arrays.lower import run as lower_array_ops
+
+    module, info = state.module, state.info
+    _register_custom_rules(module, info)
+    _register_checkpoints(module, info)
+    callers = set(derivative_callers(info))
+    first = {e.name for e in info.exports} - callers
+    add_derivative_exports(module, info, state.source, first)
+    if not callers:
+        return
+    made = {
+        d.name: module.functions[d.name] for d in info.derivatives if d.name in module.functions
+    }
+    typed = lower_array_ops(infer_module(info, exports=sorted(callers), derivatives=made))
+    for fn in typed.functions.values():
+        if fn.name not in module.functions:  # helpers both reach are typed alike
+            module.add(fn)
+    add_derivative_exports(module, info, state.source, callers)
+
+
+def _register_custom_rules(module: Module, info: ModuleInfo) -> None:
+    """Tell AD the rule functions of each specialisation of a ``@gradc.custom_*`` helper
+    (inference specialised them beside it: ``compiler/infer/specialize.py``)."""
+    from gradc.compiler.infer import symbol_for
+    from gradc.compiler.ir.types import TupleType
+    from gradc.passes.ad.custom import Custom, register
+
+    for name, rule in info.custom_rules.items():
+        for fn in list(module.functions.values()):
+            types = tuple(p.type for p in fn.params)
+            if fn.exported or fn.name != symbol_for(name, types):
+                continue
+            names: tuple[str, ...]
+            if rule.kind == "jvp":
+                names = (symbol_for(rule.rules[0], (TupleType(types), TupleType(types))),)
+            else:
+                fwd = symbol_for(rule.rules[0], types)
+                t = module.functions[fwd].return_type
+                if not (isinstance(t, TupleType) and len(t.elements) == 2):
+                    raise info.error(
+                        f"the custom rule '{rule.rules[0]}' must return (value, residuals)",
+                        module.functions[fwd].loc,
+                    )
+                names = (fwd, symbol_for(rule.rules[1], (t.elements[1], t.elements[0])))
+            register(module, fn.name, Custom(rule.kind, names))
+
+
+def _register_checkpoints(module: Module, info: ModuleInfo) -> None:
+    """Tell AD which functions are specialisations of a ``@gradc.checkpoint`` helper of
+    the program's modules (the main one and those it imports)."""
+    from gradc.compiler.frontend.checkpoints import scan_checkpoints
+    from gradc.compiler.infer import symbol_for
+    from gradc.passes.ad.checkpoint import register
+
+    infos = list(info.loader.modules.values()) if info.loader is not None else [info]
+    names = {m.symbol_prefix + name for m in infos for name in scan_checkpoints(m)}
+    for fn in list(module.functions.values()):
+        if not fn.exported and any(
+            fn.name == symbol_for(name, tuple(p.type for p in fn.params)) for name in names
+        ):
+            register(module, fn.name)
 
 
 def run_passes(state: BuildState) -> None:
@@ -156,6 +244,9 @@ STAGES: tuple[Stage[BuildState], ...] = (
     Stage("keys", backend.plan_keys),
     Stage("lower", backend.lower, needed=backend.needs_lowering),
     Stage("emit", backend.emit, needed=backend.needs_emission),
+    Stage(
+        "cuda", cuda_backend.build_cuda, needed=cuda_backend.needs_cuda, reports=(CudaBuildError,)
+    ),
 )
 
 
@@ -261,6 +352,7 @@ class _WriteState(StageState):
     out_dir: Path
     output: BuildOutput
     on_damage: Callable[[str], None] | None
+    texts: bool = True
     manifest: Manifest = field(init=False, repr=False)
 
 
@@ -269,7 +361,9 @@ def _write(state: _WriteState) -> None:
     from gradc.artifacts.store import write_artifact
 
     try:
-        state.manifest = write_artifact(state.out_dir, state.output, on_damage=state.on_damage)
+        state.manifest = write_artifact(
+            state.out_dir, state.output, on_damage=state.on_damage, texts=state.texts
+        )
     except OSError as exc:
         raise WriteError(f"cannot write {state.out_dir}: {exc}") from exc
 
@@ -290,6 +384,7 @@ def build_artifact(
     on_damage: Callable[[str], None] | None = None,
     source_text: bytes | None = None,
     prelude: str = "",
+    texts: bool = True,
 ) -> ArtifactBuild:
     """Build the module at ``source_path`` into the artifact directory ``out_dir``: the
     entry point of ``gradc build`` and of runtime mode.
@@ -308,6 +403,7 @@ def build_artifact(
             reused (a missing or damaged blob ...); default a ``RuntimeWarning``.
         on_damage: called when the artifact found while writing is damaged (default an
             ``ArtifactWarning``; see ``gradc.artifacts.store.write_artifact``).
+        texts: store the IR, LLVM and assembly texts (for ``gradc inspect``).
 
     Raises:
         what :func:`build_module` raises (nothing is written then), and
@@ -325,7 +421,11 @@ def build_artifact(
         source_path, options, grads, cache=cache, source_text=source_text, prelude=prelude
     )
     state = _WriteState(
-        out_dir=out_dir, output=output, on_damage=on_damage, timings=dict(output.timings)
+        out_dir=out_dir,
+        output=output,
+        on_damage=on_damage,
+        texts=texts,
+        timings=dict(output.timings),
     )
     run_stages((WRITE,), state)
     if remote is not None:

@@ -101,6 +101,34 @@ def entry_components(
     return components
 
 
+def cuda_components(
+    ir_hash: str,
+    options: CompilerOptions,
+    versions: Mapping[str, str],
+    signature: Signature,
+    cuda: Mapping[str, str | bool],
+) -> dict[str, Component]:
+    """The key components of one CUDA variant (a kernel's PTX or one of its cubins).
+
+    ``ir_hash`` is the Merkle hash of the kernel's per-thread function; ``cuda`` holds the
+    variant's own facts, each entering as ``cuda.<name>``: ``kind`` (``"ptx"`` or
+    ``"cubin"``), ``arch`` (``sm_XY``), ``ptx_arch`` and ``isa`` (of the PTX),
+    ``libdevice`` (its sha256), ``ftz``, and for a cubin ``ptxas`` (``ptxas --version``'s
+    lines) and ``ptxas_flags``. The CPU's ``target.*`` fields are not components: the
+    CUDA code does not depend on the host.
+    """
+    components: dict[str, Component] = {"ir": ir_hash}
+    for name in ("opt_level", "fastmath", "boundscheck"):
+        components[f"options.{name}"] = options.key_fields()[name]  # type: ignore[assignment]
+    components["target.triple"] = "nvptx64-nvidia-cuda"
+    for name, value in sorted(cuda.items()):
+        components[f"cuda.{name}"] = value
+    for name, value in versions.items():
+        components[f"versions.{name}"] = value
+    components["signature"] = signature_text(signature)
+    return components
+
+
 def runtime_key(shared: Mapping[str, Component]) -> str:
     """The key of the runtime object built with the ``shared`` components."""
     return sha256_key({"runtime": RUNTIME_ABI, **shared})

@@ -30,6 +30,12 @@ class CompilerOptions:
             object per variant (the loader picks the best one the host supports); ``cpu``
             is then the first. Each variant's options (:meth:`variants`) have one ``cpu``
             and no ``cpus``, and that is what enters each variant's cache key.
+        cuda_archs: CUDA archs (``--target cuda --cuda-arch sm_80,sm_90``): when not
+            empty, every kernel is also built to PTX for the lowest and one cubin per arch
+            (``compiler/cuda_backend.py``); each CUDA variant has its own key
+            (``keys.cuda_components``), so these are no CPU key field.
+        cuda_home: where the CUDA toolkit is (``CUDA_HOME``; ``""``: ptxas on PATH). Not a
+            key field: the ``ptxas`` version and libdevice's sha256 are.
     """
 
     opt_level: int = 2
@@ -39,6 +45,8 @@ class CompilerOptions:
     timings: bool = False
     verbose: bool = False
     cpus: tuple[str, ...] = ()
+    cuda_archs: tuple[str, ...] = ()
+    cuda_home: str = ""
 
     def __post_init__(self) -> None:
         if not 0 <= self.opt_level <= 3:

@@ -123,6 +123,7 @@ class BuildOutput:
         sources: module-relative file name -> hex sha256 of its bytes, for every file the
             front end read (runtime mode checks freshness with it, without compiling).
         callees: IR function name -> the names it calls directly (for ``--explain``).
+        cuda: the CUDA builds of the kernels (``--target cuda``), in source order.
         variant_targets: with several CPU variants (``CompilerOptions.cpus``), the target
             of each, in order (the first is ``target``); empty for one CPU.
     """
@@ -136,3 +137,37 @@ class BuildOutput:
     sources: dict[str, str] = field(default_factory=dict)
     callees: dict[str, tuple[str, ...]] = field(default_factory=dict)
     variant_targets: tuple[dict[str, str], ...] = ()
+    cuda: tuple[CudaKernel, ...] = ()
+
+
+@dataclass(frozen=True)
+class CudaVariant:
+    """One CUDA build of a kernel: its PTX (``kind == "ptx"``) or a cubin.
+
+    Attributes:
+        kind: ``"ptx"`` or ``"cubin"``.
+        arch: ``sm_XY``: the PTX's ``.target``, or the arch the cubin runs on.
+        isa: the PTX ISA (``"7.0"``) of the PTX (a cubin's: of the PTX assembled).
+        code: the PTX text (UTF-8) or the cubin's bytes.
+        key: its cache key; key_components: the components (``keys.cuda_components``).
+    """
+
+    kind: str
+    arch: str
+    isa: str
+    code: bytes
+    key: str
+    key_components: dict[str, str | int | bool]
+
+
+@dataclass(frozen=True)
+class CudaKernel:
+    """A kernel built for CUDA: entry ``symbol`` (the same in every variant), the
+    kernel's own ``signature``, its raise-site table and its variants (PTX first, then
+    the cubins in arch order)."""
+
+    name: str
+    signature: Signature
+    symbol: str
+    sites: tuple[tuple[str, int, int], ...]
+    variants: tuple[CudaVariant, ...]

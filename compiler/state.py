@@ -27,7 +27,7 @@ from gradc.compiler.ir.core import Module
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.options import CompilerOptions
 from gradc.compiler.pipeline import StageState
-from gradc.compiler.results import CachedEntry, Signature
+from gradc.compiler.results import CachedEntry, CudaKernel, Signature
 
 if TYPE_CHECKING:
     from gradc.compiler.frontend.module_scan import ModuleInfo
@@ -107,6 +107,7 @@ class BuildState(StageState):
     runtime_options: CompilerOptions = field(init=False, repr=False)
     runtime_key: str = field(init=False, repr=False)
     runtime_object: bytes | None = field(init=False, repr=False)
+    cuda: tuple[CudaKernel, ...] = field(default=(), repr=False)
 
     def source_line(self, loc: Loc) -> str | None:
         """The text of ``loc``'s line: from the module's own text (which may have no file:

@@ -22,7 +22,7 @@ calls the compiled function. With ``GRADC_PLAIN_PYTHON=1`` it returns the functi
 unchanged. The type markers are inert annotations. Built artifacts are loaded with
 :func:`load`.
 
-:func:`grad`, :func:`value_and_grad`, :func:`jvp` and :func:`vjp` are declarations the
+:func:`grad`, :func:`value_and_grad`, :func:`jvp`, :func:`vjp` and :func:`hessian` are declarations the
 front end recognises in source; in plain Python they return a
 :class:`DerivativePlaceholder`, which in runtime mode calls the compiled derivative (the
 artifact's export named like the module-level variable it is assigned to) and otherwise
@@ -32,32 +32,39 @@ raises :class:`NotImplementedError`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from gradc import runtime_mode
 from gradc._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from gradc.artifacts.loader.cpu import Library
+    from gradc.artifacts.loader.cuda import CudaLibrary
 
 __all__ = [
     "Active",
     "Activity",
     "ArrayTypeMarker",
     "Const",
+    "CustomRuleFunction",
     "DerivativePlaceholder",
     "Duplicated",
     "ScalarTypeMarker",
     "bool_",
     "boolean",
+    "checkpoint",
+    "custom_jvp",
+    "custom_vjp",
     "export",
     "f32",
     "f64",
     "forward",
     "grad",
+    "hessian",
     "i32",
     "i64",
     "jvp",
+    "kernel",
     "load",
     "reverse",
     "runtime_stats",
@@ -209,6 +216,23 @@ def _exported(fn: _F) -> _F:
     return runtime_mode.ExportedFunction(fn)  # type: ignore[return-value]
 
 
+def kernel(fn: Callable[..., Any], /) -> Any:
+    """Mark a CUDA kernel (a per-thread body, see :mod:`gradc.cuda`) for ``gradc build``.
+
+    ``gradc build --target cuda`` compiles it to PTX and cubins; the CPU build compiles it
+    to a grid loop. In plain Python it returns a :class:`gradc.cuda.Kernel`, launched as
+    ``k[grid, block](*args)``, which runs the body once per thread, sequentially.
+
+    Raises:
+        TypeError: ``fn`` is not a function.
+    """
+    if not callable(fn):
+        raise TypeError(f"@gradc.kernel decorates a function, got {type(fn).__name__}")
+    from gradc.cuda import Kernel
+
+    return Kernel(fn)
+
+
 # ---------------------------------------------------------------------------- derivatives
 
 
@@ -241,8 +265,11 @@ class DerivativePlaceholder:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         compiled = self._compiled
-        if compiled is None and isinstance(self.fn, runtime_mode.ExportedFunction):
-            compiled = self._compiled = runtime_mode.resolve_derivative(self, self.fn)
+        root = self.fn
+        while isinstance(root, DerivativePlaceholder):  # a derivative of a derivative
+            root = root.fn
+        if compiled is None and isinstance(root, runtime_mode.ExportedFunction):
+            compiled = self._compiled = runtime_mode.resolve_derivative(self, root)
         if compiled is not None:
             return compiled(*args, **kwargs)
         name = getattr(self.fn, "__qualname__", repr(self.fn))
@@ -277,6 +304,18 @@ def vjp(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     return DerivativePlaceholder("vjp", fn, args, kwargs)
 
 
+def hessian(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the Hessian of scalar-valued ``fn`` (forward-over-reverse); built by
+    ``gradc build``.
+
+    ``wrt`` names f64 scalar or 1-D f64 array parameters. One parameter: its block, a
+    float for a scalar, an ``(n, n)`` array for a length-``n`` array. A tuple ``wrt``:
+    a tuple of tuples, ``H[i][j]`` of shape ``shape(p_i) + shape(p_j)`` holding
+    ``∂²f/∂p_i∂p_j`` (JAX's ``hessian`` layout); docs/ad.md "Higher order".
+    """
+    return DerivativePlaceholder("hessian", fn, args, kwargs)
+
+
 def reverse(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     """Declare the low-level reverse-mode derivative of ``fn`` (Enzyme-style).
 
@@ -299,6 +338,73 @@ def forward(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     signature; the result is ``(value, directional derivative)``; docs/ad.md.
     """
     return DerivativePlaceholder("forward", fn, args, kwargs)
+
+
+class CustomRuleFunction:
+    """What :func:`custom_jvp`/:func:`custom_vjp` return in plain Python: the function
+    (calling it calls it) with JAX's rule-registering methods. ``gradc build`` reads the
+    decorator and the rule from the source (docs/ad.md "Custom rules").
+
+    Attributes:
+        kind: ``"jvp"`` or ``"vjp"``.
+        fn: the function.
+        rules: the registered rule functions (``(jvp,)`` or ``(fwd, bwd)``).
+    """
+
+    __slots__ = ("fn", "kind", "rules")
+
+    def __init__(self, kind: str, fn: Any) -> None:
+        self.kind = kind
+        self.fn = fn
+        self.rules: tuple[Any, ...] = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def defjvp(self, rule: _F) -> _F:
+        """Register ``rule(primals, tangents) -> (value, tangent)`` (a decorator).
+
+        Raises:
+            TypeError: the function was declared ``custom_vjp``.
+        """
+        if self.kind != "jvp":
+            raise TypeError("defjvp goes with gradc.custom_jvp")
+        self.rules = (rule,)
+        return rule
+
+    def defvjp(self, fwd: Any, bwd: Any) -> None:
+        """Register ``fwd(*args) -> (value, residuals)`` and
+        ``bwd(residuals, cotangent) -> (one cotangent per parameter,)``.
+
+        Raises:
+            TypeError: the function was declared ``custom_jvp``.
+        """
+        if self.kind != "vjp":
+            raise TypeError("defvjp goes with gradc.custom_vjp")
+        self.rules = (fwd, bwd)
+
+
+def checkpoint(fn: _F) -> _F:
+    """Checkpoint helper ``fn`` (JAX's ``jax.checkpoint``): reverse-mode derivatives that
+    reach it tape its arguments only and recompute its forward pass in the reverse sweep
+    (less memory, the forward pass run twice); forward mode ignores it. In plain Python
+    ``fn`` itself (docs/ad.md "Checkpointing")."""
+    return fn
+
+
+def custom_jvp(fn: Any) -> CustomRuleFunction:
+    """Give helper ``fn`` (float scalar parameters, a float result) a custom JVP rule,
+    registered with ``@fn.defjvp`` (JAX's meaning): forward-mode derivatives through
+    ``fn`` call the rule instead of differentiating its body."""
+    return CustomRuleFunction("jvp", fn)
+
+
+def custom_vjp(fn: Any) -> CustomRuleFunction:
+    """Give helper ``fn`` (float scalar parameters, a float result) a custom VJP rule,
+    registered with ``fn.defvjp(fwd, bwd)`` (JAX's meaning): reverse-mode derivatives
+    through ``fn`` call ``fwd`` in the forward sweep (its residuals go on the tape) and
+    ``bwd`` in the reverse sweep."""
+    return CustomRuleFunction("vjp", fn)
 
 
 class Activity:
@@ -328,18 +434,38 @@ Const = Activity("Const")
 # ---------------------------------------------------------------------------- loading
 
 
-def load(path: str | Any, *, fastcall: bool | None = None) -> Library:
+@overload
+def load(
+    path: str | Any, *, fastcall: bool | None = None, target: Literal["cpu"] = "cpu"
+) -> Library: ...
+@overload
+def load(
+    path: str | Any, *, fastcall: bool | None = None, target: Literal["cuda"]
+) -> CudaLibrary: ...
+
+
+def load(path: str | Any, *, fastcall: bool | None = None, target: str = "cpu") -> Any:
     """Load a built artifact directory (``build/NAME.gradc``) into this process.
 
-    Returns a :class:`~gradc.artifacts.loader.cpu.Library` with one callable per export.
+    Returns a :class:`~gradc.artifacts.loader.cpu.Library` with one callable per export;
+    with ``target="cuda"``, a :class:`~gradc.artifacts.loader.cuda.CudaLibrary` of the
+    artifact's CUDA kernels (``gradc build --target cuda``) on this process's GPU.
     Imports the loader (and ``llvmlite.binding``) on first use only. Exports with a
     fast-call wrapper are called through it unless ``fastcall=False`` (default: the
     environment variable ``GRADC_FASTCALL``: on unless ``0``, ``false``, ``no``, ``off``);
     the others through ctypes.
 
     Raises:
-        ArtifactError: the artifact is missing, corrupt, or of a newer format version.
+        ArtifactError: the artifact is missing, corrupt, or of a newer format version;
+            for CUDA also: no kernels built for CUDA, no driver or GPU, no variant fits.
+        ValueError: ``target`` is neither ``"cpu"`` nor ``"cuda"``.
     """
+    if target == "cuda":
+        from gradc.artifacts.loader.cuda import load as _load_cuda
+
+        return _load_cuda(path)
+    if target != "cpu":
+        raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
     from gradc.artifacts.loader.cpu import load as _load
 
     return _load(path, fastcall=fastcall)

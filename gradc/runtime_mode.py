@@ -537,7 +537,15 @@ class ExportedFunction:
     def compiled(self) -> Callable[..., Any]:
         """The compiled function (resolving the module's artifact on first use)."""
         if self._compiled is None:
-            self._compiled = getattr(resolve(self.module()), self.py_func.__name__)
+            try:
+                library = resolve(self.module())
+            except Exception as exc:
+                diagnostics = sys.modules.get("gradc.compiler.diagnostics")
+                if diagnostics is not None and isinstance(exc, diagnostics.CompileError):
+                    # the user's diagnostic, raised from here: no frames of resolving
+                    raise exc.with_traceback(None) from None
+                raise
+            self._compiled = getattr(library, self.py_func.__name__)
         return self._compiled
 
     @property

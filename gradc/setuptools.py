@@ -14,11 +14,13 @@ gradc modules in ``pyproject.toml``::
     [tool.gradc]
     modules = ["mypkg/kernels.py"]      # paths relative to the project root
     build-args = ["-O3"]                # optional: more ``gradc build`` options
+    with-texts = false                  # optional: ship IR/LLVM/asm texts (gradc inspect)
 
 Building the wheel (``pip wheel .``, ``python -m build``) then runs ``gradc build
 mypkg/kernels.py -o <build_lib>/mypkg/kernels.gradc`` for every listed module, after the
 ordinary ``build_py``, so the wheel carries ``mypkg/kernels.gradc/`` (manifest and
-content-addressed objects; the writers' lock file is left out) as package data. Installed,
+content-addressed objects; the writers' lock file and, unless ``with-texts = true``, the
+IR/LLVM/assembly texts of ``gradc inspect`` are left out: ``--no-texts``) as package data. Installed,
 the package loads it without compiling::
 
     lib = gradc.load(Path(__file__).with_name("kernels.gradc"))
@@ -70,7 +72,8 @@ def gradc_config(project_dir: str | Path) -> tuple[list[str], list[str]]:
     """The ``[tool.gradc]`` table of ``project_dir/pyproject.toml``: (modules, build args).
 
     ``modules`` are paths of gradc source files relative to the project root, ``build
-    args`` extra ``gradc build`` options. Both are empty when there is no such table.
+    args`` extra ``gradc build`` options, with ``--no-texts`` first unless the table says
+    ``with-texts = true``. Both are empty when there is no such table.
 
     Raises:
         setuptools.errors.OptionError: the table has the wrong shape (naming the key).
@@ -85,7 +88,10 @@ def gradc_config(project_dir: str | Path) -> tuple[list[str], list[str]]:
     for key, value in (("modules", modules), ("build-args", args)):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise OptionError(f"{path}: [tool.gradc] {key} must be a list of strings")
-    return list(modules), list(args)
+    with_texts = table.get("with-texts", False)
+    if not isinstance(with_texts, bool):
+        raise OptionError(f"{path}: [tool.gradc] with-texts must be true or false")
+    return list(modules), ([] if with_texts or not modules else ["--no-texts"]) + list(args)
 
 
 class build_py(_setuptools_build_py):  # lower case: the name of the setuptools command

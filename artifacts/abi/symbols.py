@@ -17,6 +17,7 @@ __all__ = [
     "PYTHON_API_DATA",
     "PYTHON_API_FUNCTIONS",
     "RAISE_ATTRIBUTE",
+    "RESULT_ATTRIBUTE",
     "RUNTIME_ABI",
     "RUNTIME_ALLOC",
     "RUNTIME_ARRAY_SYMBOLS",
@@ -83,6 +84,10 @@ DESCRIPTION_PREFIX = "__gradc_abi_"
 
 #: Attribute of a wrapper's ``self`` called on an error: ``self._gradc_raise(status, err)``.
 RAISE_ATTRIBUTE = "_gradc_raise"
+
+#: Attribute of a wrapper's ``self`` that reads a result holding a borrowed array:
+#: ``self._gradc_result(address_of_out, *args)``.
+RESULT_ATTRIBUTE = "_gradc_result"
 
 #: ``ml_flags`` of a wrapper's ``PyMethodDef``: ``METH_FASTCALL | METH_KEYWORDS``.
 METH_FASTCALL_KEYWORDS = 0x0080 | 0x0002

@@ -25,7 +25,7 @@ from gradc.artifacts.loader.convert import FLOAT_CHECKS, CType, scalar_ctype, tu
 from gradc.artifacts.loader.exceptions import ErrorRecord, raise_error
 from gradc.artifacts.manifest import Entry
 
-__all__ = ["ctype_of", "make_export"]
+__all__ = ["ctype_of", "make_export", "python_signature"]
 
 
 def ctype_of(t: AbiType, text: str | None = None) -> CType:
@@ -153,6 +153,8 @@ def make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Call
             entry, qualname, proto(address), out_type, converters, result,
             bind, _checker(entry.name, names, checks),
         )  # fmt: skip
+        if result.array_result is not None:
+            fn.__gradc_read_result__ = _result_reader(out_type, result.array_result)  # type: ignore[attr-defined]
     fn.__name__ = entry.name
     fn.__qualname__ = qualname
     fn.__doc__ = f"{sig_text}\n\nCompiled by gradc (symbol {entry.symbol})."
@@ -160,7 +162,30 @@ def make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Call
     fn.__gradc_address__ = address  # type: ignore[attr-defined]
     fn.__gradc_keepalive__ = keepalive  # type: ignore[attr-defined]  # code stays mapped
     fn.__gradc_bind__ = bind  # type: ignore[attr-defined]
+    fn.__signature__ = python_signature(  # type: ignore[attr-defined]
+        [(n, t.text) for n, t in params], defaults, result.text
+    )
     return fn
+
+
+def python_signature(
+    params: Sequence[tuple[str, str]], defaults: dict[str, Any], result: str
+) -> Any:
+    """The ``inspect.Signature`` of an export: positional-or-keyword parameters (name, gradc
+    type string as annotation, default where the export has one) and the result's type
+    string as return annotation; what ``help()`` and IDEs show, and what :func:`_binder`
+    binds like (``Signature.bind``)."""
+    import inspect  # lazily: only a loaded export needs it
+
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature(
+        [
+            inspect.Parameter(name, kind, default=defaults.get(name, inspect.Parameter.empty),
+                              annotation=text)
+            for name, text in params
+        ],
+        return_annotation=result,
+    )  # fmt: skip
 
 
 def _caller(
@@ -207,6 +232,18 @@ def _caller(
         return convert_result(out.value if scalar_result else out)
 
     return call
+
+
+def _result_reader(
+    out_type: Any, array_result: Callable[[Any, Sequence[Any]], Any]
+) -> Callable[..., Any]:
+    """``read(address, *args)``: the result of a call that left a result holding arrays at
+    ``address`` (a fast-call wrapper's result slot), exactly as the ctypes path reads it."""
+
+    def read(address: int, *args: Any) -> Any:
+        return array_result(out_type.from_address(address), args)
+
+    return read
 
 
 def _not_supported(qualname: str, unsupported: list[str]) -> Callable[..., Any]:

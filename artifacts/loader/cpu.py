@@ -40,6 +40,7 @@ from gradc.artifacts.loader.jit import (
     lljit,
     runtime_stats,
 )
+from gradc.artifacts.loader.numpy_api import numpy_symbols
 from gradc.artifacts.loader.variants import host_cpu, required_features, select_variant
 from gradc.artifacts.manifest import Manifest
 from gradc.artifacts.store import read_blob, read_manifest
@@ -279,8 +280,12 @@ def _link(
         ArtifactError: the objects do not link.
     """
     if wrappers:
+        imports = {}
+        abis = [e.signature.abi for e in manifest.entries if e.wrapper is not None]
+        if any(a.result.holds_arrays or any(t.holds_arrays for _, t in a.params) for a in abis):
+            imports = numpy_symbols(runtime)
         try:
-            return link_library(jit, manifest, objects, wrappers, runtime), wrappers
+            return link_library(jit, manifest, objects, wrappers, runtime, imports), wrappers
         except RuntimeError:
             pass
     try:

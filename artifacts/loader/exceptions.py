@@ -22,7 +22,7 @@ from gradc.artifacts.abi.layout import (
 )
 from gradc.artifacts.manifest import Entry
 
-__all__ = ["ErrorRecord", "error_message", "raise_error"]
+__all__ = ["ErrorRecord", "error_message", "format_message", "raise_error"]
 
 
 class ErrorRecord(ctypes.Structure):
@@ -44,10 +44,16 @@ def error_message(err: ErrorRecord) -> str:
     ``data[3] == 1`` (ints), or ``16 + mask`` (``data[i]`` a double's bits where bit ``i``
     of ``mask`` is set); a template that does not format is shown as it is."""
     message = ctypes.string_at(err.message).decode("utf-8", "replace") if err.message else ""
-    flag = err.data[TEMPLATE_SLOT]
+    return format_message(message, list(err.data))
+
+
+def format_message(message: str, data: list[int]) -> str:
+    """``message`` formatted as an error record's ``data`` (its ``ERROR_DATA_WORDS``
+    words) says: a template over ``data[0..2]`` (docs/abi.md "Message templates")."""
+    flag = data[TEMPLATE_SLOT]
     if flag == TEMPLATE_FLAG or TEMPLATE_FLOATS <= flag < TEMPLATE_FLOATS + 8:
         mask = flag - TEMPLATE_FLOATS if flag != TEMPLATE_FLAG else 0
-        words = list(err.data[:TEMPLATE_SLOT])
+        words = list(data[:TEMPLATE_SLOT])
         values = [
             struct.unpack("<d", struct.pack("<q", w))[0] if mask >> i & 1 else w
             for i, w in enumerate(words)

@@ -11,12 +11,13 @@ call is the ctypes path (:mod:`.calls`), which the wrapper hands the calls it ca
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 from collections.abc import Callable
 from typing import Any
 
 from gradc._flags import flag_value
-from gradc.artifacts.abi.symbols import METH_FASTCALL_KEYWORDS, RAISE_ATTRIBUTE
+from gradc.artifacts.abi.symbols import METH_FASTCALL_KEYWORDS, RAISE_ATTRIBUTE, RESULT_ATTRIBUTE
 from gradc.artifacts.loader.exceptions import ErrorRecord, raise_error
 from gradc.artifacts.manifest import Entry
 
@@ -70,6 +71,7 @@ class FastExport:
         "_gradc_fast",
         "_gradc_keep",
         "_gradc_raise",
+        "_gradc_result",
     )
 
     def __init__(
@@ -85,6 +87,7 @@ class FastExport:
         self._gradc_raise = raise_error
         self._gradc_keep = keep
         self._gradc_fast: Callable[..., Any] | None = None
+        self._gradc_result = getattr(call, "__gradc_read_result__", None)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         fast = self._gradc_fast
@@ -95,7 +98,8 @@ class FastExport:
         return self._gradc_call(*args, **kwargs)
 
 
-assert RAISE_ATTRIBUTE in FastExport.__slots__  # what a wrapper calls on an error
+# what a wrapper calls on an error, and to read a result holding a borrowed array
+assert RAISE_ATTRIBUTE in FastExport.__slots__ and RESULT_ATTRIBUTE in FastExport.__slots__
 
 _self_classes: dict[str, type[FastExport]] = {}
 
@@ -111,6 +115,20 @@ def _self_class(module: str) -> type[FastExport]:
     return cls
 
 
+def _text_signature(entry: Entry) -> str | None:
+    """``name($self, a, b=1.5)``: the ``__text_signature__`` a builtin's ``inspect.signature``
+    and ``help()`` read (names and defaults; CPython keeps no annotations for builtins, so
+    the types are in the docstring's first line). None when a default is an infinity or
+    a NaN, which a text signature cannot spell."""
+    defaults = dict(entry.signature.defaults)
+    if any(isinstance(v, float) and not math.isfinite(v) for v in defaults.values()):
+        return None
+    shown = ["$self"]
+    for name, _ in entry.signature.params:
+        shown.append(f"{name}={defaults[name]!r}" if name in defaults else name)
+    return f"{entry.name}({', '.join(shown)})"
+
+
 def make_fast(
     entry: Entry, module: str, address: int, call: Callable[..., Any], keepalive: Any
 ) -> Callable[..., Any] | None:
@@ -122,8 +140,8 @@ def make_fast(
     def raise_record(status: int, err_address: int) -> None:
         raise_error(status, ErrorRecord.from_address(err_address), qualname, entry)
 
-    names = ", ".join(n for n, _ in entry.signature.params)
-    doc = f"{entry.name}($self, {names})\n--\n\n{call.__doc__}" if names else call.__doc__
+    text = _text_signature(entry)
+    doc = f"{text}\n--\n\n{call.__doc__}" if text else call.__doc__
     mdef = _PyMethodDef(entry.name.encode(), address, METH_FASTCALL_KEYWORDS, (doc or "").encode())
     self = _self_class(module)(entry, call, raise_record, (mdef, keepalive))
     fn: Callable[..., Any] = _pycfunction_new(mdef, self, module)

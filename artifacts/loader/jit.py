@@ -73,7 +73,8 @@ class Runtime:
         self.jit = jit
         self.tracker = tracker
         self.sha256 = sha256
-        self.decref = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(tracker[RUNTIME_DECREF])
+        # PYFUNCTYPE: keeps the GIL over this short call (no release and re-take per array)
+        self.decref = ctypes.PYFUNCTYPE(None, ctypes.c_void_p)(tracker[RUNTIME_DECREF])
         self.live = ctypes.c_int64.from_address(tracker[RUNTIME_LIVE])
 
 
@@ -116,10 +117,12 @@ def link_library(
     objects: dict[str, bytes],
     wrappers: dict[str, bytes],
     runtime: Runtime | None,
+    imports: dict[str, int] | None = None,
 ) -> Any:
     """Link entry ``objects`` and fast-call ``wrappers`` (sha256 -> bytes) of one CPU
     variant's ``manifest`` into a new JIT library; returns its resource tracker, which
-    maps symbol names to addresses.
+    maps symbol names to addresses. Wrappers also get ``imports`` (name -> address: what
+    array wrappers read of NumPy, ``gradc.artifacts.loader.numpy_api``).
 
     Raises:
         RuntimeError: LLVM's linker failed (an undefined symbol ...).
@@ -135,7 +138,7 @@ def link_library(
         if e.wrapper is not None and e.wrapper.sha256 in wrappers:
             builder.export_symbol(e.wrapper.symbol)
     if wrappers:
-        for name, address in _python_api().items():
+        for name, address in {**_python_api(), **(imports or {})}.items():
             builder.import_symbol(name, address)
     with _jit_lock:
         library_name = f"gradc:{manifest.module}:{next(_library_numbers)}"

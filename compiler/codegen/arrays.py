@@ -226,7 +226,11 @@ class ArrayLowering:
         at = self.array_type(inst.array.type)
         pt = self._check_pointer_type(inst, at)
         desc = self.fl.value(inst.array)
-        offset = self._element_offset(desc, at, inst.indices, check=self.fl.ml.options.boundscheck)
+        if inst.in_range:  # lower-arrays' own loops: no wrap, no check
+            offset = self._in_range_offset(desc, at, inst.indices)
+        else:
+            check = self.fl.ml.options.boundscheck
+            offset = self._element_offset(desc, at, inst.indices, check=check)
         base = self.b.bitcast(self.field(desc, DATA), pointer_type(pt))
         return self.b.gep(base, [offset], inbounds=True)
 
@@ -270,6 +274,16 @@ class ArrayLowering:
             term = b.mul(j, self._element_stride(desc, at, axis), flags=["nsw"])
             offset = term if offset is zero else b.add(offset, term, flags=["nsw"])
         return offset
+
+    def _in_range_offset(self, desc: ll.Value, at: ArrayType, indices: Sequence[Value]) -> ll.Value:
+        """``Σ idx_k · stride_k`` in elements for indices known to be in range."""
+        offset: ll.Value | None = None
+        for axis, index in enumerate(indices):
+            assert isinstance(index.type, ScalarType)
+            i = self.i64(self.fl.value(index), index.type)
+            term = self.b.mul(i, self._element_stride(desc, at, axis), flags=["nsw"])
+            offset = term if offset is None else self.b.add(offset, term, flags=["nsw"])
+        return offset if offset is not None else ll.Constant(_I64, 0)
 
     def _elemoffset(self, inst: ops.ElementOffset) -> ll.Value:
         """The byte offset of ``elemaddr`` without its check: ``element offset << log2``."""

@@ -55,6 +55,7 @@ from gradc.compiler.codegen import (  # noqa: F401
     lower_arith,
     lower_bitwise,
     lower_control,
+    lower_gpu,
     lower_math,
     lower_scalar,
     lower_views,
@@ -147,6 +148,8 @@ class ModuleLowering:
         self._declarations: dict[str, ll.Function] = {}
         self._tbaa: dict[str, ll.MDValue] = {}
         self.fast = FASTMATH_FLAGS if options.fastmath else ()
+        #: lowering for the NVPTX back end (``compiler/codegen/cuda.py``)
+        self.gpu = False
 
     def run(self, export: str, symbol: str) -> ll.Module:
         order = self._reachable(export)
@@ -235,12 +238,18 @@ class ModuleLowering:
         return tag
 
     def intrinsic(self, name: str, ty: ll.Type, nargs: int) -> ll.Function:
-        """The LLVM intrinsic ``llvm.<name>.<f32|f64>`` on float type ``ty``."""
+        """The LLVM intrinsic ``llvm.<name>.<f32|f64>`` on float type ``ty`` (for the GPU,
+        libdevice's function unless NVPTX implements the intrinsic: ``lower_gpu``)."""
+        if self.gpu and name not in lower_gpu.NVPTX_INTRINSICS:
+            return lower_gpu.libdevice(self, name, ty, nargs)
         suffix = "f64" if isinstance(ty, ll.DoubleType) else "f32"
         return self.declare(f"llvm.{name}.{suffix}", ty, [ty] * nargs, readnone=False)
 
     def libm(self, name: str, ty: ll.Type, nargs: int) -> ll.Function:
-        """The C math library function ``name`` (``namef`` for f32)."""
+        """The C math library function ``name`` (``namef`` for f32; for the GPU,
+        libdevice's ``__nv_name``)."""
+        if self.gpu:
+            return lower_gpu.libdevice(self, name, ty, nargs)
         cname = name if isinstance(ty, ll.DoubleType) else name + "f"
         return self.declare(cname, ty, [ty] * nargs)
 

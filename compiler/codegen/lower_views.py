@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir as ll
 
-from gradc.compiler.codegen.array_alloc import _c_descriptor
+from gradc.compiler.codegen.array_alloc import _TOO_BIG, _c_descriptor
 from gradc.compiler.codegen.arrays import (
     DATA,
     INDEX_ERROR_TEMPLATE,
@@ -39,6 +39,7 @@ from gradc.compiler.codegen.arrays import (
     SHAPE,
     STRIDES,
     descriptor_type,
+    itemsize,
 )
 from gradc.compiler.codegen.dispatch import LOWERING
 from gradc.compiler.ir import ops
@@ -193,10 +194,13 @@ def _reshape(fl: FunctionLowering, inst: Instruction) -> ll.Value:
     dims = [fl.value(d) for d in inst.shape]
     unknowns: ll.Value = _ZERO
     known: ll.Value = _ONE
+    overflows: list[ll.Value] = []  # a product past int64 never matches: NumPy refuses it
     for d in dims:
         negative = b.icmp_signed("<", d, _ZERO)
         unknowns = b.add(unknowns, b.zext(negative, _I64))
-        known = b.mul(known, b.select(negative, _ONE, d))
+        pair = b.smul_with_overflow(known, b.select(negative, _ONE, d))
+        known = b.extract_value(pair, 0)
+        overflows.append(b.extract_value(pair, 1))
     _raise_with(fl, b.icmp_signed(">", unknowns, _ONE), "ValueError", UNKNOWN_DIMS, [])
     has_unknown = b.icmp_signed("==", unknowns, _ONE)
     # with an unknown dimension: the known ones must divide the size (and not be 0)
@@ -205,10 +209,19 @@ def _reshape(fl: FunctionLowering, inst: Instruction) -> ll.Value:
         [b.icmp_signed("==", known, _ZERO), b.icmp_signed("!=", b.srem(size, safe), _ZERO)]
     )
     bad = b.select(has_unknown, inexact, b.icmp_signed("!=", known, size))
+    bad = fl.any_of([bad, *overflows])
     dynamic = [fl.value(d) for d in inst.shape if not isinstance(d, ops.Const)]
     _raise_with(fl, bad, "ValueError", inst.message, [size, *dynamic[:2]])
     filled = b.sdiv(size, safe)
     shape = [b.select(b.icmp_signed("<", d, _ZERO), filled, d) for d in dims]
+    # NumPy's limit on any array: itemsize times the nonzero sizes must fit in int64
+    nbytes: ll.Value = ll.Constant(_I64, itemsize(at.dtype))
+    big: list[ll.Value] = []
+    for n in shape:
+        pair = b.smul_with_overflow(nbytes, b.select(b.icmp_signed("==", n, _ZERO), _ONE, n))
+        nbytes = b.extract_value(pair, 0)
+        big.append(b.extract_value(pair, 1))
+    _raise_with(fl, fl.any_of(big), "ValueError", _TOO_BIG, [])
     data = b.extract_value(desc, DATA)
     meminfo = b.extract_value(desc, MEMINFO)
     if base.layout == "C":

@@ -38,8 +38,11 @@ happens exactly once.
 reads the error record (docs/abi.md) while it is still on the wrapper's stack and raises
 the Python exception; the wrapper returns NULL.
 
-Array parameters and results are not handled here: :func:`emit_wrapper` returns ``b""``
-for such signatures and the loader keeps those exports on the ctypes path.
+**Arrays** (:mod:`.pywrapper_arrays`): an ``np.ndarray`` argument becomes a borrowed
+descriptor read from the array's fields, checked (type, dtype, rank, layout, writability)
+first, else the slow path; owned array results become NumPy arrays over their runtime
+blocks. Such wrappers also import ``gradc.artifacts.abi.ndarray.NUMPY_SYMBOLS`` and
+``gradc_rt1_decref``.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from typing import Protocol
 from llvmlite import ir as ll
 
 from gradc.artifacts.abi.layout import ERROR_DATA_WORDS, STATUS_OK
+from gradc.artifacts.abi.ndarray import NUMPY_SYMBOLS
 from gradc.artifacts.abi.symbols import (
     PYTHON_API_DATA,
     PYTHON_API_FUNCTIONS,
@@ -58,6 +62,13 @@ from gradc.artifacts.abi.symbols import (
 )
 from gradc.artifacts.abi.types import AbiType, Array, Scalar, Tuple, parse_type
 from gradc.compiler.codegen.emit import add_abi_description, emit_object
+from gradc.compiler.codegen.pywrapper_arrays import (
+    ARRAY_FUNCTIONS,
+    ArrayResult,
+    BoxArray,
+    descriptor_type,
+    unbox_array,
+)
 from gradc.compiler.options import CompilerOptions
 
 __all__ = [
@@ -70,8 +81,14 @@ __all__ = [
     "wrapper_symbol",
 ]
 
-#: Every CPython symbol a wrapper object may leave undefined (the relocatable check).
-PYTHON_API_SYMBOLS: frozenset[str] = frozenset(PYTHON_API_FUNCTIONS) | frozenset(PYTHON_API_DATA)
+#: Every symbol a wrapper object may leave undefined besides its entry (the relocatable
+#: check): CPython's, and for arrays NumPy's and the runtime's ``gradc_rt1_decref``.
+PYTHON_API_SYMBOLS: frozenset[str] = (
+    frozenset(PYTHON_API_FUNCTIONS)
+    | frozenset(PYTHON_API_DATA)
+    | frozenset(NUMPY_SYMBOLS)
+    | frozenset(ARRAY_FUNCTIONS)
+)
 
 _I1 = ll.IntType(1)
 _I8 = ll.IntType(8)
@@ -95,6 +112,8 @@ _SCALAR_ABI: dict[str, ll.Type] = {
 class _ParamLike(Protocol):
     @property
     def type(self) -> str: ...
+    @property
+    def writes(self) -> bool: ...
 
 
 class SignatureLike(Protocol):
@@ -107,7 +126,10 @@ class SignatureLike(Protocol):
 
 
 def _abi(t: AbiType) -> ll.Type:
-    """The LLVM type of a scalar or tuple at the C ABI (a tuple is a struct of its elements)."""
+    """The LLVM type of a value at the C ABI (a tuple is a struct of its elements, an array
+    its descriptor)."""
+    if isinstance(t, Array):
+        return descriptor_type(t.ndim)
     if isinstance(t, Tuple):
         return ll.LiteralStructType([_abi(e) for e in t.elements])
     assert isinstance(t, Scalar)
@@ -137,7 +159,7 @@ class _Api:
             "Py_IncRef": (ll.VoidType(), [_OBJ]),
         }
         assert set(sigs) == set(PYTHON_API_FUNCTIONS)
-        self._sigs = sigs
+        self._sigs = {**sigs, **ARRAY_FUNCTIONS}
         self._data: dict[str, ll.GlobalVariable] = {}
 
     def __call__(self, b: ll.IRBuilder, name: str, args: Sequence[ll.Value]) -> ll.Value:
@@ -151,7 +173,7 @@ class _Api:
     def data(self, name: str) -> ll.Value:
         gv = self._data.get(name)
         if gv is None:
-            assert name in PYTHON_API_DATA
+            assert name in PYTHON_API_DATA or name in NUMPY_SYMBOLS
             gv = ll.GlobalVariable(self.mod, _I8, name=name)
             gv.linkage = "external"
             self._data[name] = gv
@@ -159,20 +181,20 @@ class _Api:
 
 
 def wrapper_module(signature: SignatureLike, symbol: str) -> ll.Module | None:
-    """The wrapper of entry ``symbol`` as an LLVM module; None when the signature has
-    arrays (see the module docstring for the function it defines)."""
-    ptypes = [parse_type(p.type, "a signature") for p in signature.params]
+    """The wrapper of entry ``symbol`` as an LLVM module (see the module docstring for the
+    function it defines); None for tuple parameters (the code generator refuses them)."""
+    params = list(signature.params)
+    ptypes = [parse_type(p.type, "a signature") for p in params]
     result = parse_type(signature.result, "a signature")
-    if result.holds_arrays or any(isinstance(p, Array | Tuple) for p in ptypes):
+    if any(isinstance(p, Tuple) for p in ptypes):
         return None
     mod = ll.Module(name=wrapper_symbol(symbol), context=ll.Context())
     api = _Api(mod)
     out_type = _abi(result)
+    entry_params = [_abi(p).as_pointer() if isinstance(p, Array) else _abi(p) for p in ptypes]
     entry = ll.Function(
         mod,
-        ll.FunctionType(
-            _I32, [_abi(p) for p in ptypes] + [out_type.as_pointer(), _ERR.as_pointer()]
-        ),
+        ll.FunctionType(_I32, [*entry_params, out_type.as_pointer(), _ERR.as_pointer()]),
         name=symbol,
     )
     fn = ll.Function(
@@ -189,6 +211,9 @@ def wrapper_module(signature: SignatureLike, symbol: str) -> ll.Module | None:
     out = b.alloca(out_type, name="out")
     err = b.alloca(_ERR, name="err")
     argv = b.alloca(_OBJ, size=2, name="argv")  # for the error path's call
+    descs = {
+        k: b.alloca(_abi(t), name=f"desc{k}") for k, t in enumerate(ptypes) if isinstance(t, Array)
+    }
     positional = b.and_(
         b.icmp_unsigned("==", kwnames, ll.Constant(_OBJ, None)),
         b.icmp_signed("==", nargs, ll.Constant(_I64, len(ptypes))),
@@ -200,7 +225,11 @@ def wrapper_module(signature: SignatureLike, symbol: str) -> ll.Module | None:
     values: list[ll.Value] = []
     for k, t in enumerate(ptypes):
         obj = b.load(b.gep(args, [ll.Constant(_I64, k)]), name=f"arg{k}")
-        values.append(_unbox(b, api, fn, t, obj, k, slow, slow_clear))
+        if isinstance(t, Array):
+            unbox_array(b, api, t, obj, k, slow, descs[k], params[k].writes)
+            values.append(descs[k])
+        else:
+            values.append(_unbox(b, api, fn, t, obj, k, slow, slow_clear))
 
     status = b.call(entry, [*values, out, err], name="status")
     ok = fn.append_basic_block("box")
@@ -208,7 +237,7 @@ def wrapper_module(signature: SignatureLike, symbol: str) -> ll.Module | None:
     b.cbranch(b.icmp_signed("==", status, ll.Constant(_I32, STATUS_OK)), ok, failed)
 
     b.position_at_end(ok)
-    b.ret(_box(b, api, fn, result, b.load(out)))
+    b.ret(_box_result(b, api, result, out, (self_, args, len(ptypes))))
 
     b.position_at_end(failed)
     b.ret(_raise(b, api, mod, self_, status, err, argv))
@@ -219,6 +248,24 @@ def wrapper_module(signature: SignatureLike, symbol: str) -> ll.Module | None:
     b.position_at_end(slow)
     b.ret(api(b, "PyObject_Vectorcall", [self_, args, nargs, kwnames]))
     return mod
+
+
+def _box_result(
+    b: ll.IRBuilder,
+    api: _Api,
+    result: AbiType,
+    out: ll.Value,
+    call: tuple[ll.Value, ll.Value, int],
+) -> ll.Value:
+    """A new reference to the Python object of the entry's result in ``out`` (NULL with an
+    exception set); ``call`` is the wrapper's ``(self, args, nargs)``."""
+    if not result.holds_arrays:
+        return _box(b, api, b.function, result, b.load(out))
+    arrays = ArrayResult(b, api, result, out)
+    arrays.begin(*call)
+    value = _box(b, api, b.function, result, b.load(out), arrays.box)
+    arrays.finish()
+    return value
 
 
 def _unbox(
@@ -263,8 +310,20 @@ def _unbox(
     return x
 
 
-def _box(b: ll.IRBuilder, api: _Api, fn: ll.Function, t: AbiType, value: ll.Value) -> ll.Value:
-    """A new reference to the Python object of C ``value`` (NULL with an exception set)."""
+def _box(
+    b: ll.IRBuilder,
+    api: _Api,
+    fn: ll.Function,
+    t: AbiType,
+    value: ll.Value,
+    box_array: BoxArray | None = None,
+    path: tuple[int, ...] = (),
+) -> ll.Value:
+    """A new reference to the Python object of C ``value`` (NULL with an exception set);
+    the array at index path ``path`` is ``box_array(path)``."""
+    if isinstance(t, Array):
+        assert box_array is not None
+        return box_array(path)
     text = str(t)
     if text in ("f64", "f32"):
         x = b.fpext(value, _F64) if text == "f32" else value
@@ -287,7 +346,7 @@ def _box(b: ll.IRBuilder, api: _Api, fn: ll.Function, t: AbiType, value: ll.Valu
     b.cbranch(b.icmp_unsigned("==", tup, null), done, fill)
     b.position_at_end(fill)
     for i, e in enumerate(t.elements):
-        item = _box(b, api, fn, e, b.extract_value(value, i))
+        item = _box(b, api, fn, e, b.extract_value(value, i), box_array, (*path, i))
         fail = fn.append_basic_block(f"tuple.item{i}.fail")
         nxt = fn.append_basic_block(f"tuple.item{i}.ok")
         b.cbranch(b.icmp_unsigned("==", item, null), fail, nxt)
@@ -361,8 +420,8 @@ def _raise(
 def emit_wrapper(
     signature: SignatureLike, symbol: str, options: CompilerOptions, description: bytes = b""
 ) -> bytes:
-    """The wrapper object of the export whose C-ABI entry is ``symbol``; ``b""`` when
-    the signature has arrays (those stay on the loader's ctypes path).
+    """The wrapper object of the export whose C-ABI entry is ``symbol`` (``b""`` for tuple
+    parameters, which the code generator refuses anyway).
 
     ``signature`` is the export's ``gradc.compiler.driver.Signature``; ``options`` give the
     CPU and optimisation level (as for the entry's own object). The object defines

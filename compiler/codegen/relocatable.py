@@ -64,6 +64,9 @@ LIBRARY_SYMBOLS: frozenset[str] = frozenset(
         "floorf",
         "ceilf",
         "truncf",
+        # llvm.rint of the internal math.rint (np.rint, np.round), and of float32
+        "rint",
+        "rintf",
         # libc
         "malloc",
         "calloc",

@@ -93,3 +93,34 @@ def unsupported(node: ast.AST, *, as_target: bool = False) -> tuple[str, str]:
         return f"cannot assign to {what}", "assign to a variable or an array element a[i]"
     help = _CONSTRUCTS.get(type(node), ("", ""))[1]
     return f"{what} is not supported in compiled code", help
+
+
+#: Operators gradc does not compile -> what to write instead.
+_OPERATOR_HELP = {
+    "in": "compare with == (x == a or x == b), or loop over the elements",
+    "not in": "compare with != (x != a and x != b), or loop over the elements",
+    "is": "compare values with ==; compiled code has no object identity",
+    "is not": "compare values with !=; compiled code has no object identity",
+}
+
+#: Builtins gradc does not compile -> what to write instead.
+_BUILTIN_HELP = {
+    "print": "return the value and print it in Python, or raise an exception whose "
+    "f-string message shows it",
+    "sum": "accumulate in a for loop (s = 0.0; for v in a: s += v), or sum(a) of an array",
+    "list": "allocate an array with np.empty(n) or np.zeros(n)",
+    "tuple": "write the tuple (a, b) out",
+    "sorted": "sort in Python before the call, or write the loop",
+    "isinstance": "compiled code has static types: each parameter's type is declared",
+    "round": "use math.floor, math.ceil or math.trunc (round() rounds halves to even)",
+}
+
+
+def operator_help(symbol: str) -> str:
+    """What to write instead of the operator ``symbol`` (``"@"``), or ``""``."""
+    return _OPERATOR_HELP.get(symbol, "")
+
+
+def builtin_help(name: str) -> str:
+    """What to write instead of calling the builtin ``name`` (``"print"``), or ``""``."""
+    return _BUILTIN_HELP.get(name, "")

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 #: ``gradc`` functions that declare a derivative export: ``d_f = gradc.grad(f, wrt=...)``.
 #: ``reverse``/``forward`` are the low-level, Enzyme-style forms (docs/ad.md): one activity
 #: annotation per parameter instead of ``wrt``.
-DERIVATIVE_KINDS = ("grad", "value_and_grad", "jvp", "vjp", "reverse", "forward")
+DERIVATIVE_KINDS = ("grad", "value_and_grad", "jvp", "vjp", "hessian", "reverse", "forward")
 
 #: Activity annotations of ``gradc.reverse``/``gradc.forward``, by their gradc name.
 ACTIVITIES = {"Duplicated": "duplicated", "Active": "active", "Const": "const"}
@@ -40,6 +40,8 @@ class Derivative:
         node: the declaration (for error locations).
         activity: for ``reverse``/``forward`` only: the annotation of each ``wrt``
             parameter, ``"duplicated"`` or ``"active"`` (the others are ``Const``).
+        has_aux: JAX's ``has_aux=True``: the target returns ``(value, aux)``; ``grad``
+            returns ``(gradient, aux)``, ``value_and_grad`` ``((value, aux), gradient)``.
     """
 
     name: str
@@ -49,14 +51,10 @@ class Derivative:
     wrt_sequence: bool
     node: ast.expr | ast.stmt
     activity: tuple[str, ...] = ()
+    has_aux: bool = False
 
 
 #: Keywords of JAX's and others' derivative functions -> what gradc says instead.
-_KEYWORD_HELP = {
-    "argnums": "gradc's wrt= takes parameter positions or names, as JAX's argnums does: "
-    'wrt=0, wrt=(0, 1) or wrt=("x", "w")',
-    "has_aux": "return the auxiliary value from another export; wrt= is the only keyword",
-}
 
 
 def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivative | None:
@@ -75,30 +73,31 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
         raise src.error(f"gradc.{kind} takes the function to differentiate first", value)
     target = value.args[0].id
     export = next((e for e in info.exports if e.name == target), None)
-    if export is None:
+    inner = next((d for d in info.derivatives if d.name == target), None)
+    if export is None and inner is None:
         raise src.error(
-            f"gradc.{kind} needs an exported function defined above it; "
-            f"'{target}' is not one (add @gradc.export with parameter types)",
+            f"gradc.{kind} needs an exported function or a derivative declaration defined "
+            f"above it; '{target}' is neither (add @gradc.export with parameter types)",
             value.args[0],
         )
     if kind in ("reverse", "forward"):
-        return _activity_declaration(info, targets[0].id, kind, export, value)
-    wrt_node: ast.expr | None = None
-    for kw in value.keywords:
-        if kw.arg != "wrt":
+        if export is None:
             raise src.error(
-                f"gradc.{kind}() got an unexpected keyword '{kw.arg}'",
-                kw,
-                help=_KEYWORD_HELP.get(kw.arg or "", "its only keyword is wrt="),
+                f"gradc.{kind} differentiates an exported function; '{target}' is a "
+                "derivative declaration (use gradc.grad, gradc.jvp or gradc.vjp of it)",
+                value.args[0],
             )
-        wrt_node = kw.value
-    if len(value.args) == 2 and wrt_node is None:
-        wrt_node = value.args[1]
-    elif len(value.args) > 2 or (len(value.args) == 2 and wrt_node is not None):
-        raise src.error(f"gradc.{kind}(f, wrt=...) takes one function and one wrt", value)
-    params = [a.arg for a in export.node.args.args]
+        return _activity_declaration(info, targets[0].id, kind, export, value)
+    if inner is not None and inner.kind in ("reverse", "forward"):
+        raise src.error(
+            f"gradc.{kind} of the low-level gradc.{inner.kind} declaration '{target}' is not "
+            "supported; differentiate a gradc.grad, gradc.jvp or gradc.vjp declaration",
+            value.args[0],
+        )
+    wrt_node, has_aux = _keywords(info, kind, value)
+    params = parameter_names(info, target)
     if wrt_node is None:  # JAX's default: the first parameter
-        return Derivative(targets[0].id, kind, target, [0], False, value)
+        return Derivative(targets[0].id, kind, target, [0], False, value, has_aux=has_aux)
     sequence = isinstance(wrt_node, ast.Tuple | ast.List)
     items = wrt_node.elts if isinstance(wrt_node, ast.Tuple | ast.List) else [wrt_node]
     wrt: list[int] = []
@@ -109,7 +108,7 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
             index = params.index(item.value)
         elif isinstance(item, ast.Constant) and type(item.value) is int:
             index = item.value
-            if not 0 <= index < len(params):
+            if index < 0 or (index >= len(params) and (inner is None or inner.kind != "vjp")):
                 raise src.error(f"'{target}' has no parameter at position {index}", item)
         else:
             raise src.error("wrt takes parameter names or positions (constants)", item)
@@ -122,7 +121,63 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
             "(or leave wrt out for the first)",
             wrt_node,
         )
-    return Derivative(targets[0].id, kind, target, wrt, sequence, value)
+    return Derivative(targets[0].id, kind, target, wrt, sequence, value, has_aux=has_aux)
+
+
+def _keywords(info: ModuleInfo, kind: str, call: ast.Call) -> tuple[ast.expr | None, bool]:
+    """``(wrt, has_aux)`` of a declaration: ``wrt`` (a keyword, or the second positional
+    argument) or JAX's ``argnums`` (positions only), and ``has_aux`` (a constant bool,
+    ``grad`` and ``value_and_grad`` only)."""
+    src = info.source
+    wrt_node: ast.expr | None = None
+    has_aux = False
+    for kw in call.keywords:
+        if kw.arg in ("wrt", "argnums"):
+            if wrt_node is not None:
+                raise src.error(
+                    f"gradc.{kind}() takes wrt= or argnums= (its alias), not both", kw.value
+                )
+            if kw.arg == "argnums":
+                items = kw.value.elts if isinstance(kw.value, ast.Tuple | ast.List) else [kw.value]
+                for item in items:
+                    if not (isinstance(item, ast.Constant) and type(item.value) is int):
+                        raise src.error("argnums takes parameter positions (int constants)", item)
+            wrt_node = kw.value
+        elif kw.arg == "has_aux":
+            if not (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)):
+                raise src.error("has_aux takes True or False", kw.value)
+            has_aux = kw.value.value
+            if has_aux and kind not in ("grad", "value_and_grad"):
+                raise src.error(
+                    f"has_aux=True goes with gradc.grad and gradc.value_and_grad, not gradc.{kind}",
+                    kw.value,
+                )
+        else:
+            raise src.error(
+                f"gradc.{kind}() got an unexpected keyword '{kw.arg}'",
+                kw,
+                help="its keywords are wrt= (or JAX's argnums=) and has_aux=",
+            )
+    if len(call.args) == 2 and wrt_node is None:
+        wrt_node = call.args[1]
+    elif len(call.args) > 2 or (len(call.args) == 2 and wrt_node is not None):
+        raise src.error(f"gradc.{kind}(f, wrt=...) takes one function and one wrt", call)
+    return wrt_node, has_aux
+
+
+def parameter_names(info: ModuleInfo, name: str) -> list[str]:
+    """The parameter names of export or derivative declaration ``name`` as the front end
+    knows them: an export's own; a derivative's primal's, then for ``jvp`` the tangents
+    ``d_<name>`` of its ``wrt`` parameters. (A ``vjp``'s cotangents depend on the
+    inferred result type: they are reached by position only.)"""
+    export = next((e for e in info.exports if e.name == name), None)
+    if export is not None:
+        return [a.arg for a in export.node.args.args]
+    d = next(d for d in info.derivatives if d.name == name)
+    params = parameter_names(info, d.target)
+    if d.kind == "jvp":
+        return [*params, *(f"d_{params[i]}" for i in d.wrt)]
+    return params
 
 
 def _activity_declaration(
@@ -178,6 +233,30 @@ def _activity_declaration(
             f"gradc.{kind}({export.name}, ...) marks no parameter Duplicated or Active", call
         )
     return Derivative(name, kind, export.name, wrt, True, call, tuple(activity_of))
+
+
+def derivative_callers(info: ModuleInfo) -> list[str]:
+    """The exports whose code calls a derivative declaration of the module (``df(x)`` in
+    a Newton step), directly or through functions of the module they call.
+
+    Those are typed after AD has made the derivatives (``compiler/driver.py``)."""
+    declared = {d.name for d in info.derivatives}
+    reaches: dict[str, bool] = {}
+
+    def names_in(node: ast.AST) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    def reaches_derivative(name: str, seen: frozenset[str]) -> bool:
+        if name not in reaches:
+            used = names_in(info.functions[name])
+            reaches[name] = bool(used & declared) or any(
+                reaches_derivative(g, seen | {name})
+                for g in sorted(used & info.functions.keys())
+                if g not in seen and g != name
+            )
+        return reaches[name]
+
+    return [e.name for e in info.exports if reaches_derivative(e.name, frozenset())]
 
 
 class GradRequestError(ValueError):

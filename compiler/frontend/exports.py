@@ -19,8 +19,9 @@ from gradc.compiler.frontend.annotations import (
 )
 from gradc.compiler.frontend.constants import Number, default_values
 from gradc.compiler.frontend.derivatives import DERIVATIVE_KINDS
+from gradc.compiler.frontend.kernels import kernel_param_types
 from gradc.compiler.frontend.source import SourceFile
-from gradc.compiler.ir.types import I1, ScalarType, Type, python_name
+from gradc.compiler.ir.types import I1, NONE, ScalarType, Type, python_name
 
 if TYPE_CHECKING:
     from gradc.compiler.frontend.module_scan import ModuleInfo
@@ -37,6 +38,8 @@ class Export:
         result_type: the declared result type, or None to infer it.
         defaults: (parameter name, value) of the trailing parameters with a default
             value (:func:`~.constants.default_values`), converted to the parameter's type.
+        kernel: marked ``@gradc.kernel`` (a CUDA kernel: ``param_types`` are its own
+            parameters' types, its result is None; :mod:`.kernels`).
     """
 
     name: str
@@ -44,13 +47,15 @@ class Export:
     param_types: list[Type]
     result_type: Type | None
     defaults: tuple[tuple[str, Number], ...] = ()
+    kernel: bool = False
 
 
 def is_export_decorator(info: ModuleInfo, deco: ast.expr) -> bool:
-    """``@gradc.export`` or ``@gradc.export("signature")`` (through any alias)."""
+    """``@gradc.export``, ``@gradc.export("signature")`` or ``@gradc.kernel`` (through
+    any alias)."""
     if isinstance(deco, ast.Call):
         deco = deco.func
-    return info.is_gradc(deco, "export")
+    return info.is_gradc(deco, "export") or info.is_gradc(deco, "kernel")
 
 
 def _gradc_name(info: ModuleInfo, node: ast.expr) -> str | None:
@@ -73,9 +78,12 @@ def export_of(info: ModuleInfo, fn: ast.FunctionDef) -> Export | None:
     src = info.source
     for deco in fn.decorator_list:
         name = _gradc_name(info, deco)
-        if name is not None and name != "export":
+        if name is not None and name not in (
+            *("export", "kernel", "custom_jvp", "custom_vjp", "checkpoint"),
+        ):
             raise src.error(
-                f"@gradc.{name} is not a decorator; gradc.export is the only one "
+                f"@gradc.{name} is not a decorator; gradc.export and gradc.kernel are the "
+                "only ones "
                 + (
                     f"(declare derivatives as 'd_{fn.name} = gradc.{name}({fn.name}, ...)' "
                     "after the function)"
@@ -93,6 +101,8 @@ def export_of(info: ModuleInfo, fn: ast.FunctionDef) -> Export | None:
         )
     for deco in fn.decorator_list:
         signature: str | None = None
+        if info.is_gradc(deco, "kernel"):
+            return Export(fn.name, fn, kernel_param_types(info, fn), NONE, kernel=True)
         if info.is_gradc(deco, "export"):
             pass
         elif isinstance(deco, ast.Call) and info.is_gradc(deco.func, "export"):
@@ -105,6 +115,7 @@ def export_of(info: ModuleInfo, fn: ast.FunctionDef) -> Export | None:
                 raise src.error(
                     'gradc.export takes one signature string, e.g. @gradc.export("f64(f64, i64)")',
                     deco,
+                    help=_export_call_help(deco),
                 )
             signature = deco.args[0].value
         else:
@@ -188,3 +199,20 @@ def _annotation(src: SourceFile, node: ast.expr) -> Type:
         return type_from_annotation(node)
     except TypeSyntaxError as exc:
         raise src.error(str(exc), node) from None
+
+
+def _export_call_help(deco: ast.Call) -> str:
+    """What to write instead of an ``@gradc.export(...)`` gradc does not take: Numba's
+    list of signatures, or its per-function options."""
+    keywords = {k.arg for k in deco.keywords}
+    if keywords & {"fastmath", "boundscheck"}:
+        return (
+            "fast-math and bounds checks are options of the build, not of one function: "
+            "gradc build --fastmath / --no-boundscheck"
+        )
+    if deco.args and isinstance(deco.args[0], ast.List | ast.Tuple):
+        return (
+            "one export per signature: a module-level helper holding the body, and one "
+            "exported function per signature calling it"
+        )
+    return ""

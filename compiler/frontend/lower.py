@@ -29,13 +29,14 @@ from dataclasses import dataclass, field
 
 from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.imports import FunctionRef
+from gradc.compiler.frontend.kernels import THREAD_PARAMS, is_kernel
 from gradc.compiler.frontend.lower_state import IntCheck, UnpackCheck
 from gradc.compiler.frontend.lower_stmt import StatementLowering
 from gradc.compiler.frontend.module_scan import ModuleInfo
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Block, Function
 from gradc.compiler.ir.loc import Loc
-from gradc.compiler.ir.types import Type
+from gradc.compiler.ir.types import I64, Type
 
 #: ``UnpackCheck`` and ``IntCheck`` (of :mod:`.lower_state`) are part of what
 #: :func:`lower_function` returns.
@@ -92,7 +93,10 @@ class _FunctionLowering(StatementLowering):
         entry = self.fn.add_block("entry")
         self.ssa.seal(entry)
         self.b.position_at_end(entry)
-        for i, (p, t) in enumerate(zip(args.args, self.param_types, strict=True)):
+        hidden = THREAD_PARAMS if is_kernel(self.info, node) else ()
+        for i, name in enumerate(hidden):
+            self.fn.params.append(Argument(type=I64, name=name, index=i))
+        for i, (p, t) in enumerate(zip(args.args, self.param_types, strict=True), len(hidden)):
             arg = Argument(type=t, name=p.arg, index=i)
             self.fn.params.append(arg)
             self.ssa.write(entry, p.arg, arg)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import ast
 import math
 
-from gradc.compiler.frontend import slicing
+from gradc.compiler.frontend import numpy_linalg, slicing
 from gradc.compiler.frontend.array_reductions import lower_reduction
 from gradc.compiler.frontend.constants import default_values
+from gradc.compiler.frontend.constructs import builtin_help
 from gradc.compiler.frontend.imports import (
     ConstantRef,
     ForeignRef,
@@ -23,6 +24,7 @@ from gradc.compiler.frontend.imports import (
     foreign_error,
     resolve,
 )
+from gradc.compiler.frontend.kernels import cuda_name, is_kernel, lower_cuda_call
 from gradc.compiler.frontend.lower_state import LoweringState
 from gradc.compiler.frontend.numpy_arrays import ARRAY_UFUNCS
 from gradc.compiler.ir import ops
@@ -93,10 +95,15 @@ class CallLowering(LoweringState):
             return self.b.insert(ops.ArrayAttr(ops.ArrayProperty.SHAPE, self.expr(e.args[0])))
         if numpy_fn is not None:
             return self.numpy_call(numpy_fn, e)
+        cuda_fn = cuda_name(self.info, func)
+        if cuda_fn is not None:
+            return lower_cuda_call(self, cuda_fn, e)
         if self._is_imported(func):
             return self.imported_call(func, e)
         if isinstance(func, ast.Attribute) and func.attr in slicing.VIEW_METHODS:
             return slicing.view_method(self, func, e)  # type: ignore[arg-type]
+        if isinstance(func, ast.Attribute) and func.attr == "astype":
+            return numpy_linalg.astype_call(self, e, func.value)
         if isinstance(func, ast.Attribute) and func.attr == "copy":
             if e.args or e.keywords:
                 raise self.src.error("copy() takes no arguments", e)
@@ -106,7 +113,15 @@ class CallLowering(LoweringState):
             if name in self.locals:
                 raise self.src.error(f"local variable '{name}' is not callable", func)
             if name in self.info.functions:
+                if is_kernel(self.info, self.info.functions[name]):
+                    raise self.src.error(
+                        f"kernel '{name}' cannot be called: it is launched, "
+                        f"{name}[grid, block](...), from the host",
+                        e,
+                    )
                 return self.user_call(FunctionRef(self.info, name), name, e)
+            if any(d.name == name for d in self.info.derivatives):
+                return self.derivative_call(name, e)
             if name in SUPPORTED_BUILTINS:
                 return self.builtin_call(name, e)
             if name == "range":
@@ -149,6 +164,8 @@ class CallLowering(LoweringState):
         """
         if name in NUMPY_FUNCTIONS or name in ARRAY_UFUNCS:
             return self.numpy_math_call(name, e)
+        if name in numpy_linalg.ARRAY_FUNCTION_NAMES:
+            return numpy_linalg.array_function_call(self, name, e)
         if name not in _NUMPY_ALLOCATORS:
             raise self.src.error(f"numpy function 'np.{name}' is not supported", e.func)
         params = _NUMPY_ALLOCATORS[name]
@@ -215,6 +232,8 @@ class CallLowering(LoweringState):
             name = node.id
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             name = node.value
+        elif isinstance(node, ast.Attribute) and node.attr == "dtype":  # x.dtype
+            return numpy_linalg.parameter_dtype(self, node)
         else:
             name = self.info.numpy_attr(node)
         if name is None or name not in _DTYPES:
@@ -292,6 +311,11 @@ class CallLowering(LoweringState):
         self.callees[callee.symbol] = callee
         return self.b.call(callee.symbol, args)
 
+    def derivative_call(self, name: str, e: ast.Call) -> Value:
+        """A call of module-level derivative declaration ``name`` (``df(x, w)``): a call
+        of its export, typed once AD has made it."""
+        return self.b.call(name, [self.expr(a) for a in e.args])
+
     def _user_function(self, func: ast.expr) -> bool:
         """``func`` names a function of a user module (which binds keyword arguments)."""
         if isinstance(func, ast.Name) and func.id not in self.locals:
@@ -326,7 +350,7 @@ class CallLowering(LoweringState):
             for a in e.args[1:]:
                 acc = self.b.insert(cls(acc, self.expr(a)))
             return acc
-        raise self.src.error(f"unsupported call of builtin '{name}'", e)
+        raise self.src.error(f"unsupported call of builtin '{name}'", e, help=builtin_help(name))
 
 
 def _source_order(node: ast.expr) -> tuple[int, int]:

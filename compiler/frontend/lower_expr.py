@@ -10,8 +10,9 @@ from __future__ import annotations
 import ast
 import math
 
-from gradc.compiler.frontend import slicing
+from gradc.compiler.frontend import numpy_constants, numpy_linalg, slicing
 from gradc.compiler.frontend.constants import MATH_CONSTANTS, fold_constant
+from gradc.compiler.frontend.constructs import operator_help
 from gradc.compiler.frontend.imports import (
     ConstantRef,
     FunctionRef,
@@ -20,6 +21,7 @@ from gradc.compiler.frontend.imports import (
     foreign_error,
     resolve,
 )
+from gradc.compiler.frontend.kernels import lower_cuda_attribute
 from gradc.compiler.frontend.lower_calls import SUPPORTED_BUILTINS, CallLowering
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
@@ -79,6 +81,8 @@ class ExpressionLowering(CallLowering):
                 return self.name(name, e)
             case ast.Attribute():
                 return self.attribute(e)
+            case ast.BinOp(left=left, op=ast.MatMult(), right=right):
+                return numpy_linalg.matmul_operator(self, self.expr(left), self.expr(right))
             case ast.BinOp(left=left, op=op, right=right):
                 cls = self._binop_class(op, e)
                 lhs = self.expr(left)
@@ -99,7 +103,9 @@ class ExpressionLowering(CallLowering):
             case ast.UnaryOp(op=ast.Not(), operand=operand):
                 return self.b.insert(ops.Not(self.expr(operand), type=I1))
             case ast.UnaryOp(op=op):
-                raise self.src.error(f"unsupported operator '{_symbol(op)}'", e)
+                raise self.src.error(
+                    f"unsupported operator '{_symbol(op)}'", e, help=operator_help(_symbol(op))
+                )
             case ast.BoolOp():
                 return self.bool_op(e)
             case ast.Compare():
@@ -138,7 +144,9 @@ class ExpressionLowering(CallLowering):
     def _binop_class(self, op: ast.operator, node: ast.AST) -> type[ops.BinaryOp]:
         cls = _BINOPS.get(type(op))
         if cls is None:
-            raise self.src.error(f"unsupported operator '{_symbol(op)}'", node)
+            raise self.src.error(
+                f"unsupported operator '{_symbol(op)}'", node, help=operator_help(_symbol(op))
+            )
         return cls
 
     def name(self, name: str, node: ast.Name) -> Value:
@@ -148,6 +156,8 @@ class ExpressionLowering(CallLowering):
             return self.read(name, node)
         if name in self.info.constants:
             return self._const(self.info.constants[name], node)
+        if name in self.info.numpy_constants:
+            return numpy_constants.read(self, name, node)
         if name in self.info.non_constants:
             stmt = self.info.non_constants[name]
             raise self.src.error(
@@ -192,6 +202,9 @@ class ExpressionLowering(CallLowering):
         ``.ndim``."""
         if self._is_imported(e):
             return self.imported_value(e)
+        thread_value = lower_cuda_attribute(self, e)
+        if thread_value is not None:
+            return thread_value
         if isinstance(e.value, ast.Name) and e.value.id in self.info.math_modules:
             if e.attr in MATH_CONSTANTS:
                 return self.b.const(MATH_CONSTANTS[e.attr], F64)
@@ -285,7 +298,9 @@ class ExpressionLowering(CallLowering):
     def _cmp(self, op: ast.cmpop, lhs: Value, rhs: Value, node: ast.AST) -> Value:
         pred = _CMP_PREDICATES.get(type(op))
         if pred is None:
-            raise self.src.error(f"unsupported operator '{_symbol(op)}'", node)
+            raise self.src.error(
+                f"unsupported operator '{_symbol(op)}'", node, help=operator_help(_symbol(op))
+            )
         # untyped: a comparison of arrays is a bool array (inference)
         return self.b.insert(ops.Cmp(ops.CmpPred(pred), lhs, rhs))
 

@@ -17,6 +17,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from gradc.compiler.diagnostics import CompileError
+from gradc.compiler.frontend.constructs import builtin_help
 from gradc.compiler.frontend.imports import FunctionRef
 from gradc.compiler.frontend.module_scan import ModuleInfo
 from gradc.compiler.ir import ops
@@ -168,7 +169,11 @@ class LoweringState(ABC):
         if name == "range":
             return self.src.error("range() is supported only as the iterable of a for loop", node)
         if hasattr(builtins, name) and not name.startswith("_"):
-            return self.src.error(f"the builtin '{name}' is not supported in compiled code", node)
+            return self.src.error(
+                f"the builtin '{name}' is not supported in compiled code",
+                node,
+                help=builtin_help(name),
+            )
         return self.src.error(f"name '{name}' is not defined", node)
 
     def _is_imported(self, node: ast.expr) -> bool:

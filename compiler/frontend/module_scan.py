@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from gradc.compiler.diagnostics import CompileError
 from gradc.compiler.frontend.constants import MATH_CONSTANTS, Number, fold_constant
+from gradc.compiler.frontend.custom_rules import CustomRule, scan_custom_rules
 from gradc.compiler.frontend.derivatives import (
     DERIVATIVE_KINDS,
     Derivative,
@@ -37,6 +38,7 @@ from gradc.compiler.frontend.derivatives import (
 from gradc.compiler.frontend.exports import Export, export_of, is_export_decorator
 from gradc.compiler.frontend.imports import UserBinding, scan_import
 from gradc.compiler.frontend.module_loader import ModuleLoader
+from gradc.compiler.frontend.numpy_constants import is_numpy_constant
 from gradc.compiler.frontend.source import SourceFile
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.ops import MATH_FUNCTIONS
@@ -59,11 +61,16 @@ __all__ = [
 GRADC_NAMES = frozenset(
     {
         *("Active", "Activity", "ArrayTypeMarker", "Const", "DerivativePlaceholder"),
+        *("CustomRuleFunction", "custom_jvp", "custom_vjp", "hessian", "checkpoint"),
         *("Duplicated", "ScalarTypeMarker", "bool_", "boolean", "export", "f32", "f64"),
         *("forward", "grad", "i32", "i64", "jvp", "load", "reverse", "runtime_stats"),
-        *("value_and_grad", "vjp"),
+        *("value_and_grad", "vjp", "kernel"),
     }
 )
+
+
+#: gradc's submodules a compiled module may import names of (``from gradc import cuda``).
+GRADC_SUBMODULES = frozenset({"cuda"})
 
 
 @dataclass(eq=False)
@@ -83,10 +90,14 @@ class ModuleInfo:
         constants: folded numeric module constants.
         non_constants: module-level names assigned something that is not a constant,
             with the assignment (for a clear error when a function reads one).
+        numpy_constants: module-level NumPy scalars and arrays built from constants
+            (``np.float32(1e-6)``, ``np.array([1.0, 2.0])``), by name: their expressions
+            (compiler/frontend/numpy_constants.py).
         functions: top-level function definitions by name.
         classes: top-level class definitions by name (compiled code cannot use them).
         exports: exported functions, in source order.
         derivatives: derivative declarations, in source order.
+        custom_rules: ``@gradc.custom_jvp``/``custom_vjp`` helpers and their rules.
         user_imports: local name -> what a user-module import bound it to.
         qualname: the dotted module name given by enclosing packages (``pkg.sub``).
         symbol_prefix: prefix of this module's function names in the IR: ``""`` for the
@@ -104,10 +115,12 @@ class ModuleInfo:
     numpy_names: dict[str, str] = field(default_factory=dict)
     constants: dict[str, Number] = field(default_factory=dict)
     non_constants: dict[str, ast.stmt] = field(default_factory=dict)
+    numpy_constants: dict[str, ast.expr] = field(default_factory=dict)
     functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
     classes: dict[str, ast.ClassDef] = field(default_factory=dict)
     exports: list[Export] = field(default_factory=list)
     derivatives: list[Derivative] = field(default_factory=list)
+    custom_rules: dict[str, CustomRule] = field(default_factory=dict)
     user_imports: dict[str, UserBinding] = field(default_factory=dict)
     qualname: str = ""
     symbol_prefix: str = ""
@@ -204,26 +217,7 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
         ):
             scan_import(info, stmt)
         elif isinstance(stmt, ast.ImportFrom):
-            for alias in stmt.names:
-                local = alias.asname or alias.name
-                if stmt.module == "math":
-                    if alias.name in MATH_FUNCTIONS:
-                        info.math_names[local] = alias.name
-                    elif alias.name in MATH_CONSTANTS:
-                        info.constants[local] = MATH_CONSTANTS[alias.name]
-                elif stmt.module == "gradc":
-                    if alias.name not in GRADC_NAMES:  # plain Python would raise ImportError
-                        raise source.error(
-                            "'from gradc import *' is not supported"
-                            if alias.name == "*"
-                            else f"cannot import name {alias.name!r} from 'gradc'",
-                            alias,
-                            help=_did_you_mean(alias.name, GRADC_NAMES)
-                            + f"gradc's names are {', '.join(sorted(GRADC_NAMES))}",
-                        )
-                    info.gradc_names[local] = alias.name
-                elif stmt.module == "numpy":
-                    info.numpy_names[local] = alias.name
+            _scan_known_import_from(info, stmt)
         elif isinstance(stmt, ast.Assign | ast.AnnAssign):
             derivative = derivative_of(info, stmt)
             if derivative is not None:
@@ -242,10 +236,38 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
         elif isinstance(stmt, ast.ClassDef):
             info.classes[stmt.name] = stmt
     _check_misplaced_gradc(info)
+    info.custom_rules = scan_custom_rules(info)
+    _check_no_kernel_derivatives(info)
     _check_gradc_attributes(info)
     if main:
         info.loader.finish()
     return info
+
+
+def _scan_known_import_from(info: ModuleInfo, stmt: ast.ImportFrom) -> None:
+    """``from math|gradc|numpy import ...``: record the names; an unknown gradc name is a
+    compile error (CPython's ImportError), with the closest known name."""
+    source = info.source
+    for alias in stmt.names:
+        local = alias.asname or alias.name
+        if stmt.module == "math":
+            if alias.name in MATH_FUNCTIONS:
+                info.math_names[local] = alias.name
+            elif alias.name in MATH_CONSTANTS:
+                info.constants[local] = MATH_CONSTANTS[alias.name]
+        elif stmt.module == "gradc":
+            if alias.name not in GRADC_NAMES | GRADC_SUBMODULES:  # else ImportError
+                raise source.error(
+                    "'from gradc import *' is not supported"
+                    if alias.name == "*"
+                    else f"cannot import name {alias.name!r} from 'gradc'",
+                    alias,
+                    help=_did_you_mean(alias.name, GRADC_NAMES)
+                    + f"gradc's names are {', '.join(sorted(GRADC_NAMES))}",
+                )
+            info.gradc_names[local] = alias.name
+        elif stmt.module == "numpy":
+            info.numpy_names[local] = alias.name
 
 
 def _claim_name(
@@ -278,6 +300,22 @@ def _claim_name(
             stmt,
         )
     taken[name] = stmt
+
+
+def _check_no_kernel_derivatives(info: ModuleInfo) -> None:
+    """Refuse a derivative declaration of a ``@gradc.kernel`` (not built yet).
+
+    Raises:
+        CompileError: at the declaration.
+    """
+    kernels = {e.name for e in info.exports if e.kernel}
+    for d in info.derivatives:
+        if d.target in kernels:
+            raise info.source.error(
+                f"kernel '{d.target}' cannot be differentiated yet (derivatives of "
+                "@gradc.kernel functions are later work)",
+                d.node,
+            )
 
 
 def _check_gradc_attributes(info: ModuleInfo) -> None:
@@ -369,7 +407,12 @@ def _scan_assignment(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> None
             continue
         info.user_imports.pop(target.id, None)
         folded = fold_constant(info, value) if value is not None else None
-        if folded is None:
+        info.numpy_constants.pop(target.id, None)
+        if folded is None and value is not None and is_numpy_constant(info, value):
+            info.numpy_constants[target.id] = value
+            info.non_constants.pop(target.id, None)
+            info.constants.pop(target.id, None)
+        elif folded is None:
             info.non_constants[target.id] = stmt
             info.constants.pop(target.id, None)
         else:

@@ -31,7 +31,10 @@ Modules: :mod:`.specialize` (specialisations, the fixpoint, result types), :mod:
 operations replaced by typed ones).
 """
 
-from gradc.compiler.infer import reductions  # noqa: F401 (registers its rules)
+from gradc.compiler.infer import (
+    reductions,  # noqa: F401 (registers its rules)
+    rules_linalg,  # noqa: F401 (registrations)
+)
 from gradc.compiler.infer.specialize import SpecKey, infer_module, symbol_for
 
 __all__ = ["SpecKey", "infer_module", "symbol_for"]

@@ -201,6 +201,11 @@ def _call(m: Materializer, inst: Instruction) -> None:
     callee = m.spec.calls[inst]
     inst.callee = callee.function.name
     inst.type = callee.function.return_type
+    # a no-op for a specialisation (its parameters are the arguments' types); a
+    # derivative export takes any-strides arrays (a layout cast)
+    inst.args = tuple(
+        m.coerce(a, p.type, inst) for a, p in zip(inst.args, callee.function.params, strict=True)
+    )
 
 
 # -- front-end operations: replaced by typed ones -------------------------------------
@@ -270,6 +275,15 @@ def _setitem(m: Materializer, inst: ops.SetItem) -> Value | None:
     item = m.b.cast(inst.item, array_type.dtype)
     m.b.insert(ops.Store(pointer, item, type=NONE))
     return None
+
+
+@_front_end(ops.AtomicAddItem)
+def _atomicadditem(m: Materializer, inst: ops.AtomicAddItem) -> Value | None:
+    array_type = inst.value.type
+    assert isinstance(array_type, ArrayType)
+    pointer = m.address(inst.value, inst.indices)
+    item = m.b.cast(inst.item, array_type.dtype)
+    return m.b.insert(ops.AtomicAdd(pointer, item, type=array_type.dtype))
 
 
 @_front_end(ops.Len)

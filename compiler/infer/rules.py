@@ -364,6 +364,31 @@ def _setitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     return NONE
 
 
+@TRANSFER.register(ops.AtomicAddItem)
+def _atomicadditem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    """``cuda.atomic_add(a, i, v)``: the old element, of ``a``'s dtype (not ``bool``)."""
+    assert isinstance(inst, ops.AtomicAddItem)
+    t, item = inst.value.type, inst.item.type
+    if isinstance(t, UnknownType):
+        return None
+    if not isinstance(t, ArrayType) or t.dtype == I1:
+        raise inf.error(f"cuda.atomic_add() adds into a number array, not a {python_name(t)}", inst)
+    _check_rank(inf, inst, t, len(inst.indices))
+    _index_types(inf, inst, inst.indices)
+    if not isinstance(item, UnknownType) and not _stores_into(item, t.dtype):
+        raise inf.error(
+            f"cuda.atomic_add() cannot add a {python_name(item)} to a {python_name(t)} "
+            "array element (convert it explicitly, e.g. with int())",
+            inst,
+        )
+    return t.dtype
+
+
+@TRANSFER.register(ops.SyncThreads)
+def _syncthreads(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    return NONE
+
+
 def _stores_into(item: Type, dtype: ScalarType) -> bool:
     """NumPy's 'same_kind' rule: bool → int → float, and within a kind any width."""
     if not isinstance(item, ScalarType):

@@ -13,12 +13,14 @@ from gradc.compiler.frontend.imports import FunctionRef
 from gradc.compiler.frontend.lower import LoweredFunction, UnpackCheck, lower_function
 from gradc.compiler.frontend.module_scan import ModuleInfo
 from gradc.compiler.infer import views as _views  # noqa: F401 (registers its rules)
+from gradc.compiler.infer.kernels import add_grid_loops
 from gradc.compiler.infer.materialize import Materializer
 from gradc.compiler.infer.rules import TRANSFER, has_unknown
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Function, Instruction, Module
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import (
+    F64,
     NONE,
     UNKNOWN,
     ArrayType,
@@ -43,11 +45,23 @@ class Spec:
     lowered: LoweredFunction
     declared_result: Type | None
     return_type: Type = UNKNOWN
-    calls: dict[ops.Call, Spec] = field(default_factory=dict)
+    calls: dict[ops.Call, Spec | DerivativeCallee] = field(default_factory=dict)
 
     @property
     def function(self) -> Function:
         return self.lowered.function
+
+
+@dataclass
+class DerivativeCallee:
+    """A derivative export AD has made, called from compiled code (``df(x)`` in a Newton
+    step): a fixed signature, arguments converted to it (:mod:`.materialize`)."""
+
+    function: Function
+
+    @property
+    def return_type(self) -> Type:
+        return self.function.return_type
 
 
 def symbol_for(name: str, arg_types: tuple[Type, ...]) -> str:
@@ -58,8 +72,14 @@ def symbol_for(name: str, arg_types: tuple[Type, ...]) -> str:
     return ".".join([name, *parts]) if parts else f"{name}.void"
 
 
-def infer_module(info: ModuleInfo) -> Module:
-    """Type every export of ``info`` and everything it calls.
+def infer_module(
+    info: ModuleInfo,
+    exports: list[str] | None = None,
+    derivatives: dict[str, Function] | None = None,
+) -> Module:
+    """Type every export of ``info`` (or those named in ``exports``) and everything it
+    calls; ``derivatives``: the derivative exports AD has made, which calls of
+    derivative declarations in compiled code call.
 
     Returns:
         a typed module holding the exports (``exported=True``, named by their Python
@@ -69,14 +89,21 @@ def infer_module(info: ModuleInfo) -> Module:
         CompileError: a type error, an unsupported construct, or a type that cannot be
             inferred, at the user's source line.
     """
-    return Inference(info).run()
+    return Inference(info, exports, derivatives or {}).run()
 
 
 class Inference:
     """The inference of one module: its specialisations and the fixpoint over them."""
 
-    def __init__(self, info: ModuleInfo) -> None:
+    def __init__(
+        self,
+        info: ModuleInfo,
+        exports: list[str] | None = None,
+        derivatives: dict[str, Function] | None = None,
+    ) -> None:
         self.info = info
+        self.exports = [e for e in info.exports if exports is None or e.name in exports]
+        self.derivatives = derivatives or {}
         self.src = info.source
         self.specs: dict[SpecKey, Spec] = {}
         self.symbols: dict[SpecKey, str] = {}
@@ -89,7 +116,7 @@ class Inference:
         self.changed = False
 
     def run(self) -> Module:
-        for export in self.info.exports:
+        for export in self.exports:
             key = (export.name, tuple(export.param_types))
             if key in self.symbols:
                 continue
@@ -103,6 +130,7 @@ class Inference:
             for spec in list(self.specs.values()):
                 with self.within(spec.key):
                     self._infer(spec)
+            self._custom_rule_specs()
         module = Module(self.info.name, source_file=self.src.path)
         for spec in reversed(self.specs.values()):  # callees before callers
             with self.within(spec.key):
@@ -111,6 +139,7 @@ class Inference:
             with self.within(spec.key):
                 Materializer(spec).run()
             module.add(spec.function)
+        add_grid_loops(module, [e.name for e in self.info.exports if e.kernel])
         return module
 
     # -- specialisations ------------------------------------------------------------
@@ -141,13 +170,46 @@ class Inference:
         self.changed = True
         return spec
 
+    def _custom_rule_specs(self) -> None:
+        """Specialise the rules of the ``@gradc.custom_*`` helpers specialised so far
+        (``compiler/frontend/custom_rules.py``): only derivative code calls them. A JVP
+        rule takes ``(primals, tangents)`` tuples; ``fwd`` the helper's arguments;
+        ``bwd`` ``(residuals, cotangent)`` once ``fwd``'s result type is known.
+
+        Raises:
+            CompileError: a custom helper specialised with a parameter that is not f64.
+        """
+        for (name, arg_types), spec in list(self.specs.items()):
+            rule = self.info.custom_rules.get(name)
+            if rule is None or self.functions[name].module is not self.info:
+                continue
+            if any(t != F64 for t in arg_types):
+                shown = ", ".join(python_name(t) for t in arg_types)
+                raise self.error(
+                    f"@gradc.custom_{rule.kind} function '{name}' is called with ({shown}): "
+                    "its parameters must be floats",
+                    spec.function.loc,
+                )
+            if rule.kind == "jvp":
+                self._rule_spec(rule.rules[0], (TupleType(arg_types), TupleType(arg_types)))
+                continue
+            fwd = self._rule_spec(rule.rules[0], arg_types)
+            t = fwd.return_type
+            if isinstance(t, TupleType) and len(t.elements) == 2:
+                self._rule_spec(rule.rules[1], (t.elements[1], t.elements[0]))
+
+    def _rule_spec(self, name: str, arg_types: tuple[Type, ...]) -> Spec:
+        self.functions.setdefault(name, FunctionRef(self.info, name))
+        key = (name, arg_types)
+        return self.specs[key] if key in self.specs else self._specialize(key, None)
+
     def _helper_annotation(self, node: ast.expr) -> Type | None:
         try:
             return type_from_annotation(node)
         except TypeSyntaxError:
             return None  # helpers' annotations are optional hints
 
-    def callee(self, caller: Spec, call: ops.Call) -> Spec | None:
+    def callee(self, caller: Spec, call: ops.Call) -> Spec | DerivativeCallee | None:
         """The specialisation ``call`` in ``caller`` calls (made on first sight); None
         while an argument type is not known yet.
 
@@ -160,6 +222,8 @@ class Inference:
         for t in arg_types:
             if not isinstance(t, ScalarType | TupleType | ArrayType):
                 raise self.error(f"cannot pass a value of type {python_name(t)}", call)
+        if call.callee in self.derivatives:
+            return self._derivative(caller, call, self.derivatives[call.callee])
         key = (call.callee, arg_types)
         spec = self.specs.get(key)
         if spec is None:
@@ -167,6 +231,37 @@ class Inference:
             spec = self._specialize(key, None)
         caller.calls[call] = spec
         return spec
+
+    def _derivative(self, caller: Spec, call: ops.Call, fn: Function) -> DerivativeCallee:
+        """The derivative export ``fn`` as the callee of ``call``.
+
+        Raises:
+            CompileError: the number of arguments differs, or an argument's type is not
+                the parameter's (an array of another dtype or rank, an array passed to a
+                C- or F-ordered parameter in another layout, an int for a float).
+        """
+        if len(call.args) != len(fn.params):
+            names = ", ".join(p.name or "?" for p in fn.params)
+            raise self.error(
+                f"'{fn.name}' takes {len(fn.params)} arguments ({names}), got {len(call.args)}",
+                call,
+            )
+        for a, p in zip(call.args, fn.params, strict=True):
+            t = a.type
+            same = t == p.type or (
+                isinstance(t, ArrayType)
+                and isinstance(p.type, ArrayType)
+                and p.type.layout == "A"
+                and (t.dtype, t.ndim) == (p.type.dtype, p.type.ndim)
+            )
+            if not same:
+                raise self.error(
+                    f"argument '{p.name}' of '{fn.name}' must be {python_name(p.type)}, "
+                    f"not {python_name(t)}",
+                    call,
+                )
+        callee = caller.calls[call] = DerivativeCallee(fn)
+        return callee
 
     # -- the fixpoint -------------------------------------------------------------------
 

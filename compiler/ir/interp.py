@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 from gradc.compiler.ir import (  # noqa: F401 (registrations)
     interp_elementwise,
+    interp_linalg,
     interp_memory,
     interp_reductions,
     interp_scalar,

@@ -187,3 +187,27 @@ def _tapefree(m: Machine, inst: Instruction, vals: list[object]) -> object:
     if tape:
         raise InterpreterError(f"tapefree of a tape holding {len(tape)} value(s)")
     return None
+
+
+@RULES.register(ops.AtomicAdd)
+def _atomicadd(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    """One thread at a time: a read, an add (wrapping for ints) and a write."""
+    p, value = vals
+    assert isinstance(p, Pointer)
+    t = scalar_type(inst)
+    old = p.array[_element(p)]
+    old = float(old) if t.is_float else int(old)
+    if t.is_float:
+        p.array[_element(p)] = old + value  # type: ignore[operator]
+    else:
+        half = 1 << (t.bits - 1)
+        p.array[_element(p)] = (old + value + half) % (1 << t.bits) - half  # type: ignore[operator]
+    return old
+
+
+@RULES.register(ops.SyncThreads)
+def _syncthreads(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    x, y, z = vals
+    if x * y * z != 1:  # type: ignore[operator]
+        raise RuntimeError(ops.SEQUENTIAL_BARRIER)
+    return None

@@ -271,6 +271,9 @@ def _math(m: Machine, inst: Instruction, vals: list[object]) -> object:
             return float(getattr(np, inst.fn.removeprefix("ieee_"))(np.float64(args[0])))
     if inst.fn == "digamma":
         return digamma(args[0])
+    if inst.fn == "rint":  # round half to even, as C's rint
+        x = args[0]
+        return x if not math.isfinite(x) else math.copysign(float(round(x)), x)
     result = getattr(math, inst.fn)(*args)
     if ops.MATH_FUNCTIONS[inst.fn].returns_bool:
         return bool(result)

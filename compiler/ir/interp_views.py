@@ -81,7 +81,7 @@ def _reshape(m: Machine, inst: Instruction, vals: list[object]) -> object:
         raise ValueError(inst.message.format(array.size, *dynamic[:2]))
     if unknown:
         dims = [d if d >= 0 else array.size // known for d in dims]
-    return array.reshape(dims)
+    return array.reshape(dims)  # NumPy's ValueError for a shape too big for int64
 
 
 @RULES.register(ops.AssignInto)

@@ -193,6 +193,11 @@ NUMPY_FUNCTIONS: dict[str, NumpyFn] = {
     "arcsin": _float(_ieee(MathName.ASIN)),
     "arccos": _float(_ieee(MathName.ACOS)),
     "arctan": _float(_ieee(MathName.ATAN)),
+    "arcsinh": _float(_ieee(MathName.ASINH)),
+    "arccosh": _float(_ieee(MathName.ACOSH)),
+    "arctanh": _float(_ieee(MathName.ATANH)),
+    # libm's cbrt (NumPy's AVX-512 loop, SVML's, may differ from it by a few ulp)
+    "cbrt": _float(_ieee(MathName.CBRT)),
     "sinh": _float(_ieee(MathName.SINH)),
     "cosh": _float(_ieee(MathName.COSH)),
     "tanh": _float(_ieee(MathName.TANH)),
@@ -208,6 +213,9 @@ NUMPY_FUNCTIONS: dict[str, NumpyFn] = {
     "floor": _rounding(MathName.FLOOR),
     "ceil": _rounding(MathName.CEIL),
     "trunc": _rounding(MathName.TRUNC),
+    # np.rint and np.round(x) (0 decimals: rint), round half to even; f32 exact in f64
+    "rint": _rounding(MathName.RINT),
+    "round": _rounding(MathName.RINT),
     # np.abs of an int wraps at the minimum (as ops.Abs), of a bool is the bool
     "abs": _same(_abs, _abs),
     "absolute": _same(_abs, _abs),

@@ -80,8 +80,13 @@ def _predicate(t: ScalarType) -> ScalarType | str:
     return I1
 
 
-def _ints_only(name: str) -> Loop:
+def _ints_only(name: str, *, on_bool: bool = True) -> Loop:
+    """Integers (and bools where ``on_bool``): NumPy has no float loop; its bool loop of
+    the shifts gives int8, which gradc's arrays do not hold."""
+
     def loop(t: ScalarType) -> ScalarType | str:
+        if t == I1 and not on_bool:
+            return f"np.{name}() of bool is not supported (NumPy's result is int8)"
         if t.is_float:
             return (
                 f"ufunc '{name}' not supported for the input types, and the inputs could not "
@@ -267,8 +272,8 @@ _OPERATORS = (
     Ufunc("bitwise_and", 2, _ints_only("bitwise_and"), _binary(ops.BitAnd)),
     Ufunc("bitwise_or", 2, _ints_only("bitwise_or"), _binary(ops.BitOr)),
     Ufunc("bitwise_xor", 2, _ints_only("bitwise_xor"), _binary(ops.BitXor)),
-    Ufunc("left_shift", 2, _ints_only("left_shift"), _shift(ops.LShift)),
-    Ufunc("right_shift", 2, _ints_only("right_shift"), _shift(ops.RShift)),
+    Ufunc("left_shift", 2, _ints_only("left_shift", on_bool=False), _shift(ops.LShift)),
+    Ufunc("right_shift", 2, _ints_only("right_shift", on_bool=False), _shift(ops.RShift)),
     Ufunc("invert", 1, _ints_only("invert"), _invert),
     Ufunc("equal", 2, _predicate, _compare("eq")),
     Ufunc("not_equal", 2, _predicate, _compare("ne")),

@@ -21,7 +21,7 @@ from gradc.compiler.ir.core import Argument, Function, Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
 from gradc.compiler.ir.types import ArrayType, PointerType, ScalarType, TupleType, Type
 from gradc.passes.ad.rules import AD_RULES, NotDifferentiable
-from gradc.passes.ad.rules.base import Refused
+from gradc.passes.ad.rules.base import ForwardOnly, Refused
 from gradc.passes.analysis.pointers import array_sources
 
 
@@ -55,9 +55,16 @@ class Activity:
         return v in self.active
 
 
-def analyze(fn: Function, active_params: frozenset[int]) -> Activity:
-    """Forward activity of ``fn`` when the parameters at ``active_params`` are active."""
+def analyze(fn: Function, active_params: frozenset[int], *, tapes: bool = False) -> Activity:
+    """Forward activity of ``fn`` when the parameters at ``active_params`` are active.
+
+    With ``tapes`` (forward mode: ``gradc.jvp`` of a reverse-mode derivative), every tape
+    ``fn`` makes is active, and so is every float value or array popped off an active
+    tape (:mod:`.rules.derivative_code`).
+    """
     active: set[Value] = {p for p in fn.params if p.index in active_params}
+    if tapes:
+        active.update(i for i in fn.instructions() if isinstance(i, ops.TapeNew))
     changed = True
     while changed:
         changed = False
@@ -115,7 +122,7 @@ def _new_array(inst: Instruction, active: set[Value]) -> bool:
     return inst.fill is not None and inst.fill in active
 
 
-@_BECOMES.register(ops.Const, ops.TapePop)
+@_BECOMES.register(ops.Const)
 def _never(inst: Instruction, active: set[Value]) -> bool:
     return False
 
@@ -146,6 +153,25 @@ def _store(inst: Instruction, active: set[Value]) -> bool:
                 active.add(root)
                 changed = True
     return changed
+
+
+@_SHARING.register(ops.AccumulateArray)
+def _accumulate(inst: Instruction, active: set[Value]) -> bool:
+    # adding an active array into another makes that one active (forward-over-reverse)
+    assert isinstance(inst, ops.AccumulateArray)
+    if inst.source in active:
+        return _activate(active, list(array_sources(inst.target)))
+    return False
+
+
+@_SHARING.register(ops.TapePush)
+def _tape_push(inst: Instruction, active: set[Value]) -> bool:
+    # an array pushed on an active tape is active: its one tangent array goes on the
+    # tangent tape each time it is pushed (a fresh zero per push would split it)
+    assert isinstance(inst, ops.TapePush)
+    if inst.tape in active and _holds_array(inst.value.type):
+        return _activate(active, [inst.value, *array_sources(inst.value)])
+    return False
 
 
 @_SHARING.register(ops.Call)
@@ -187,20 +213,21 @@ def _tuple_get(inst: Instruction, active: set[Value]) -> bool:
     return False
 
 
-def check_rules_exist(fn: Function, activity: Activity) -> None:
+def check_rules_exist(fn: Function, activity: Activity, *, forward: bool = False) -> None:
     """Refuse operations that an active value reaches but neither mode differentiates.
 
     Those are the operations of derivative code and of the passes after AD (their rule
     is :class:`.rules.base.Refused`) with an active operand, or a float result that could
     carry a derivative (a value popped off a tape): without this they would be skipped
-    and their derivative would be a silent zero.
+    and their derivative would be a silent zero. With ``forward``, the operations forward
+    mode differentiates (:class:`.rules.base.ForwardOnly`: the tape, ``arrayacc``) pass.
 
     Raises:
         NotDifferentiable: naming the operation; its ``inst`` attribute is the instruction.
     """
     for inst in fn.instructions():
         rule = AD_RULES.get(inst)
-        if not isinstance(rule, Refused):
+        if not isinstance(rule, Refused) or (forward and isinstance(rule, ForwardOnly)):
             continue
         if any(v in activity.active for v in inst.operands()) or (
             isinstance(inst, ops.TapePop) and can_be_active(inst.type)

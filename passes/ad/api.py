@@ -27,6 +27,7 @@ from gradc.compiler.ir.types import ArrayType
 from gradc.passes.ad.activity import is_active_param
 from gradc.passes.ad.aliasing import emit_overlap_checks
 from gradc.passes.ad.forward import check_returns_value, jvp_function, private_tangents
+from gradc.passes.ad.higher import runs_reverse_sweep
 from gradc.passes.ad.lowlevel import activity_export, check_shapes
 from gradc.passes.ad.taping import DEFAULT_OPTIONS, TapeOptions
 
@@ -41,13 +42,17 @@ def add_derivative_export(
     loc: Loc,
     activity: tuple[str, ...] = (),
     tape: TapeOptions = DEFAULT_OPTIONS,
+    has_aux: bool = False,
 ) -> Function:
     """Add the exported derivative function ``name`` of ``target`` to ``module``.
 
-    ``kind`` is ``grad``, ``value_and_grad``, ``jvp``, ``vjp``, or the low-level
+    ``kind`` is ``grad``, ``value_and_grad``, ``jvp``, ``vjp``, ``hessian``
+    (:mod:`.higher`: also ``grad``/``value_and_grad`` of a function that runs a reverse
+    sweep, assembled from forward-mode columns), or the low-level
     ``reverse``/``forward`` (:mod:`.lowlevel`), whose ``activity`` gives each ``wrt``
     parameter's annotation. ``tape``: the taping strategies of ``grad``,
-    ``value_and_grad`` and ``vjp`` (:class:`.taping.TapeOptions`).
+    ``value_and_grad`` and ``vjp`` (:class:`.taping.TapeOptions`). ``has_aux``: JAX's,
+    for ``grad``/``value_and_grad`` (:mod:`.aux`).
 
     Raises:
         PassError: a ``wrt`` parameter cannot be differentiated (an int, a bool), or the
@@ -55,6 +60,8 @@ def add_derivative_export(
     """
     fn = module.functions[target]
     for i in wrt:
+        if i >= len(fn.params):
+            raise PassError(f"'{fn.source_name}' has no parameter at position {i}", loc)
         p = fn.params[i]
         if not is_active_param(p):
             raise PassError(
@@ -64,6 +71,14 @@ def add_derivative_export(
             )
     if kind in ("reverse", "forward"):
         return activity_export(module, name, kind, fn, wrt, activity, loc)
+    if has_aux:  # gradc.grad/value_and_grad(f, has_aux=True): f returns (value, aux)
+        from gradc.passes.ad.aux import aux_export
+
+        return aux_export(module, name, kind, fn, wrt, wrt_sequence, loc, tape)
+    if kind == "hessian" or (kind != "jvp" and runs_reverse_sweep(module, fn)):
+        from gradc.passes.ad.higher import higher_order_export
+
+        return higher_order_export(module, name, kind, fn, wrt, wrt_sequence, loc, tape)
     if kind == "jvp":
         return _jvp_export(module, name, fn, wrt, loc)
     from gradc.passes.ad.reverse_exports import reverse_export

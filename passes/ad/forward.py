@@ -40,8 +40,13 @@ from gradc.compiler.ir.types import (
     python_name,
 )
 from gradc.passes.ad.activity import Activity, analyze, check_rules_exist
+from gradc.passes.ad.custom import custom_jvp, custom_of
 from gradc.passes.ad.layout import as_shadow, shadow_type
 from gradc.passes.ad.rules import NotDifferentiable, rule_for
+
+#: Derivative code with side effects on a differentiated tape or shadow: forward mode
+#: pushes, frees or accumulates the tangents beside them (:mod:`.rules.derivative_code`).
+_TAPE_EFFECTS = (ops.TapePush, ops.TapeFree, ops.AccumulateArray)
 
 
 def jvp_name(fn: Function, pattern: frozenset[int]) -> str:
@@ -64,6 +69,9 @@ def jvp_function(module: Module, fn: Function, pattern: frozenset[int]) -> Funct
     name = jvp_name(fn, pattern)
     if name in module.functions:
         return module.functions[name]
+    rule = custom_of(module, fn, "jvp")
+    if rule is not None:
+        return custom_jvp(module, fn, pattern, name, rule)
     return _ForwardMode(module, fn, pattern, name).run()
 
 
@@ -121,7 +129,7 @@ class _ForwardMode:
         self.module = module
         self.original = fn
         self.pattern = pattern
-        self.activity: Activity = analyze(fn, pattern)
+        self.activity: Activity = analyze(fn, pattern, tapes=True)
         clone = clone_function(fn, name)
         self.fn = clone.function
         self.values = clone.values
@@ -142,7 +150,7 @@ class _ForwardMode:
         self._add_tangent_params()
         self.module.add(fn)  # before the body, so recursive calls find it
         try:
-            check_rules_exist(fn, Activity(self._active_clones, {}))
+            check_rules_exist(fn, Activity(self._active_clones, {}), forward=True)
         except NotDifferentiable as exc:
             where = getattr(exc, "inst", None)
             loc = where.loc if isinstance(where, Instruction) else fn.loc
@@ -228,7 +236,11 @@ class _ForwardMode:
             return
         # a store, or a call with active operands whose own result is inactive or None,
         # may write active values into memory: their tangents are written beside them
-        side_effect = isinstance(inst, ops.Store) or inst in self._calls_with_active_operands
+        side_effect = (
+            isinstance(inst, ops.Store)
+            or inst in self._calls_with_active_operands
+            or (isinstance(inst, _TAPE_EFFECTS) and any(map(self.active, inst.operands())))
+        )
         if not self.active(inst) and not side_effect:
             return
         if isinstance(inst, ops.Phi):

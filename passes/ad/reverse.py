@@ -35,6 +35,8 @@ from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Modul
 from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.types import TAPE, ArrayType
 from gradc.passes.ad.activity import analyze, check_flat_tuples, check_rules_exist
+from gradc.passes.ad.checkpoint import TAPED, checkpointed, declare, is_checkpointed
+from gradc.passes.ad.custom import custom_of, custom_vjp
 from gradc.passes.ad.forward_sweep import block_needs, instrument, make_shadows
 from gradc.passes.ad.memory import MemoryFacts, callee_writes
 from gradc.passes.ad.reverse_sweep import ReverseSweep
@@ -55,6 +57,7 @@ def vjp_functions(
     frozen: frozenset[int] = frozenset(),
     options: TapeOptions = DEFAULT_OPTIONS,
     c_shadows: bool = False,
+    taped: bool = False,
 ) -> Derived:
     """The augmented forward and reverse functions of ``fn`` (memoised in ``module``).
 
@@ -68,6 +71,9 @@ def vjp_functions(
     chooses the taping strategies (:class:`.taping.TapeOptions`; the first derivation
     of a name in a module decides, callees inherit it).
 
+    ``taped``: derive a ``@gradc.checkpoint`` helper's own taping functions
+    (``f.fwd.<variant>.taped``), which its recomputing wrappers call (:mod:`.checkpoint`).
+
     Raises:
         PassError: an active construct has no adjoint rule (named, with its line).
     """
@@ -79,6 +85,7 @@ def vjp_functions(
         and any(isinstance(fn.params[k].type, ArrayType) for k in range(len(fn.params)))
         else ""
     )
+    variant += TAPED if taped else ""
     fwd_name = f"{fn.name}.fwd.{variant}"
     rev_name = f"{fn.name}.rev.{variant}"
     # An array parameter outside the pattern that active values are stored into is
@@ -92,6 +99,16 @@ def vjp_functions(
     scalars = [i for i in sorted(pattern) if i not in arrays]
     if fwd_name in module.functions:
         return Derived(module.functions[fwd_name], module.functions[rev_name], arrays, scalars)
+    rule = custom_of(module, fn, "vjp")
+    if rule is not None:  # @gradc.custom_vjp: float scalars only
+        fwd, rev = custom_vjp(module, fn, pattern, (fwd_name, rev_name), rule)
+        return Derived(fwd, rev, [], sorted(pattern))
+    if not taped and is_checkpointed(module, fn):
+        wrappers = declare(module, fn, (fwd_name, rev_name))
+        # nothing writes the arguments between the recomputation and its reverse sweep
+        unwritten = frozenset(range(len(fn.params)))
+        inner = vjp_functions(module, fn, pattern, unwritten, options, c_shadows, taped=True)
+        return checkpointed(fn, inner, *wrappers, frozen)
     derived = Derived(
         clone_function(fn, fwd_name).function,
         Function(rev_name, loc=fn.loc, source_name=fn.source_name),

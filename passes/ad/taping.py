@@ -365,7 +365,8 @@ class _Planner:
                 self.options.reload
                 and blk not in self._no_reload
                 and isinstance(pointer, ops.ElementAddr)
-                and all(self.counts_up(blk, i) for i in pointer.indices)
+                # indices of an in_range elemaddr are in [0, size) by construction
+                and (pointer.in_range or all(self.counts_up(blk, i) for i in pointer.indices))
                 and self.memory.reloadable(v)
             ):
                 return [pointer.array, *pointer.indices]

@@ -28,7 +28,9 @@ def written_params(module: Module) -> dict[str, set[int]]:
         for name, fn in module.functions.items():
             for inst in fn.instructions():
                 targets: set[Argument] = set()
-                if isinstance(inst, ops.Store) and isinstance(inst.pointer.type, PointerType):
+                if isinstance(inst, ops.Store | ops.AtomicAdd) and isinstance(
+                    inst.pointer.type, PointerType
+                ):
                     targets = _params(inst.pointer)
                 elif isinstance(inst, ops.Call) and inst.callee in written:
                     for k in written[inst.callee]:

@@ -62,8 +62,7 @@ def _lower(lw: ArrayLowering, inst: Instruction) -> Value | None:
     dims = lw.broadcast(inst.args)
     out = lw.new_array(inst.type, dims)
     value = _Apply(lw, inst.fn, [lw.operand(a, dims) for a in inst.args], _dtype(inst))
-    with lw.loop_nest(dims, "ew") as index:
-        lw.store(out, index, value.at(index))
+    lw.for_each(dims, lambda index: lw.store(out, index, value.at(index)), "ew")
     return out
 
 
@@ -101,11 +100,12 @@ def _lower_into(lw: ArrayLowering, inst: Instruction) -> Value | None:
     value: Reader = _Apply(lw, inst.fn, [lw.operand(a, dims) for a in inst.args], result)
     if not safe:  # compute a temporary first: an operand may overlap the output
         temp = lw.new_array(ArrayType(result, out_type.ndim, "C"), dims)
-        with lw.loop_nest(dims, "ew.temp") as index:
-            lw.store(temp, index, value.at(index))
+        read = value
+        lw.for_each(dims, lambda index: lw.store(temp, index, read.at(index)), "ew.temp")
+        lw.moves = []
         value = lw.operand(temp, dims)
-    with lw.loop_nest(dims, "ew.into") as index:
-        lw.store(out, index, value.at(index))
+    final = value
+    lw.for_each(dims, lambda index: lw.store(out, index, final.at(index)), "ew.into")
     return None
 
 

@@ -29,7 +29,7 @@ Example (a rule of ``lower-arrays``, ``np.negative(x)`` for a 2-D ``x``)::
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -66,6 +66,11 @@ class ArrayLowering:
     b: Builder
     fused: set[Instruction] = field(default_factory=set)
     shapes: dict[Value, list[Value]] = field(default_factory=dict)
+    #: the 0/1 factors of the axes that may stretch, of the operands prepared for the
+    #: operation being lowered (:meth:`for_each` versions its loops on them)
+    moves: list[Value] = field(default_factory=list)
+    #: emitting the version of the loops where no axis stretches
+    unstretched: bool = False
     _consts: dict[tuple[object, Type], Value] = field(default_factory=dict)
 
     # -- shapes ---------------------------------------------------------------------
@@ -181,9 +186,13 @@ class ArrayLowering:
         offset = len(out_dims) - len(dims)
         stretched: list[Value | None] = []
         for k, d in enumerate(dims):
-            # an axis whose size is the output's (the same value) never stretches
+            # an axis whose size is the output's (the same value) never stretches; else
+            # the index times 0 (a size-1 axis) or 1: loop-invariant, no select per element
             same = d is out_dims[offset + k]
-            stretched.append(None if same else self.b.cmp("eq", d, self._one()))
+            moves = None if same else self.b.cast(self.b.cmp("ne", d, self._one()), I64)
+            if moves is not None:
+                self.moves.append(moves)
+            stretched.append(moves)
         return _Element(self, v, offset, stretched)
 
     # -- loops and memory -------------------------------------------------------------
@@ -218,6 +227,31 @@ class ArrayLowering:
             i.incoming.append((latch, nxt))
             b.position_at_end(done)
 
+    def for_each(
+        self, extents: Sequence[Value], body: Callable[[list[Value]], None], label: str = "array"
+    ) -> None:
+        """``body(index)`` in a :meth:`loop_nest` over ``extents``, emitted twice when an
+        operand axis may stretch: a version where none does (checked once, before the
+        loops), whose indices are plain (so LLVM vectorizes it), and the general one."""
+        if not self.moves:
+            with self.loop_nest(extents, label) as index:
+                body(index)
+            return
+        b = self.b
+        every = self.moves[0]
+        for m in self.moves[1:]:
+            every = b.binary(ops.BitAnd, every, m)
+        fast, general, join = (b.new_block(f"{label}.{n}") for n in ("plain", "general", "end"))
+        b.branch(b.cmp("ne", every, self.const(0, I64)), fast, general)
+        for block, plain in ((fast, True), (general, False)):
+            b.position_at_end(block)
+            self.unstretched = plain
+            with self.loop_nest(extents, label) as index:
+                body(index)
+            self.unstretched = False
+            b.jump(join)
+        b.position_at_end(join)
+
     def new_array(self, t: Type, dims: Sequence[Value]) -> Value:
         """A new uninitialised C-contiguous array of type ``t`` and sizes ``dims``."""
         new = self.b.insert(ops.NewArray(tuple(dims), None, type=t))
@@ -225,10 +259,11 @@ class ArrayLowering:
         return new
 
     def address(self, array: Value, index: Sequence[Value]) -> Value:
-        """The derived pointer to ``array[index]`` (``index`` in range)."""
+        """The derived pointer to ``array[index]`` (``index`` in range: no check)."""
         t = array.type
         assert isinstance(t, ArrayType)
-        return self.b.insert(ops.ElementAddr(array, tuple(index), type=PointerType(t.dtype)))
+        pointer = ops.ElementAddr(array, tuple(index), in_range=True, type=PointerType(t.dtype))
+        return self.b.insert(pointer)
 
     def load(self, array: Value, index: Sequence[Value]) -> Value:
         """``array[index]``."""
@@ -255,7 +290,7 @@ class _Scalar:
 @dataclass
 class _Element:
     """An array read at output indices: leading output axes it lacks are dropped,
-    stretched (size-1) axes read at 0."""
+    stretched (size-1) axes read at 0 (the index times ``moves``, 0 or 1)."""
 
     lw: ArrayLowering
     array: Value
@@ -267,7 +302,8 @@ class _Element:
         own: list[Value] = []
         for k, flag in enumerate(self.stretched):
             i = index[self.offset + k]
-            own.append(i if flag is None else b.select(flag, self.lw.const(0, I64), i))
+            plain = flag is None or self.lw.unstretched
+            own.append(i if plain else b.mul(i, flag))  # type: ignore[arg-type]
         return self.lw.load(self.array, own)
 
 

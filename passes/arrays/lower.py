@@ -60,6 +60,7 @@ def lower_function(fn: Function) -> None:
     for inst in todo:
         _redirect(inst, replaced)
         rule = ARRAY_LOWERING.lookup(inst)
+        lw.moves = []
         block = inst.block
         assert block is not None
         cont = split_after(inst)

@@ -5,32 +5,37 @@ is computed inside the reduction's loop (``np.sum(a * x + b)`` allocates nothing
 
 A reduction to a scalar is one loop nest over the reduced axes; a partial one loops over
 the kept axes (outer) and, for each output element, over the reduced axes (inner),
-storing one element of a new C-contiguous array. Example (``np.sum(a)`` of a 1-D ``a``)::
+storing one element of a new C-contiguous array; a sum over leading axes with the last
+axis kept (``np.sum(A, axis=0)``) computes ``COLUMNS`` (8) neighbouring outputs in one
+pass over the reduced axes. Example (``np.sum(a)`` of a 1-D ``a``; a float sum adds into
+``LANES`` partial sums, here shown with one)::
 
     %s = reduce sum %a, [0] 0 : f64
 
 becomes::
 
       %n = dim %a, 0 : i64
-      br ^reduce.loop0
-    ^reduce.loop0:
-      %i = phi i64 [^entry, %c0], [^reduce.body0, %i1]
-      %acc = phi f64 [^entry, %zero], [^reduce.body0, %acc1]
+      br ^reduce.loop
+    ^reduce.loop:
+      %i = phi [^entry: %c0], [^reduce.body: %i1] : i64
+      %acc = phi [^entry: %zero], [^reduce.body: %acc1] : f64
       %more = cmp lt %i, %n : i1
-      condbr %more, ^reduce.body0, ^reduce.done0
-    ^reduce.body0:
-      %x = load (elemaddr %a, (%i)) : f64
+      condbr %more, ^reduce.body, ^reduce.done
+    ^reduce.body:
+      %p = elemaddr %a, (%i) : ptr[f64]
+      %x = load %p : f64
       %acc1 = add %acc, %x : f64
       %i1 = add %i, %c1 : i64
-      br ^reduce.loop0
-    ^reduce.done0:            # %acc is the sum
+      br ^reduce.loop
+    ^reduce.done:            # %acc is the sum
 
 Summation order: in the result dtype (an ``f32`` sum accumulates in ``f32``, as NumPy's),
 in C order of the reduced axes, a float sum into ``LANES`` (4) partial sums along the
-innermost reduced axis (element ``i`` into sum ``i % 4``) added pairwise at the end, where
+innermost reduced axis (element ``i`` into sum ``i % 4``) added pairwise at the end (a
+column sum: one sequential sum per output), where
 NumPy adds pairwise in blocks of 128 with 8 accumulators each
 (``numpy/_core/src/umath/loops_utils.h.src``). The error bound is about ``(n/4)·eps·Σ|x|``
-against NumPy's ``O(log n)·eps·Σ|x|``; the differential tests compare within
+(``n·eps·Σ|x|`` for a column sum) against NumPy's ``O(log n)·eps·Σ|x|``; the differential tests compare within
 ``SUM_TOLERANCE`` (tests/codegen/test_arrays_differential.py). Cumulative
 sums and products, min/max, arg-min/max and integer sums are exact (NumPy's order too, or
 no order dependence). ``var``/``std`` use NumPy's two passes (the mean, then the sum of
@@ -57,6 +62,13 @@ K = ops.ReduceKind
 
 #: Partial sums of a float reduction (:meth:`_Reduction.total`); a power of 2.
 LANES = 4
+
+#: Outputs along the last (kept) axis a partial sum computes together (:func:`_columns`):
+#: 8 float64s, a cache line of a C-contiguous row.
+COLUMNS = 8
+
+#: The kinds that add up one term per element.
+SUMS = frozenset({K.SUM, K.MEAN, K.NORM1, K.NORM2})
 
 #: ``(index over the reduced axes, carried values) -> next carried values``.
 Step = Callable[[list[Value], list[Value]], list[Value]]
@@ -201,24 +213,29 @@ class _Reduction:
     def count(self) -> Value:
         return _product(self.lw, self.extents)
 
+    def term(self, x: Value) -> Value:
+        """What a kind of :data:`SUMS` adds up for element ``x``."""
+        b, kind = self.lw.b, self.inst.kind
+        y = b.cast(x, self.dtype)
+        if kind == K.NORM1:
+            return b.unary(ops.Abs, y)
+        return b.mul(y, y) if kind == K.NORM2 else y
+
+    def finish(self, total: Value) -> Value:
+        """A kind of :data:`SUMS` from the sum of its terms."""
+        b, kind = self.lw.b, self.inst.kind
+        if kind == K.NORM2:
+            return _sqrt(self.lw, total, self.dtype)
+        if kind == K.MEAN:
+            return b.binary(ops.FDiv, total, b.cast(self.count(), self.dtype))
+        return total
+
     def value(self) -> Value:
         """The reduction's value, of the result dtype."""
         b, dtype, kind = self.lw.b, self.dtype, self.inst.kind
         c = self.lw.const
-        if kind in (K.SUM, K.MEAN, K.NORM1, K.NORM2):
-
-            def term(x: Value) -> Value:
-                y = b.cast(x, dtype)
-                if kind == K.NORM1:
-                    return b.unary(ops.Abs, y)
-                return b.mul(y, y) if kind == K.NORM2 else y
-
-            total = self.total(term)
-            if kind == K.NORM2:
-                return _sqrt(self.lw, total, dtype)
-            if kind == K.MEAN:
-                return b.binary(ops.FDiv, total, b.cast(self.count(), dtype))
-            return total
+        if kind in SUMS:
+            return self.finish(self.total(self.term))
         if kind == K.PROD:
             one = c(1.0 if dtype.is_float else 1, dtype)
             return self.fold(one, lambda a, x: b.mul(a, b.cast(x, dtype)))
@@ -353,15 +370,58 @@ def _lower_reduce(lw: ArrayLowering, inst: Instruction) -> Value | None:
     else:
         out_dims = [dims[k] for k in kept_axes]
     out = lw.new_array(inst.type, out_dims)
-    with lw.loop_nest([dims[k] for k in kept_axes], "reduce.out") as kept:
-        value = _Reduction(lw, inst, x, kept, dims).value()
+
+    def store(kept: list[Value], value: Value) -> None:
         if inst.keepdims:
             at = dict(zip(kept_axes, kept, strict=True))
-            index = [at.get(k, zero) for k in range(t.ndim)]
+            lw.store(out, [at.get(k, zero) for k in range(t.ndim)], value)
         else:
-            index = kept
-        lw.store(out, index, value)
+            lw.store(out, kept, value)
+
+    if inst.kind in SUMS and inst.axes and kept_axes and kept_axes[-1] == t.ndim - 1:
+        with lw.loop_nest([dims[k] for k in kept_axes[:-1]], "reduce.out") as outer:
+            _columns(lw, inst, x, dims, outer, store)
+        return out
+    with lw.loop_nest([dims[k] for k in kept_axes], "reduce.out") as kept:
+        store(kept, _Reduction(lw, inst, x, kept, dims).value())
     return out
+
+
+def _columns(
+    lw: ArrayLowering,
+    inst: ops.Reduce,
+    x: Reader,
+    dims: list[Value],
+    outer: list[Value],
+    store: Callable[[list[Value], Value], None],
+) -> None:
+    """A sum over leading axes with the last axis kept (``np.sum(A, axis=0)``): the
+    outputs ``outer + [j .. j+COLUMNS)`` together, one loop over the reduced axes adding
+    into ``COLUMNS`` sums (neighbouring elements of each row read together, independent
+    additions); the last ``n % COLUMNS`` outputs one by one."""
+    b = lw.b
+    n = dims[-1]
+    main = b.binary(ops.BitAnd, n, lw.const(-COLUMNS, I64))
+
+    def block(j: Value, carried: list[Value]) -> list[Value]:
+        cols = [j, *(b.add(j, lw.const(w, I64)) for w in range(1, COLUMNS))]
+        parts = [_Reduction(lw, inst, x, [*outer, col], dims) for col in cols]
+        zero = lw.const(0.0 if parts[0].dtype.is_float else 0, parts[0].dtype)
+
+        def step(index: list[Value], sums: list[Value]) -> list[Value]:
+            return [b.add(s, p.term(p.element(index))) for s, p in zip(sums, parts, strict=True)]
+
+        totals = carried_loops(lw, parts[0].extents, [zero] * COLUMNS, step)
+        for col, part, total in zip(cols, parts, totals, strict=True):
+            store([*outer, col], part.finish(total))
+        return []
+
+    def single(j: Value, carried: list[Value]) -> list[Value]:
+        store([*outer, j], _Reduction(lw, inst, x, [*outer, j], dims).value())
+        return []
+
+    counted_loop(lw, lw.const(0, I64), main, COLUMNS, [], block, "reduce.cols")
+    counted_loop(lw, main, n, 1, [], single, "reduce.col")
 
 
 def _lower_cumulate(lw: ArrayLowering, inst: Instruction) -> Value | None:

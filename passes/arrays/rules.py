@@ -1,8 +1,10 @@
 """Imports every module that registers ``lower-arrays`` rules (one line per family)."""
 
 from gradc.passes.arrays import (
+    construct,  # noqa: F401 (registrations)
     elementwise,  # noqa: F401 (registrations)
     indexing,  # noqa: F401 (registrations)
+    linalg,  # noqa: F401 (registrations)
     reduce,  # noqa: F401 (registrations)
     views,  # noqa: F401 (registrations)
 )

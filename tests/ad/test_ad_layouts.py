@@ -306,17 +306,38 @@ func @pop(%x: f64) -> f64 export {
 """
 
 
-@pytest.mark.parametrize("kind", ["jvp", "grad"])
-@pytest.mark.parametrize(("target", "op"), [("acc", "arrayacc"), ("pop", "tapepush")])
-def test_derivative_code_operations_are_refused(kind: str, target: str, op: str) -> None:
-    """Operations of derivative code (a tape, a shadow accumulation) reached by an active
-    value: a clear error, where they used to be skipped (a zero derivative: d acc/d a[0]
-    and d pop/d x are 1)."""
+def test_derivative_code_operations_reverse_mode_refuses() -> None:
+    """An active value reaching a shadow accumulation in reverse mode: a clear error,
+    where it used to be skipped (a zero derivative: d acc/d a[0] is 1)."""
     from gradc.compiler.ir.errors import PassError
     from gradc.compiler.ir.loc import UNKNOWN_LOC
     from gradc.compiler.ir.parser import parse_module
     from gradc.passes.ad.api import add_derivative_export
 
     module = parse_module(DERIVATIVE_CODE_IR)
-    with pytest.raises(PassError, match=f"cannot differentiate '{op}' \\(derivative code\\)"):
-        add_derivative_export(module, f"d_{target}", kind, target, [0], False, UNKNOWN_LOC)
+    with pytest.raises(PassError, match="cannot differentiate 'arrayacc' \\(derivative code\\)"):
+        add_derivative_export(module, "d_acc", "grad", "acc", [0], False, UNKNOWN_LOC)
+
+
+@pytest.mark.parametrize(("target", "kind"), [("acc", "jvp"), ("pop", "jvp"), ("pop", "grad")])
+def test_derivative_code_operations_are_differentiated_in_forward_mode(
+    target: str, kind: str
+) -> None:
+    """Forward mode differentiates a tape (the tangent tape) and a shadow accumulation
+    (forward-over-reverse, passes/ad/rules/derivative_code.py); a gradient of a function
+    that makes a tape is assembled from forward-mode columns (passes/ad/columns.py). They
+    used to be skipped (a zero derivative: d acc/d a[0] and d pop/d x are 1)."""
+    from gradc.compiler.ir.interp import run_function
+    from gradc.compiler.ir.loc import UNKNOWN_LOC
+    from gradc.compiler.ir.parser import parse_module
+    from gradc.passes.ad.api import add_derivative_export
+
+    module = parse_module(DERIVATIVE_CODE_IR)
+    add_derivative_export(module, f"d_{target}", kind, target, [0], False, UNKNOWN_LOC)
+    if target == "pop":
+        args: list[Any] = [2.5] if kind == "grad" else [2.5, 1.0]
+        expected: Any = 1.0 if kind == "grad" else (2.5, 1.0)
+    else:
+        args = [np.array([2.0, 3.0]), np.array([0.5, 0.25]), np.array([1.0, 0.0])]
+        expected = (2.5, 1.0)
+    assert run_function(module, f"d_{target}", args) == expected

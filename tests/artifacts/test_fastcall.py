@@ -20,7 +20,8 @@ import pytest
 
 import gradc
 from gradc.artifacts.abi import wrapper_symbol
-from gradc.artifacts.loader import jit
+from gradc.artifacts.abi.symbols import RUNTIME_DECREF
+from gradc.artifacts.loader import jit, numpy_api
 from gradc.artifacts.loader.cpu import FastExport, Library
 from gradc.artifacts.store import read_manifest, write_artifact
 from gradc.compiler.codegen import pywrapper
@@ -114,11 +115,7 @@ def lib(artifact: Path) -> Library:
 
 def test_manifest_and_symbols(artifact: Path, lib: Library) -> None:
     m = read_manifest(artifact)
-    for e in m.entries:
-        if e.name == "total":
-            assert e.wrapper is None  # arrays stay on the ctypes path
-            assert not lib.is_fast(e.name)
-            continue
+    for e in m.entries:  # arrays too (tests/artifacts/test_fastcall_arrays.py)
         assert e.wrapper is not None
         assert e.wrapper.symbol == wrapper_symbol(e.symbol)
         assert e.wrapper.symbol == pywrapper.wrapper_symbol(e.symbol)
@@ -131,8 +128,9 @@ def test_manifest_and_symbols(artifact: Path, lib: Library) -> None:
 def test_python_api_resolves() -> None:
     """Every CPython symbol a wrapper may leave undefined has an address in this process."""
     api = jit._python_api()
-    assert set(api) == pywrapper.PYTHON_API_SYMBOLS
-    assert all(api.values())
+    numpy = numpy_api.numpy_symbols(runtime=object())  # type: ignore[arg-type]
+    assert set(api) | set(numpy) | {RUNTIME_DECREF} == pywrapper.PYTHON_API_SYMBOLS
+    assert all(api.values()) and all(numpy.values())
 
 
 def test_wrapper_is_deterministic() -> None:
@@ -142,8 +140,10 @@ def test_wrapper_is_deterministic() -> None:
     one = pywrapper.emit_wrapper(sig, "gradc_f_0123456789abcdef", CompilerOptions())
     assert one == pywrapper.emit_wrapper(sig, "gradc_f_0123456789abcdef", CompilerOptions())
     assert one.startswith(b"\x7fELF")
-    arrays = Signature((Param("a", "f64[:]"),), "f64")
-    assert pywrapper.emit_wrapper(arrays, "gradc_g_0123456789abcdef", CompilerOptions()) == b""
+    arrays = Signature((Param("a", "f64[:]"),), "tuple[f64[:],i64]")
+    two = pywrapper.emit_wrapper(arrays, "gradc_g_0123456789abcdef", CompilerOptions())
+    assert two.startswith(b"\x7fELF")
+    assert two == pywrapper.emit_wrapper(arrays, "gradc_g_0123456789abcdef", CompilerOptions())
     with pytest.raises(ValueError, match="not a gradc entry symbol"):
         pywrapper.wrapper_symbol("f")
 

@@ -80,6 +80,12 @@ def test_cache_info_list_clear(tmp_path: Path) -> None:
         entries[0].name,
         entries[0].name + ".lock",
     ]
+    from filelock import FileLock
+
+    with FileLock(str(entries[0].with_name(entries[0].name + ".lock"))):  # "compiling"
+        busy = runner.invoke(cli, ["cache", "clear"], env=env)
+    assert busy.stdout == f"removed 0 entries from {cache}\n"
+    assert f"kept {entries[0].name}: a process is compiling it" in busy.stderr
     assert runner.invoke(cli, ["cache", "clear"], env=env).output.startswith("removed 1 entry")
     assert list(cache.iterdir()) == []
     assert runner.invoke(cli, ["cache", "list"], env=env).output == f"no entries in {cache}\n"

@@ -68,6 +68,7 @@ def test_wheel_installs_and_runs_without_compiling(tmp_path: Path) -> None:
     assert "package_demo/kernels.gradc/manifest.msgpack" in names
     assert any(n.startswith("package_demo/kernels.gradc/objects/") for n in names)
     assert not any(n.endswith("/.lock") or "/.tmp-" in n for n in names)
+    assert not any("/texts/" in n for n in names)  # gradc inspect's texts are not shipped
 
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])

@@ -57,6 +57,8 @@ def test_ieee_twins_never_raise(codegen: Any) -> None:
             except ValueError:  # domain: NaN, or -inf at the logarithms' poles
                 pole = x == 0.0 if name in ("log", "log2", "log10") else x == -1.0
                 want = -math.inf if name.startswith("log") and pole else math.nan
+                if name == "atanh" and abs(x) == 1.0:  # C's atanh(±1) is ±inf
+                    want = math.copysign(math.inf, x)
             except OverflowError:  # range: ±inf with the sign C gives
                 want = math.copysign(math.inf, x) if name == "sinh" else math.inf
             for value in (got, interp):

@@ -194,3 +194,41 @@ def test_codegen_interpreter_and_numpy_agree(
     got = _outcome(native)
     assert _same(expected, interpreted), (expected, interpreted)
     assert _same(expected, got), (expected, got)
+
+
+RESHAPE = """
+func @reshape2(%a: array[f64,1,C], %m: i64, %n: i64) -> array[f64,2,C] {
+^entry:
+  %v = reshape %a, (%m, %n), "cannot reshape array of size {0} into shape ({1},{2})" : array[f64,2,C]
+  ret %v
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("size", "m", "n"),
+    [
+        (6, 2, 3),
+        (6, -1, 3),
+        (6, 4, -1),  # not a divisor
+        (6, -1, -1),  # two unknown dimensions
+        (0, 0, -1),  # the known sizes are 0
+        (0, 2**32, 2**32),  # the product wraps to 0 in int64
+        (0, 2**62, -1),  # too big for int64 bytes
+        (0, 3, 0),
+    ],
+)
+def test_reshape_sizes_and_errors(codegen: Toolkit, size: int, m: int, n: int) -> None:
+    a = np.arange(float(size))
+    module = parse_module(RESHAPE)
+    verify_module(module)
+    interpreted = _outcome(lambda: run_function(parse_module(RESHAPE), "reshape2", [a, m, n]))
+    get("lifetimes").run(module)
+    fn = codegen.build(module, ["reshape2"])["reshape2"]
+    expected = _outcome(lambda: a.reshape(m, n))
+    got = _outcome(lambda: to_numpy(fn(a, m, n), np.float64))
+    if expected[0] == "raise" and "newaxis" in expected[2]:
+        # run-time dimensions show as numbers (ops.Reshape): -1, where NumPy says newaxis
+        expected = (*expected[:2], expected[2].replace("newaxis", "-1"))
+    assert _same(expected, got), (expected, got)
+    assert _same(expected, interpreted), (expected, interpreted)

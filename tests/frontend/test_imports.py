@@ -270,7 +270,7 @@ def test_unsupported_construct_inside_a_package_module(
     monkeypatch.chdir(tmp_path)
     err = error_of("main.py")
     assert (err.loc.file, err.loc.line, err.loc.col) == (os.path.join("pkg", "sub.py"), 2, 11)
-    assert "unsupported operator '@'" in err.message
+    assert "'@' of a scalar (f64) is not supported" in err.message
 
 
 def test_syntax_error_in_an_imported_file(tmp_path: Path) -> None:

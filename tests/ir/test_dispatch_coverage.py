@@ -80,6 +80,7 @@ AFTER_INFERENCE = frozenset(
         ops.Take,  # and these from getitem
         ops.Compress,
         ops.FlatIndex,
+        ops.AtomicAdd,
     }
 )
 

@@ -150,6 +150,8 @@ ALL_OPS = ir("""
       %x = load %p : f64
       %y = add %x, %v : f64
       store %p, %y
+      %old = atomicadd %p, %y : f64
+      syncthreads(%i, %d, %i)
       %b = newarray(%d), %v : array[f64,1,C]
       %e = newarray(%d) : array[f64,1,C]
       %two = const 2 : i64
@@ -184,6 +186,24 @@ ALL_OPS = ir("""
       ret %b
     }
 
+    func @linalg(%a: array[f64,2,A], %v: array[i64,1,C], %x: f64, %n: i64) -> f64 {
+    ^entry:
+      %p = elemaddr %v, (%n) {in_range} : ptr[i64]
+      %y = contract matmul %a, %v : array[f64,1,C]
+      %s = contract vdot %y, %v : f64
+      %o = outer %y, %v : array[f64,2,C]
+      %t = trace %o : f64
+      %r = arange f64 %x, %x, %x : array[f64,1,C]
+      %l = linspace f32 %x, %x, %n {no_endpoint} : array[f32,1,C]
+      %e = eye i1 %n, %n, %n : array[i1,2,C]
+      %k = arraylit f64 [2, 1](%x, %t) : array[f64,2,C]
+      %c = concat concatenate 1(%a, %k) : array[f64,2,C]
+      %h = concat stack 0(%y, %y) : array[f64,2,C]
+      %w = concat vstack 0(%y, %r) : array[f64,2,C]
+      %i = astype i32 %a : array[i32,2,C]
+      ret %s
+    }
+
     func @tape(%x: f64, %a: array[f64,1,C]) -> f64 {
     ^entry:
       %t = tapenew : tape
@@ -204,6 +224,7 @@ FRONT_END_OPS = ir("""
     ^entry:
       %g = getitem %a, (%i, %i) : ?
       setitem %a, (%i), %v
+      %o = atomicadditem %a, (%i), %v : ?
       %n = len %a : ?
       %sh = arrayattr shape %a : ?
       %z = allocate zeros "" %sh : ?

@@ -24,6 +24,10 @@ from gradc.passes.ad.rules.registry import rebuild_of
 WITHOUT_RULE = [
     "allocate",
     "arrayattr",
+    # the next two: kernels (gradc.cuda) are not differentiated yet (the front end refuses
+    # a derivative declaration of a kernel), and only kernels contain them
+    "atomicadd",
+    "atomicadditem",
     "basicindex",
     "br",
     "condbr",
@@ -41,6 +45,7 @@ WITHOUT_RULE = [
     "raisef",
     "ret",
     "setitem",
+    "syncthreads",
 ]
 
 

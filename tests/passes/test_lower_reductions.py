@@ -44,24 +44,24 @@ def lower(text: str) -> str:
     return print_module(module)
 
 
-SUM_2D = """
+ROW_SUMS = """
 func @f(%a: array[f64,2,A]) -> array[f64,1,C] {
 ^entry:
-  %s = reduce sum %a, [0] 0 : array[f64,1,C]
+  %s = reduce sum %a, [1] 0 : array[f64,1,C]
   ret %s
 }
 """
 
 
-def test_a_partial_sum_loops_over_kept_then_reduced_axes() -> None:
+def test_a_sum_over_the_last_axis_adds_into_four_partial_sums() -> None:
     filecheck(
-        lower(SUM_2D),
+        lower(ROW_SUMS),
         """
         CHECK: %[[M:.*]] = dim %a, 0 : i64
         CHECK: %[[N:.*]] = dim %a, 1 : i64
-        CHECK: %[[OUT:.*]] = newarray(%[[N]]) : array[f64,1,C]
-        CHECK: %[[J:i0]] = phi
-        CHECK: %[[MAIN:.*]] = bitand %[[M]], %{{.*}} : i64
+        CHECK: %[[OUT:.*]] = newarray(%[[M]]) : array[f64,1,C]
+        CHECK: %[[I:i0]] = phi
+        CHECK: %[[MAIN:.*]] = bitand %[[N]], %{{.*}} : i64
         CHECK: ^reduce.lanes.loop:
         CHECK-NEXT: %[[R:r]] = phi
         CHECK-NEXT: %[[L0:.*]] = phi [{{.*}}], [{{.*}}: %[[NEXT:.*]]] : f64
@@ -70,16 +70,51 @@ def test_a_partial_sum_loops_over_kept_then_reduced_axes() -> None:
         CHECK-NEXT: phi {{.*}} : f64
         CHECK-NEXT: cmp lt %[[R]], %[[MAIN]]
         CHECK: ^reduce.lanes.body:
-        CHECK: elemaddr %a, (%[[R]], %[[J]])
+        CHECK: elemaddr %a, (%[[I]], %[[R]])
         CHECK: %[[NEXT]] = add %[[L0]], %{{.*}} : f64
         CHECK: ^reduce.rest.loop:
-        CHECK: cmp lt %{{.*}}, %[[M]]
+        CHECK: cmp lt %{{.*}}, %[[N]]
         CHECK: ^reduce.rest.done:
         CHECK-NEXT: add
         CHECK-NEXT: add
         CHECK-NEXT: %[[SUM:.*]] = add
-        CHECK: %[[AT:.*]] = elemaddr %[[OUT]], (%[[J]])
+        CHECK: %[[AT:.*]] = elemaddr %[[OUT]], (%[[I]])
         CHECK-NEXT: store %[[AT]], %[[SUM]]
+        """,
+    )
+
+
+COLUMN_SUMS = """
+func @f(%a: array[f64,2,A]) -> array[f64,1,C] {
+^entry:
+  %s = reduce sum %a, [0] 0 : array[f64,1,C]
+  ret %s
+}
+"""
+
+
+def test_a_sum_over_a_leading_axis_computes_eight_outputs_per_row_pass() -> None:
+    filecheck(
+        lower(COLUMN_SUMS),
+        """
+        CHECK: %[[M:.*]] = dim %a, 0 : i64
+        CHECK: %[[N:.*]] = dim %a, 1 : i64
+        CHECK: %[[OUT:.*]] = newarray(%[[N]]) : array[f64,1,C]
+        CHECK: ^reduce.cols.body:
+        CHECK: ^reduce.loop:
+        CHECK-NEXT: %[[R:r.*]] = phi
+        CHECK-NEXT: phi {{.*}} : f64
+        CHECK-NEXT: phi {{.*}} : f64
+        CHECK-NEXT: phi {{.*}} : f64
+        CHECK-NEXT: phi {{.*}} : f64
+        CHECK-NEXT: phi {{.*}} : f64
+        CHECK-NEXT: phi {{.*}} : f64
+        CHECK-NEXT: phi {{.*}} : f64
+        CHECK-NEXT: phi {{.*}} : f64
+        CHECK-NEXT: cmp lt %[[R]], %[[M]]
+        CHECK: ^reduce.body:
+        CHECK: elemaddr %a, (%[[R]], %{{.*}})
+        CHECK: ^reduce.col.body:
         """,
     )
 

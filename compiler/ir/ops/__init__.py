@@ -15,6 +15,7 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.reductions`: NumPy's reductions (``np.sum``, ``a.max(axis=0)``, ``np.cumsum``);
 - :mod:`.tape`: the reverse-mode tape;
 - :mod:`.elementwise`: NumPy ufuncs on whole arrays (lowered to loops by ``lower-arrays``);
+- :mod:`.gpu`: the atomics and barrier of ``@gradc.kernel`` bodies;
 - :mod:`.frontend`: the untyped front end's polymorphic operations;
 - :mod:`.views`: views (basic indexing, transposes, contiguous reshapes);
 - :mod:`.indexing`: indexing that copies (integer arrays, masks) and ``a.flat[i]``.
@@ -44,6 +45,15 @@ from gradc.compiler.ir.ops.arrays import (
     PointerAdd,
     Store,
 )
+from gradc.compiler.ir.ops.construct import (
+    Arange,
+    ArrayLiteral,
+    AsType,
+    Concatenate,
+    Eye,
+    JoinKind,
+    Linspace,
+)
 from gradc.compiler.ir.ops.control import (
     EXCEPTION_KINDS,
     FORMAT_FIELDS,
@@ -67,7 +77,9 @@ from gradc.compiler.ir.ops.frontend import (
     NumpyCall,
     SetItem,
 )
+from gradc.compiler.ir.ops.gpu import SEQUENTIAL_BARRIER, AtomicAdd, AtomicAddItem, SyncThreads
 from gradc.compiler.ir.ops.indexing import Compress, FlatGet, FlatIndex, Take
+from gradc.compiler.ir.ops.linalg import Contract, ContractKind, Outer, Trace
 from gradc.compiler.ir.ops.mathcall import (
     IEEE_MATH,
     MATH_FUNCTIONS,
@@ -181,6 +193,17 @@ OPERATIONS: dict[str, type[Instruction]] = {
         ArrayAttr,
         Allocate,
         NumpyCall,
+        # linear algebra (linalg.py)
+        Contract,
+        Outer,
+        Trace,
+        # construction and conversion (construct.py)
+        Arange,
+        Linspace,
+        Eye,
+        ArrayLiteral,
+        Concatenate,
+        AsType,
         # whole-array operations (lowered to loops by lower-arrays)
         Elementwise,
         ElementwiseInto,
@@ -200,6 +223,9 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Compress,
         FlatIndex,
         FlatGet,
+        AtomicAddItem,
+        AtomicAdd,
+        SyncThreads,
     )
 }
 
@@ -215,6 +241,7 @@ FRONT_END_OPERATIONS = (
     NumpyReduce,
     BasicIndex,
     FlatGet,
+    AtomicAddItem,
 )
 
 __all__ = [
@@ -225,17 +252,23 @@ __all__ = [
     "IEEE_MATH",
     "MATH_FUNCTIONS",
     "OPERATIONS",
+    "SEQUENTIAL_BARRIER",
     "Abs",
     "AccumulateArray",
     "Add",
     "Addr",
     "AllocKind",
     "Allocate",
+    "Arange",
     "ArrayAddress",
     "ArrayAttr",
     "ArrayDim",
+    "ArrayLiteral",
     "ArrayProperty",
+    "AsType",
     "AssignInto",
+    "AtomicAdd",
+    "AtomicAddItem",
     "BasicIndex",
     "BinaryOp",
     "BitAnd",
@@ -247,7 +280,10 @@ __all__ = [
     "Cmp",
     "CmpPred",
     "Compress",
+    "Concatenate",
     "Const",
+    "Contract",
+    "ContractKind",
     "CopyArray",
     "CumKind",
     "Cumulate",
@@ -259,6 +295,7 @@ __all__ = [
     "Elementwise",
     "ElementwiseInto",
     "ExceptionKind",
+    "Eye",
     "FDiv",
     "FlatGet",
     "FlatIndex",
@@ -267,9 +304,11 @@ __all__ = [
     "InPlace",
     "IncRef",
     "Invert",
+    "JoinKind",
     "Jump",
     "LShift",
     "Len",
+    "Linspace",
     "Load",
     "MakeTuple",
     "MathCall",
@@ -285,6 +324,7 @@ __all__ = [
     "Not",
     "NumpyCall",
     "NumpyReduce",
+    "Outer",
     "Phi",
     "PointerAdd",
     "Poison",
@@ -301,11 +341,13 @@ __all__ = [
     "SliceView",
     "Store",
     "Sub",
+    "SyncThreads",
     "Take",
     "TapeFree",
     "TapeNew",
     "TapePop",
     "TapePush",
+    "Trace",
     "Transpose",
     "TupleGet",
     "UnaryOp",

@@ -44,13 +44,19 @@ class ElementAddr(Instruction):
     (``CompilerOptions.boundscheck``), an index still outside ``[0, shape[k])`` raises
     IndexError with NumPy's message ("index 5 is out of bounds for axis 0 with size 3").
     The result is a derived pointer whose base is ``array`` (DESIGN.md §2).
+
+    ``in_range`` (printed ``{in_range}``): the indices are known to lie in
+    ``[0, shape[k])`` (loops of ``lower-arrays`` over an array's own sizes), so compiled
+    code neither wraps nor checks them.
     """
 
     OPNAME: ClassVar[str] = "elemaddr"
     OPERANDS: ClassVar[tuple[str, ...]] = ("array", "indices")
+    FLAGS: ClassVar[tuple[str, ...]] = ("in_range",)
     MAY_RAISE: ClassVar[bool] = True
     array: Value
     indices: tuple[Value, ...]
+    in_range: bool = False
 
     def verify_(self, ctx: VerifyContext) -> str | None:
         """An array, one ``i64`` index per axis, result ``ptr[dtype]``."""

@@ -19,6 +19,10 @@ class MathName(StrEnum):
     ASIN = "asin"
     ACOS = "acos"
     ATAN = "atan"
+    ASINH = "asinh"
+    ACOSH = "acosh"
+    ATANH = "atanh"
+    CBRT = "cbrt"
     SINH = "sinh"
     COSH = "cosh"
     TANH = "tanh"
@@ -62,6 +66,12 @@ class MathName(StrEnum):
     IEEE_LOG2 = "ieee_log2"
     IEEE_LOG10 = "ieee_log10"
     IEEE_SQRT = "ieee_sqrt"
+    IEEE_ASINH = "ieee_asinh"
+    IEEE_ACOSH = "ieee_acosh"
+    IEEE_ATANH = "ieee_atanh"
+    IEEE_CBRT = "ieee_cbrt"
+    #: C's ``rint`` (round half to even; NumPy's ``np.rint``/``np.round``), internal
+    RINT = "rint"
     DIGAMMA = "digamma"
 
 
@@ -123,9 +133,20 @@ IEEE_MATH: tuple[MathName, ...] = (
     MathName.LOG2,
     MathName.LOG10,
     MathName.SQRT,
+    MathName.ASINH,
+    MathName.ACOSH,
+    MathName.ATANH,
+    MathName.CBRT,
 )
 
-_LIBM: dict[MathName, str] = {MathName.EXPM1: "expm1", MathName.LOG1P: "log1p"}
+_LIBM: dict[MathName, str] = {
+    MathName.EXPM1: "expm1",
+    MathName.LOG1P: "log1p",
+    MathName.ASINH: "asinh",
+    MathName.ACOSH: "acosh",
+    MathName.ATANH: "atanh",
+    MathName.CBRT: "cbrt",
+}
 
 
 def _ieee_twin(name: MathName) -> MathFn:
@@ -145,6 +166,11 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         MathFn(MathName.ASIN, 1, MathCheck.DOMAIN),
         MathFn(MathName.ACOS, 1, MathCheck.DOMAIN),
         MathFn(MathName.ATAN, 1, MathCheck.DOMAIN),
+        # CPython's math_1 (can_overflow 0): acosh(x < 1), atanh(±1) raise ValueError
+        MathFn(MathName.ASINH, 1, MathCheck.DOMAIN, libm=_LIBM[MathName.ASINH]),
+        MathFn(MathName.ACOSH, 1, MathCheck.DOMAIN, libm=_LIBM[MathName.ACOSH]),
+        MathFn(MathName.ATANH, 1, MathCheck.DOMAIN, libm=_LIBM[MathName.ATANH]),
+        MathFn(MathName.CBRT, 1, MathCheck.DOMAIN, libm=_LIBM[MathName.CBRT]),
         MathFn(MathName.SINH, 1, MathCheck.OVERFLOW),
         MathFn(MathName.COSH, 1, MathCheck.OVERFLOW),
         MathFn(MathName.TANH, 1, MathCheck.DOMAIN),
@@ -179,6 +205,8 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         # -inf, ``ieee_sqrt(-1.0)`` NaN): a derivative never raises where its primal
         # did not (passes/ad/rules/math.py); NumPy's functions on scalars call them too
         *(_ieee_twin(name) for name in IEEE_MATH),
+        # C's rint (llvm.rint: round half to even), for NumPy's np.rint/np.round
+        MathFn(MathName.RINT, 1, MathCheck.NONE, internal=True),
         # the digamma function psi = lgamma', for the rules of gamma/lgamma (special.py)
         MathFn(MathName.DIGAMMA, 1, MathCheck.NONE, internal=True),
     )

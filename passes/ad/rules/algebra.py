@@ -81,8 +81,13 @@ class RuleOps:
                 return self.b.mul(t, p)  # ±inf·p, NaN·p and 0·p are what they should be
         elif active_p:
             return self.b.mul(t, p)
-        product = self.b.select(self.b.cmp(CmpPred.EQ, p, zero), zero, self.b.mul(t, p))
-        return self.b.select(self.b.cmp(CmpPred.EQ, t, zero), zero, product)
+        # the product itself wherever it is a number, so that its own derivative (a
+        # second derivative: forward mode over this code) is ṫ·p + t·ṗ also where p or
+        # t is 0; the zero only replaces a NaN made by a zero factor
+        raw = self.b.mul(t, p)
+        product = self.b.select(self.b.cmp(CmpPred.EQ, p, zero), zero, raw)
+        zeroed = self.b.select(self.b.cmp(CmpPred.EQ, t, zero), zero, product)
+        return self.b.select(self.b.cmp(CmpPred.NE, raw, raw), zeroed, raw)
 
     def sign(self, x: Value) -> Value:
         """-1, 0 or 1 as a float of ``x``'s type (0 for 0 and NaN)."""

@@ -422,6 +422,22 @@ class Refused(Rule):
 
 
 @dataclass(frozen=True)
+class ForwardOnly(Refused):
+    """Derivative code that forward mode differentiates but reverse mode refuses: the tape
+    and shadow accumulation, met by ``gradc.jvp`` of a reverse-mode derivative
+    (forward-over-reverse, :mod:`.derivative_code`).
+
+    Attributes:
+        tangent: the JVP.
+    """
+
+    tangent: JvpFn
+
+    def jvp(self, sweep: ForwardSweep, inst: Instruction) -> Value | None:
+        return self.tangent(sweep, inst)
+
+
+@dataclass(frozen=True)
 class NoDerivative(Rule):
     """An operation that carries no derivative: its result is never active (a comparison,
     ``not``, an array dimension), or it has no rule yet (float ``%``: differentiating

@@ -9,6 +9,10 @@ sin, cos    cos(a), −sin(a)
 tan         1 + r²                            tan' = sec² = 1 + tan²
 asin, acos  ±1 / √(1 − a²)
 atan        1 / (1 + a²)
+asinh       1 / √(a² + 1)
+acosh       1 / √(a² − 1)
+atanh       1 / (1 − a²)
+cbrt        1 / (3r²)                         (∞ at 0, as sqrt's)
 sinh, cosh  cosh(a), sinh(a)
 tanh        1 − r²                            tanh' = sech² = 1 − tanh²
 exp, expm1  r, r + 1
@@ -18,7 +22,7 @@ fabs        sign(a) (0 at 0, as abs)
 erf, erfc   ±(2/√π)·exp(−a²)                  A&S 7.1.19
 gamma       r·ψ(a)                            ψ = Γ'/Γ, the digamma function, A&S 6.3.1
 lgamma      ψ(a)                              (compiler/ir/special.py)
-floor, ceil, trunc: 0 (piecewise constant)
+floor, ceil, trunc, rint: 0 (piecewise constant)
 atan2(y,x)  ∂y: x/(x² + y²), ∂x: −y/(x² + y²)   0 where x² + y² is inf (its limit) or 0
 hypot       ∂a: a/r, ∂b: b/r                  0 at the origin, as abs'(0)
 copysign    ∂a: sign(a)·sign(b), ∂b: 0
@@ -142,6 +146,14 @@ MATH_RULES: Mapping[MathName, ScalarRule] = {
     MathName.ASIN: unary(lambda o, a, r, one: _inverse_sqrt_1_minus_square(o, a, one), _A),
     MathName.ACOS: unary(lambda o, a, r, one: o.neg(_inverse_sqrt_1_minus_square(o, a, one)), _A),
     MathName.ATAN: unary(lambda o, a, r, one: o.div(one, o.b.add(one, o.b.mul(a, a))), _A),
+    MathName.ASINH: unary(
+        lambda o, a, r, one: o.div(one, o.math(MathName.SQRT, o.b.add(o.b.mul(a, a), one))), _A
+    ),
+    MathName.ACOSH: unary(
+        lambda o, a, r, one: o.div(one, o.math(MathName.SQRT, o.b.sub(o.b.mul(a, a), one))), _A
+    ),
+    MathName.ATANH: unary(lambda o, a, r, one: o.div(one, o.b.sub(one, o.b.mul(a, a))), _A),
+    MathName.CBRT: unary(lambda o, a, r, one: o.div(one, o.b.mul(o.c(3.0, a), o.b.mul(r, r))), _R),
     MathName.SINH: unary(lambda o, a, r, one: o.math(MathName.COSH, a), _A),
     MathName.COSH: unary(lambda o, a, r, one: o.math(MathName.SINH, a), _A),
     MathName.TANH: unary(lambda o, a, r, one: o.b.sub(one, o.b.mul(r, r)), _R),
@@ -162,6 +174,7 @@ MATH_RULES: Mapping[MathName, ScalarRule] = {
     MathName.FLOOR: unary(lambda o, a, r, one: None, KEEP_NOTHING),
     MathName.CEIL: unary(lambda o, a, r, one: None, KEEP_NOTHING),
     MathName.TRUNC: unary(lambda o, a, r, one: None, KEEP_NOTHING),
+    MathName.RINT: unary(lambda o, a, r, one: None, KEEP_NOTHING),
     MathName.ATAN2: Smooth(_atan2, Keep((0, 1))),
     MathName.HYPOT: Smooth(_hypot, Keep((0, 1), result=True)),
     MathName.COPYSIGN: Smooth(_copysign, Keep((0, 1))),

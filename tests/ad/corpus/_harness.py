@@ -597,6 +597,10 @@ def _dual_math() -> types.SimpleNamespace:
         "asin": lambda a, r: 1.0 / math.sqrt(1.0 - a * a),
         "acos": lambda a, r: -1.0 / math.sqrt(1.0 - a * a),
         "atan": lambda a, r: 1.0 / (1.0 + a * a),
+        "asinh": lambda a, r: 1.0 / math.sqrt(a * a + 1.0),
+        "acosh": lambda a, r: 1.0 / math.sqrt(a * a - 1.0),
+        "atanh": lambda a, r: 1.0 / (1.0 - a * a),
+        "cbrt": lambda a, r: 1.0 / (3.0 * r * r),
         "sinh": lambda a, r: math.cosh(a),
         "cosh": lambda a, r: math.sinh(a),
         "tanh": lambda a, r: 1.0 - r * r,
@@ -922,8 +926,8 @@ def check_jvp_value(case: Case, lib: Any, args: tuple[Any, ...], v: Sequence[Any
 
 def build_ir_module(path: Path) -> Any:
     """The typed, differentiated and optimised IR module of ``path``: the phases of
-    ``gradc.compiler.driver.build_module`` before lowering (parse, infer, derivative
-    exports, the default pass pipeline with the verifier after every pass).
+    ``gradc.compiler.driver.build_module`` before lowering (parse, infer, ``lower-arrays``,
+    derivative exports, the default pass pipeline with the verifier after every pass).
 
     Raises:
         CompileError: as ``build_module`` would.
@@ -938,7 +942,7 @@ def build_ir_module(path: Path) -> Any:
 
     source = SourceFile.read(path)
     info = scan_module(source, path.stem)
-    module = infer_module(info)
+    module = get_pass("lower-arrays").run(infer_module(info))
     add_derivative_exports(module, info, source)
     verify_module(module)
     for name in DEFAULT_PIPELINE:

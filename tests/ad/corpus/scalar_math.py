@@ -17,6 +17,8 @@ DOMAINS = {
     "rational": {"y": (0.5, 3.0)},
     "tan_f": {"x": (-1.2, 1.2)},
     "asin_f": {"x": (-0.9, 0.9)},
+    "inverse_hyperbolic_f": {"x": (-0.9, 0.9), "y": (1.1, 4.0)},
+    "cbrt_f": {"x": (0.1, 8.0)},
     "acos_f": {"x": (-0.9, 0.9)},
     "log_f": {"x": (0.2, 5.0)},
     "log1p_f": {"x": (-0.8, 5.0)},
@@ -106,6 +108,16 @@ def atan_f(x: f64, y: f64) -> f64:
 @gradc.export
 def sinh_f(x: f64) -> f64:
     return math.sinh(x)
+
+
+@gradc.export
+def inverse_hyperbolic_f(x: f64, y: f64) -> f64:
+    return math.asinh(x * y) + math.acosh(y) * math.atanh(x)
+
+
+@gradc.export
+def cbrt_f(x: f64) -> f64:
+    return math.cbrt(x) * x
 
 
 @gradc.export
@@ -277,6 +289,10 @@ d_acos_f = gradc.grad(acos_f, wrt=("x",))
 t_acos_f = gradc.jvp(acos_f, wrt=("x",))
 d_atan_f = gradc.grad(atan_f, wrt=("x", "y"))
 t_atan_f = gradc.jvp(atan_f, wrt=("x", "y"))
+d_inverse_hyperbolic_f = gradc.grad(inverse_hyperbolic_f, wrt=("x", "y"))
+t_inverse_hyperbolic_f = gradc.jvp(inverse_hyperbolic_f, wrt=("x", "y"))
+d_cbrt_f = gradc.grad(cbrt_f, wrt=("x",))
+t_cbrt_f = gradc.jvp(cbrt_f, wrt=("x",))
 d_sinh_f = gradc.grad(sinh_f, wrt=("x",))
 t_sinh_f = gradc.jvp(sinh_f, wrt=("x",))
 d_cosh_f = gradc.grad(cosh_f, wrt=("x",))

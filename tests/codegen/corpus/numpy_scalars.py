@@ -25,6 +25,8 @@ DOMAINS = {
     "trig": {"x": "any"},
     "trig_small": {"x": (-10.0, 10.0)},
     "inverse_trig": {"x": (-1.5, 1.5)},
+    "inverse_hyperbolic": {"x": (-3.0, 3.0)},
+    "rounding_half_even": {"x": (-10.0, 10.0)},
     "hyperbolic": {"x": (-800.0, 800.0)},
     "two_args": {"x": "any", "y": "any"},
     "two_args_finite": {"x": (-50.0, 50.0), "y": (-50.0, 50.0)},
@@ -67,6 +69,16 @@ def trig_small(x: f64) -> tuple[f64, f64, f64]:
 @gradc.export
 def inverse_trig(x: f64) -> tuple[f64, f64, f64]:
     return np.arcsin(x), np.arccos(x), np.arctan(x)
+
+
+@gradc.export
+def inverse_hyperbolic(x: f64) -> tuple[f64, f64, f64]:
+    return np.arcsinh(x), np.arccosh(x), np.arctanh(x / 4.0)
+
+
+@gradc.export
+def rounding_half_even(x: f64) -> tuple[f64, f64, f64]:
+    return np.rint(x), np.round(x * 2.0), np.rint(np.round(x) + 0.5)
 
 
 @gradc.export

@@ -46,6 +46,11 @@ def ew_int_ops(a: i64[:, :], b: i64[:], k: i64) -> i64[:, :]:
 
 
 @gradc.export
+def ew_int_power(a: i64[:], b: i64[:]) -> i64[:]:
+    return a**b + 1
+
+
+@gradc.export
 def ew_float_floor_mod(a: f64[:], b: f64[:]) -> f64[:]:
     return a // b + a % b * 0.5
 
@@ -98,6 +103,15 @@ def ew_int_to_float_ufuncs(n: i64[:]) -> f64[:]:
 
 
 @gradc.export
+def ew_cbrt_rint(x: f64[:], y: f32[:]) -> f64[:]:
+    # np.cbrt(x) itself differs from libm's by several ulp where NumPy uses its SIMD
+    # (SVML) loop: only the cube root of exact cubes is compared
+    return (
+        np.cbrt(np.rint(x) ** 3) + np.rint(x * 2.5) + np.round(x) + (np.rint(y) + np.round(y * 1.5))
+    )
+
+
+@gradc.export
 def ew_inplace(a: f64[:, :], b: f64[:], s: f64) -> None:
     a += b * s
     a -= 1.0
@@ -138,6 +152,7 @@ SHAPES = {
     "ew_mixed_dtypes": {"x": ("m", "n"), "n": ("n",)},
     "ew_f32_weak": {"x": ("n",)},
     "ew_int_ops": {"a": ("m", "n"), "b": (1,)},
+    "ew_int_power": {"a": ("n",), "b": ("n",)},
     "ew_float_floor_mod": {"a": ("n",), "b": ("n",)},
     "ew_bool_arith": {"m": ("n",), "n": ("n",)},
     "ew_compare": {"x": ("m", "n"), "y": (1, "n")},
@@ -153,6 +168,7 @@ SHAPES = {
     "ew_inplace_f32_from_f64": {"a": ("n",), "b": ("n",)},
     "ew_rebind_scalar": {"a": ("n",)},
     "ew_3d": {"t": ("p", "m", "n"), "u": ("m", "n")},
+    "ew_cbrt_rint": {"x": ("n",), "y": ("n",)},
 }
 
 DIMS = {}
@@ -163,6 +179,7 @@ ELEMENTS = {
     "ew_predicates": {"y": (0.5, 3.0)},
     "ew_power": {"x": (0.5, 4.0)},
     "ew_int_ops": {"a": (-30, 30), "b": (-30, 30)},
+    "ew_int_power": {"a": (-9, 9), "b": (-1, 5)},
     "ew_shift_counts": {"s": (-3, 70)},
     "ew_inplace_int": {"a": (-1000, 1000), "b": (-1000, 1000)},
 }
@@ -173,7 +190,7 @@ DOMAINS = {
     "ew_power": {"p": (0.25, 3.0)},
 }
 
-RAISES = {"ew_mismatch": "ValueError"}
+RAISES = {"ew_mismatch": "ValueError", "ew_int_power": "ValueError"}
 
 MUTATES = {
     "ew_inplace": ("a",),
@@ -181,4 +198,12 @@ MUTATES = {
     "ew_inplace_f32_from_f64": ("a",),
 }
 
-ULP = {"ew_chain", "ew_ufuncs", "ew_power", "ew_where_clip", "ew_int_to_float_ufuncs", "ew_3d"}
+ULP = {
+    "ew_cbrt_rint",
+    "ew_chain",
+    "ew_ufuncs",
+    "ew_power",
+    "ew_where_clip",
+    "ew_int_to_float_ufuncs",
+    "ew_3d",
+}

@@ -1,9 +1,8 @@
 # ruff: noqa
-# expect-message: gradc.grad() got an unexpected keyword 'argnums'
-# expect-col: 20
-# expect-node: keyword
-# expect-help: gradc's wrt= takes parameter positions or names, as JAX's argnums does
-# expect-carets: 9
+# expect-message: argnums takes parameter positions (int constants)
+# expect-col: 28
+# expect-node: Constant
+# expect-carets: 3
 import gradc
 from gradc import f64
 
@@ -13,4 +12,4 @@ def f(x: f64, y: f64) -> f64:
     return x * y
 
 
-d_f = gradc.grad(f, argnums=0)  # error-here
+d_f = gradc.grad(f, argnums="x")  # error-here

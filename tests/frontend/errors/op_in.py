@@ -2,6 +2,7 @@
 # expect-message: unsupported operator 'in'
 # expect-col: 11
 # expect-node: Compare
+# expect-help: compare with == (x == a or x == b)
 import gradc
 from gradc import f64, i64
 

@@ -2,6 +2,7 @@
 # expect-message: unsupported operator 'is'
 # expect-col: 11
 # expect-node: Compare
+# expect-help: compare values with ==
 import gradc
 from gradc import f64, i64
 

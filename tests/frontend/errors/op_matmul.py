@@ -1,7 +1,5 @@
 # ruff: noqa
-# expect-message: unsupported operator '@'
-# expect-col: 11
-# expect-node: BinOp
+# expect-message: '@' of a scalar (f64) is not supported: its operands must be arrays
 import gradc
 from gradc import f64, i64
 

@@ -2,6 +2,7 @@
 # expect-message: unsupported operator 'not in'
 # expect-col: 11
 # expect-node: Compare
+# expect-help: compare with != (x != a and x != b)
 import gradc
 from gradc import f64, i64
 

@@ -1,0 +1,65 @@
+"""Lowering of the GPU operations of kernel bodies (``compiler/ir/ops/gpu.py``).
+
+``atomicadd`` is LLVM's ``atomicrmw add`` (integers) or ``fadd`` (floats), monotonic, on
+every target: the CPU build runs a kernel's threads one after another, where it is the
+plain read-add-write. ``syncthreads`` is ``llvm.nvvm.barrier0`` for CUDA
+(``ModuleLowering.gpu``); a sequential CPU grid loop cannot wait for the block's other
+threads, so there it raises RuntimeError unless the block has one thread.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from llvmlite import ir as ll
+
+from gradc.compiler.codegen.dispatch import LOWERING
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Instruction
+from gradc.compiler.ir.types import PointerType
+
+if TYPE_CHECKING:
+    from gradc.compiler.codegen.lower import ModuleLowering
+    from gradc.compiler.codegen.lower_function import FunctionLowering
+
+#: The barrier of the threads of a block (PTX ``bar.sync 0``).
+BARRIER = "llvm.nvvm.barrier0"
+
+
+@LOWERING.register(ops.AtomicAdd)
+def _atomicadd(fl: FunctionLowering, inst: Instruction) -> ll.Value:
+    assert isinstance(inst, ops.AtomicAdd)
+    t = inst.pointer.type
+    if not isinstance(t, PointerType) or inst.value.type != t.pointee:
+        raise fl.ice(f"atomicadd of {inst.value.type} through {t}")
+    op = "fadd" if t.pointee.is_float else "add"
+    return fl.b.atomic_rmw(op, fl.value(inst.pointer), fl.value(inst.value), "monotonic")
+
+
+@LOWERING.register(ops.SyncThreads)
+def _syncthreads(fl: FunctionLowering, inst: Instruction) -> ll.Value:
+    assert isinstance(inst, ops.SyncThreads)
+    if fl.ml.gpu:
+        fl.b.call(fl.ml.declare(BARRIER, ll.VoidType(), [], readnone=False), [])
+    else:
+        x, y, z = (fl.value(v) for v in inst.dims)
+        threads = fl.b.mul(fl.b.mul(x, y), z)
+        many = fl.b.icmp_signed("!=", threads, ll.Constant(threads.type, 1))
+        fl.raise_if(many, "RuntimeError", ops.SEQUENTIAL_BARRIER)
+    return ll.Constant(ll.IntType(8), 0)
+
+
+#: Float intrinsics NVPTX implements itself (instructions, no library call); every other
+#: ``llvm.<fn>`` math intrinsic aborts the NVPTX back end or the process, so the GPU
+#: lowering calls libdevice instead.
+NVPTX_INTRINSICS = frozenset(
+    {"fabs", "sqrt", "floor", "ceil", "trunc", "rint", "nearbyint", "round", "copysign"}
+    | {"minnum", "maxnum", "minimum", "maximum", "fma", "fmuladd"}
+)
+
+
+def libdevice(ml: ModuleLowering, name: str, ty: ll.Type, nargs: int) -> ll.Function:
+    """libdevice's ``__nv_<name>`` (``__nv_<name>f`` on ``float``): CUDA's math library,
+    linked into each kernel module before emission (``compiler/codegen/ptx.py``)."""
+    suffix = "" if isinstance(ty, ll.DoubleType) else "f"
+    return ml.declare(f"__nv_{name}{suffix}", ty, [ty] * nargs)

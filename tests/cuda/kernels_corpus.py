@@ -1,0 +1,107 @@
+"""Kernels for the CUDA tests: compiled for the CPU (grid loop) and for CUDA (PTX and
+cubins), and run as plain Python (``gradc.cuda``'s sequential simulator) as the oracle
+beside NumPy. ``LAUNCHES`` gives each kernel's arguments and launch shape."""
+
+import math
+
+import gradc
+from gradc import cuda, f32, f64, i32, i64
+
+
+@gradc.kernel
+def saxpy(a: f64, x: f64[:], y: f64[:], out: f64[:]):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = a * x[i] + math.sin(y[i])
+
+
+@gradc.kernel
+def math_mix(x: f64[:], out: f64[:]):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        v = x[i]
+        out[i] = math.exp(-v * v) + math.cos(v) * math.log(1.0 + v * v) + math.sqrt(abs(v))
+        out[i] += math.tanh(v) + math.atan2(v, 2.0) + abs(v) ** 0.5 * 0.25 + math.pow(abs(v), 1.5)
+
+
+@gradc.kernel
+def scale_f32(x: f32[:], s: f32, out: f32[:]):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = x[i] * s + math.floor(x[i])
+
+
+@gradc.kernel
+def histogram(x: i64[:], counts: i64[:]):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        cuda.atomic_add(counts, x[i], 1)
+
+
+@gradc.kernel
+def total(x: f64[:], acc: f64[:]):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        cuda.atomic_add(acc, 0, x[i] * x[i])
+
+
+@gradc.kernel
+def add2d(a: f64[:, :], out: f64[:, :]):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        out[i, j] = a[i, j] * 2.0 + a.shape[1]
+
+
+@gradc.kernel
+def indices3d(out: i64[:, :, :]):
+    i, j, k = cuda.grid(3)
+    if i < out.shape[0] and j < out.shape[1] and k < out.shape[2]:
+        out[i, j, k] = (
+            cuda.thread_idx.x
+            + 10 * cuda.block_idx.y
+            + 100 * cuda.block_dim.z
+            + 1000 * cuda.grid_dim.x
+            + 10000 * cuda.thread_idx.z
+        )
+
+
+@gradc.kernel
+def row_sums(a: f64[:, :], out: f64[:]):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        s = 0.0
+        for j in range(a.shape[1]):
+            if a[i, j] > 0.5:
+                s += a[i, j]
+            else:
+                s -= 0.25 * a[i, j]
+        out[i] = s
+
+
+@gradc.kernel
+def grid_stride(n: i32, x: f64[:], out: f64[:]):
+    start = cuda.grid(1)
+    stride = cuda.block_dim.x * cuda.grid_dim.x
+    i = start
+    while i < n:
+        out[i] = x[i] * x[i]
+        i += stride
+
+
+@gradc.kernel
+def out_of_bounds(x: f64[:]):
+    i = cuda.grid(1)
+    x[i] = 1.0
+
+
+@gradc.kernel
+def block_reverse(x: f64[:], tmp: f64[:]):
+    i = cuda.grid(1)
+    t = cuda.thread_idx.x
+    n = cuda.block_dim.x
+    if i < x.shape[0]:
+        tmp[i] = x[i]
+    cuda.syncthreads()
+    j = cuda.block_idx.x * n + (n - 1 - t)
+    if i < x.shape[0] and j < x.shape[0]:
+        x[i] = tmp[j]
