@@ -33,7 +33,7 @@ CORPUS = Path(__file__).parent / "corpus_arrays"
 FIXED = sorted(CORPUS.glob("*.py"))
 PENDING = sorted((CORPUS / "pending").glob("*.py"))
 
-ARRAY_SHORT_RUN = range(2000, 2014)
+ARRAY_SHORT_RUN = range(2000, 2026)
 #: Seeds of the short run that hit open findings, with their outcome class.
 ARRAY_OPEN_SEEDS: dict[int, str] = {}
 ARRAY_LONG_RUN = range(0, 600)
