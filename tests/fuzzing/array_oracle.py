@@ -173,7 +173,7 @@ def _check_input(
     compiled = getattr(lib, export)
     actual, a_exc, a_live = _run(compiled, args)
     report.calls += 2
-    if isinstance(e_exc, TypeError):  # NumPy refuses the values (a complex result cast)
+    if isinstance(e_exc, TypeError) or isinstance(expected, complex):  # Python's complex powers
         report.skipped += 1
         return
     if e_exc is not None or a_exc is not None:
