@@ -9,7 +9,8 @@ between them that writes memory (``HAS_SIDE_EFFECTS``), and the producer has the
 consumer iterates over (the highest rank of its array operands; so a producer is never
 recomputed along axes it lacks). Then the operations are lowered in program order: a
 fused producer only checks its shape where it was (``ArrayRule.prepare``), its consumer
-computes its elements.
+computes its elements. An unused operation that could be fused only checks its shape
+(:func:`unused`).
 
 Example (``-p lower-arrays``)::
 
@@ -53,6 +54,7 @@ def lower_function(fn: Function) -> None:
     if not todo:
         return
     fused = fusion(fn, todo)
+    skipped = fused | unused(fn, todo)
     lw = ArrayLowering(fn, Builder(fn), fused)
     replaced: dict[Value, Value] = {}
     for inst in todo:
@@ -64,7 +66,7 @@ def lower_function(fn: Function) -> None:
         cont = split_after(inst)
         lw.b.position_at_end(block)
         with lw.b.at(inst.loc):
-            if inst in fused:
+            if inst in skipped:
                 assert rule.prepare is not None
                 rule.prepare(lw, inst)
             else:
@@ -74,10 +76,10 @@ def lower_function(fn: Function) -> None:
         lw.b.jump(cont)
         assert lw.b.block is not None
         merge(lw.b.block, cont)
-        if inst not in fused:
+        if inst not in skipped:
             inst.erase()
     for inst in todo:
-        if inst in fused:
+        if inst in skipped:
             inst.erase()
     for inst in fn.instructions():
         _redirect(inst, replaced)
@@ -92,6 +94,22 @@ def _redirect(inst: Instruction, replaced: dict[Value, Value]) -> None:
 def iteration_rank(inst: Instruction) -> int:
     """The rank a consumer iterates over: the highest of its array operands'."""
     return max((v.type.ndim for v in inst.operands() if isinstance(v.type, ArrayType)), default=0)
+
+
+def unused(fn: Function, todo: list[Instruction]) -> set[Instruction]:
+    """The operations among ``todo`` whose result nothing uses and that could be fused
+    (they raise nothing inside their loops): only their shape checks are emitted
+    (``ArrayRule.prepare``), so NumPy's errors stay and no element is computed. Reverse
+    mode then never sees an unused ``x * np.log1p(y)``, whose zero adjoint times a NaN
+    partial would be a NaN gradient (issue 18, class 7, for arrays)."""
+    uses = fn.uses()
+    return {
+        inst
+        for inst in todo
+        if not uses.get(inst)
+        and ARRAY_LOWERING.lookup(inst).prepare is not None
+        and ARRAY_LOWERING.lookup(inst).can_fuse(inst)
+    }
 
 
 def fusion(fn: Function, todo: list[Instruction]) -> set[Instruction]:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.fuzzing.array_generator import generate_arrays
 from tests.fuzzing.generator import generate
 from tests.fuzzing.minimize import minimize
 from tests.fuzzing.oracle import FAILURES, Report
@@ -20,7 +21,10 @@ from tests.fuzzing.runner import Runner
 
 def program_for(seed: int, profile: str, size: int = 10) -> str:
     """The module of ``seed`` under a generator profile: ``full``, ``avoid-known`` or
-    ``mixed`` (odd seeds avoid the known bug classes, even seeds do not)."""
+    ``mixed`` (odd seeds avoid the known bug classes, even seeds do not), or ``arrays``
+    (whole-array NumPy modules, ``array_generator``, checked by ``array_oracle``)."""
+    if profile == "arrays":
+        return generate_arrays(seed, size)
     avoid = profile == "avoid-known" or (profile == "mixed" and seed % 2 == 1)
     return generate(seed, size, avoid_known=avoid)
 
@@ -82,12 +86,13 @@ def run(
     minimize the first ``minimize_per_key`` failures of each key."""
     camp = Campaign()
     start = time.monotonic()
+    kind = "arrays" if profile == "arrays" else "scalar"
     with Runner(opt_level=opt_level) as runner:
         for seed in seeds:
             if deadline is not None and time.monotonic() > deadline:
                 break
             source = program_for(seed, profile, size)
-            report = runner.check(source, input_seed=seed)
+            report = runner.check(source, input_seed=seed, kind=kind)
             camp.programs += 1
             camp.counts[report.outcome] += 1
             camp.calls += report.calls
@@ -103,11 +108,13 @@ def run(
                 if camp.keys[key] <= minimize_per_key:
                     fail.minimized, fail.checks = minimize(
                         source,
-                        lambda s, k=key, sd=seed: runner.check(s, input_seed=sd).key() == k,
+                        lambda s, k=key, sd=seed: (
+                            runner.check(s, input_seed=sd, kind=kind).key() == k
+                        ),
                         max_checks=minimize_checks,
                     )
                     # the header describes the reduced program's failure, not the original's
-                    reduced = runner.check(fail.minimized, input_seed=seed)
+                    reduced = runner.check(fail.minimized, input_seed=seed, kind=kind)
                     if reduced.key() == key:
                         fail.report = reduced
             if on_program is not None:

@@ -65,9 +65,17 @@ class Runner:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def check(self, source: str, *, input_seed: int = 0, opt_level: int | None = None) -> Report:
-        """Compile and check ``source`` in the worker (see ``oracle.check_source``), at
-        ``opt_level`` (default: the runner's)."""
+    def check(
+        self,
+        source: str,
+        *,
+        input_seed: int = 0,
+        opt_level: int | None = None,
+        kind: str = "scalar",
+    ) -> Report:
+        """Compile and check ``source`` in the worker (see ``oracle.check_source``; with
+        ``kind="arrays"``, ``array_oracle.check_arrays``), at ``opt_level`` (default: the
+        runner's)."""
         if self.proc is None or self.proc.poll() is not None or self.served >= self.recycle:
             self.close()
             self.proc = self._start()
@@ -81,6 +89,7 @@ class Runner:
             "name": f"fz{self.counter}",
             "opt_level": self.opt_level,
             "input_seed": input_seed,
+            "kind": kind,
         }
         try:
             proc.stdin.write(json.dumps(request) + "\n")
@@ -124,6 +133,7 @@ def _read_tagged(stream: IO[str], timeout: float) -> str | None:
 
 def main() -> None:
     """The worker loop: one JSON request per stdin line, one tagged report per stdout line."""
+    from tests.fuzzing.array_oracle import check_arrays
     from tests.fuzzing.oracle import check_source
 
     workdir = Path(tempfile.mkdtemp(prefix="gradc-fuzz-"))
@@ -132,7 +142,8 @@ def main() -> None:
         for line in sys.stdin:
             req: dict[str, Any] = json.loads(line)
             try:
-                report = check_source(
+                check = check_arrays if req.get("kind") == "arrays" else check_source
+                report = check(
                     req["source"],
                     workdir,
                     name=req["name"],
