@@ -142,13 +142,25 @@ def _bitwise(symbol: str) -> TransferRule:
 @TRANSFER.register(ops.Invert)
 @_with_arrays
 def _invert(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
-    """``~x``: an int (``~True`` is -2); CPython's TypeError for a float or a tuple."""
+    """``~x`` of an int; CPython's TypeError for a float or a tuple.
+
+    ``~`` of a bool scalar is refused: CPython gives an int (``~True`` is -2, deprecated
+    since 3.12) while NumPy's bool (``~np.all(a)``, ``~mask[i]``) gives the logical not,
+    and gradc's types do not say which kind of bool a value is (a silently wrong number
+    either way; the fuzzer found ``a[1:] + ~np.all(a, axis=0)``)."""
     assert isinstance(inst, ops.Invert)
     t = inst.operand.type
     if isinstance(t, UnknownType):
         return None
     if not isinstance(t, ScalarType) or t.is_float:
         raise inf.error(f"bad operand type for unary ~: '{_class_name(t)}'", inst)
+    if t.is_bool:
+        raise inf.error(
+            "~ of a bool is ambiguous: Python's bool gives an int (~True is -2), NumPy's "
+            "bool (from np.all, np.any or a bool array's element) gives its logical not: "
+            "write 'not b' for the logical not, or '~int(b)' for Python's int",
+            inst,
+        )
     return I64
 
 

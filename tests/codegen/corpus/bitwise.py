@@ -54,11 +54,6 @@ def bools(p: bool_, q: bool_):
 
 
 @gradc.export
-def invert_bool(p: bool_) -> i64:
-    return ~p  # ~True is -2 (an int; CPython 3.12 deprecates it)
-
-
-@gradc.export
 def mixed_with_bool(a: i64, p: bool_):
     return a & p, p | a, a ^ p, p & 3, True ^ a
 
