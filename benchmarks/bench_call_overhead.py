@@ -62,14 +62,13 @@ CALLS = {"one": "f(a)", "three": "f(a, b, c)", "fresh": "f(a)", "add": "f(1.5, 2
 def _implementations(folder: Path) -> dict[str, Any]:
     """name -> module-like object with the four functions, per implementation."""
     import gradc
-    from gradc.artifacts.store import write_artifact
-    from gradc.compiler.driver import build_module
+    from gradc.compiler.driver import build_artifact
     from gradc.compiler.options import CompilerOptions
     from gradc.runtime_mode import PLAIN_PYTHON_ENV
 
     source = folder / "overhead.py"
     source.write_text(SOURCE)
-    write_artifact(folder / "overhead.gradc", build_module(source, CompilerOptions()))
+    build_artifact(source, folder / "overhead.gradc", CompilerOptions())
     lib = gradc.load(folder / "overhead.gradc")
     spec = importlib.util.spec_from_file_location("overhead_plain", source)
     assert spec is not None and spec.loader is not None

@@ -2,7 +2,7 @@
 
 One source (``SOURCE``): a loop of ``--n`` steps (default 10**5) calling a helper with
 many intermediates, built twice — as written and without its ``@gradc.checkpoint`` line
-(docs/ad.md "Checkpointing") — like ``gradc build`` (driver, ``write_artifact``). For
+(docs/ad.md "Checkpointing") — like ``gradc build`` (``compiler.driver.build_artifact``). For
 each build a fresh Python process loads it, calls the primal and the gradient once to
 warm up, measures the growth of its resident memory over one gradient call of ``--n``
 steps (the runtime keeps a freed tape's buffer up to 256 MiB for the next call, so the
@@ -89,15 +89,14 @@ print(json.dumps({
 
 def build(workdir: Path, text: str) -> Path:
     """The artifact of ``text`` in ``workdir``."""
-    from gradc.artifacts.store import write_artifact
-    from gradc.compiler.driver import build_module
+    from gradc.compiler.driver import build_artifact
     from gradc.compiler.options import CompilerOptions
 
     workdir.mkdir()
     source = workdir / "bench_checkpoint_kernels.py"
     source.write_text(text)
     out = workdir / "bench_checkpoint_kernels.gradc"
-    write_artifact(out, build_module(source, CompilerOptions()))
+    build_artifact(source, out, CompilerOptions())
     return out
 
 

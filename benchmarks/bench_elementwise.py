@@ -42,15 +42,14 @@ def numpy_chain(x: np.ndarray, a: float, b: float) -> np.ndarray:
 
 def _build() -> Callable[..., np.ndarray]:
     import gradc
-    from gradc.artifacts.store import write_artifact
-    from gradc.compiler.driver import build_module
+    from gradc.compiler.driver import build_artifact
     from gradc.compiler.options import CompilerOptions
 
     tmp = Path(tempfile.mkdtemp(prefix="gradc_bench_ew_"))
     src = tmp / "bench_ew.py"
     src.write_text(SOURCE)
     out = tmp / "bench_ew.gradc"
-    write_artifact(out, build_module(src, CompilerOptions()))
+    build_artifact(src, out, CompilerOptions())
     return gradc.load(out).chain  # type: ignore[no-any-return]
 
 

@@ -8,7 +8,7 @@ Kernels (``SOURCE`` below; NumPy runs the very same functions, uncompiled):
 * ``sum``: ``np.sum(a)``; ``var``: ``np.var(a)`` (two passes in both);
 * ``col_sums``: ``np.sum(A, axis=0)`` of a C-ordered ``sqrt(n) x sqrt(n)`` matrix.
 
-gradc compiles the source like ``gradc build`` (driver, ``write_artifact``,
+gradc compiles the source like ``gradc build`` (``compiler.driver.build_artifact``,
 ``gradc.load``). Each implementation is warmed up, its result checked against NumPy's
 (relative 1e-9: the summation orders differ), then timed with ``time.perf_counter``
 (``--repeat`` runs of N calls, N chosen so a run lasts ``--min-run`` seconds). The table
@@ -83,15 +83,14 @@ def time_call(fn: Callable[[], Any], repeat: int, min_run: float) -> float:
 def build(workdir: Path, cpu: str | None) -> tuple[Any, Any]:
     """(gradc library, plain module) of SOURCE."""
     import gradc
-    from gradc.artifacts.store import write_artifact
-    from gradc.compiler.driver import build_module
+    from gradc.compiler.driver import build_artifact
     from gradc.compiler.options import CompilerOptions
 
     source = workdir / "bench_reduce_kernels.py"
     source.write_text(SOURCE)
     options = CompilerOptions(cpu=cpu) if cpu else CompilerOptions()
     out = workdir / "bench_reduce_kernels.gradc"
-    write_artifact(out, build_module(source, options))
+    build_artifact(source, out, options)
     spec = importlib.util.spec_from_file_location("bench_reduce_plain", source)
     assert spec is not None and spec.loader is not None
     plain = importlib.util.module_from_spec(spec)

@@ -41,15 +41,14 @@ def numpy_stencil(u: np.ndarray) -> np.ndarray:
 
 def _build() -> Callable[..., np.ndarray]:
     import gradc
-    from gradc.artifacts.store import write_artifact
-    from gradc.compiler.driver import build_module
+    from gradc.compiler.driver import build_artifact
     from gradc.compiler.options import CompilerOptions
 
     tmp = Path(tempfile.mkdtemp(prefix="gradc_bench_stencil_"))
     src = tmp / "bench_stencil.py"
     src.write_text(SOURCE)
     out = tmp / "bench_stencil.gradc"
-    write_artifact(out, build_module(src, CompilerOptions()))
+    build_artifact(src, out, CompilerOptions())
     return gradc.load(out).stencil  # type: ignore[no-any-return]
 
 

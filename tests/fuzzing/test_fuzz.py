@@ -28,6 +28,7 @@ from tests.fuzzing import oracle
 from tests.fuzzing.campaign import program_for, read_header, run
 from tests.fuzzing.generator import generate
 from tests.fuzzing.minimize import minimize
+from tests.fuzzing.replay import check_short_run, corpus_params
 from tests.fuzzing.runner import Runner
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -164,32 +165,11 @@ def runner() -> Iterator[Runner]:
 
 def test_short_run() -> None:
     camp = run(SHORT_RUN, profile=SHORT_PROFILE, opt_level=0, size=SHORT_SIZE)
-    assert camp.programs == len(SHORT_RUN)
-    unexpected = [
-        f"seed {f.seed}: {f.key}: {f.report.findings[:1]}"
-        for f in camp.failures
-        if OPEN_SEEDS.get(f.seed) != f.report.outcome
-    ]
-    assert not unexpected, camp.summary() + "\n" + "\n".join(unexpected)
+    check_short_run(camp, SHORT_RUN, OPEN_SEEDS)
     assert camp.counts["ok"] >= len(SHORT_RUN) // 2, camp.summary()
-    assert camp.deriv_checks > 0 and camp.calls > 0
 
 
-def _corpus_params() -> list[object]:
-    out: list[object] = [pytest.param(p, id=p.stem) for p in FIXED]
-    for p in PENDING:
-        cls = read_header(p.read_text())["class"]
-        out.append(
-            pytest.param(
-                p,
-                id=f"pending-{p.stem}",
-                marks=pytest.mark.xfail(strict=False, reason=f"open finding: {cls}"),
-            )
-        )
-    return out
-
-
-@pytest.mark.parametrize("path", _corpus_params())
+@pytest.mark.parametrize("path", corpus_params(FIXED, PENDING))
 def test_corpus_replay(path: Path, runner: Runner) -> None:
     text = path.read_text()
     header = read_header(text)

@@ -27,6 +27,7 @@ import pytest
 from tests.fuzzing import array_oracle, oracle
 from tests.fuzzing.array_generator import generate_arrays
 from tests.fuzzing.campaign import read_header, run
+from tests.fuzzing.replay import check_short_run, corpus_params
 from tests.fuzzing.runner import Runner
 
 CORPUS = Path(__file__).parent / "corpus_arrays"
@@ -110,32 +111,11 @@ def runner() -> Iterator[Runner]:
 
 def test_short_run_arrays() -> None:
     camp = run(ARRAY_SHORT_RUN, profile="arrays", opt_level=0, size=6)
-    assert camp.programs == len(ARRAY_SHORT_RUN)
-    unexpected = [
-        f"seed {f.seed}: {f.key}: {f.report.findings[:1]}"
-        for f in camp.failures
-        if ARRAY_OPEN_SEEDS.get(f.seed) != f.report.outcome
-    ]
-    assert not unexpected, camp.summary() + "\n" + "\n".join(unexpected)
+    check_short_run(camp, ARRAY_SHORT_RUN, ARRAY_OPEN_SEEDS)
     assert camp.counts["ok"] >= len(ARRAY_SHORT_RUN) // 3, camp.summary()
-    assert camp.deriv_checks > 0 and camp.calls > 0
 
 
-def _corpus_params() -> list[object]:
-    out: list[object] = [pytest.param(p, id=p.stem) for p in FIXED]
-    for p in PENDING:
-        cls = read_header(p.read_text())["class"]
-        out.append(
-            pytest.param(
-                p,
-                id=f"pending-{p.stem}",
-                marks=pytest.mark.xfail(strict=False, reason=f"open finding: {cls}"),
-            )
-        )
-    return out
-
-
-@pytest.mark.parametrize("path", _corpus_params())
+@pytest.mark.parametrize("path", corpus_params(FIXED, PENDING))
 def test_array_corpus_replay(path: Path, runner: Runner) -> None:
     text = path.read_text()
     header = read_header(text)
