@@ -88,15 +88,19 @@ def _array_api(np: Any) -> dict[str, int]:
 
 
 _cache: dict[str, int] = {}
+#: the result of :func:`layout_holds` in this process (probed once, at the first load)
+_layout: list[bool] = []
 
 
 def numpy_symbols(runtime: Runtime | None) -> dict[str, int]:
     """Name -> address of every ``gradc.artifacts.abi.ndarray.NUMPY_SYMBOLS`` entry; empty
     when NumPy's layout is not the one wrappers read (without ``gradcnp_runtime`` while
     no runtime is linked: only wrappers of array results use it)."""
+    if not _layout:
+        _layout.append(layout_holds())
+    if not _layout[0]:
+        return {}
     if not _cache:
-        if not layout_holds():
-            return {}
         import numpy as np
 
         from gradc.artifacts.loader.arrays import ArrayOwner
