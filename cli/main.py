@@ -21,6 +21,7 @@ import json
 import sys
 import time
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,7 @@ from gradc.artifacts.store import (
     read_manifest,
     read_text,
 )
-from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
+from gradc.compiler.options import DEFAULT_CPU, DEFAULT_TAPE_BUDGET, CompilerOptions
 from gradc.runtime_mode import NO_COMPILE_ENV, REMOTE_READONLY_ENV, default_build_dir, env_flag
 
 if TYPE_CHECKING:
@@ -128,6 +129,16 @@ def cli() -> None:
     "(names or positions; default the first), as d_F = gradc.grad(F, wrt=...) would. "
     "Repeatable.",
 )
+@click.option(
+    "--tape-budget",
+    type=click.IntRange(min=0),
+    default=DEFAULT_TAPE_BUDGET,
+    show_default=True,
+    metavar="BYTES",
+    help="Tape bytes per loop above which a gradient runs a long range loop in "
+    "checkpointed segments (recomputing them: about one more forward pass, O(sqrt(n)) "
+    "memory; docs/ad.md). 0: tape every loop whole.",
+)
 @click.option("--timings", is_flag=True, help="Print the time of every compiler phase.")
 @click.option(
     "--explain", is_flag=True, help="Say per entry whether it was reused (hit) or why not."
@@ -158,6 +169,7 @@ def build(
     target: str,
     cuda_arch: str,
     grads: tuple[str, ...],
+    tape_budget: int,
     timings: bool,
     explain: bool,
     verbose: bool,
@@ -172,6 +184,7 @@ def build(
     is written (exit status 1). GRADC_NO_COMPILE=1 refuses to compile (exit status 1).
     """
     options = _compiler_options(opt_level, cpu, fastmath, no_boundscheck, timings, verbose)
+    options = replace(options, tape_budget=tape_budget)
     if target == "cuda":
         from gradc.cli.cuda import cuda_options
 

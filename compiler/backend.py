@@ -50,7 +50,11 @@ def plan_keys(state: BuildState) -> None:
     for plan in _export_plans(state):
         for variant, shared, target in zip(variant_options, shared_of, state.targets, strict=True):
             components = keys.entry_components(
-                state.hashes[plan.name], shared, plan.signature, derivatives.get(plan.name)
+                state.hashes[plan.name],
+                shared,
+                plan.signature,
+                derivatives.get(plan.name),
+                options.tape_budget,
             )
             key = sha256_key(components)
             symbol = entry_symbol(plan.name, key)

@@ -12,6 +12,9 @@ from dataclasses import dataclass, replace
 #: Portable baseline CPU for objects meant to run on any x86-64 host.
 DEFAULT_CPU = "x86-64"
 
+#: Tape bytes per loop before reverse mode checkpoints it (``--tape-budget``): 32 MiB.
+DEFAULT_TAPE_BUDGET = 32 << 20
+
 
 @dataclass(frozen=True)
 class CompilerOptions:
@@ -34,6 +37,10 @@ class CompilerOptions:
             empty, every kernel is also built to PTX for the lowest and one cubin per arch
             (``compiler/cuda_backend.py``); each CUDA variant has its own key
             (``keys.cuda_components``), so these are no CPU key field.
+        tape_budget: tape bytes per loop above which reverse mode runs a long ``range``
+            loop in checkpointed segments (``--tape-budget``; 0: tape every loop whole;
+            docs/ad.md "Long loops"). A key component of derivatives only
+            (``keys.entry_components``), not of :meth:`key_fields`.
         cuda_home: where the CUDA toolkit is (``CUDA_HOME``; ``""``: ptxas on PATH). Not a
             key field: the ``ptxas`` version and libdevice's sha256 are.
     """
@@ -47,12 +54,15 @@ class CompilerOptions:
     cpus: tuple[str, ...] = ()
     cuda_archs: tuple[str, ...] = ()
     cuda_home: str = ""
+    tape_budget: int = DEFAULT_TAPE_BUDGET
 
     def __post_init__(self) -> None:
         if not 0 <= self.opt_level <= 3:
             raise ValueError(f"opt_level must be 0..3, got {self.opt_level}")
         if self.cpus and self.cpus[0] != self.cpu:
             raise ValueError(f"cpu {self.cpu!r} must be the first of cpus {self.cpus!r}")
+        if self.tape_budget < 0:
+            raise ValueError(f"tape_budget must be >= 0, got {self.tape_budget}")
 
     def variants(self) -> list[CompilerOptions]:
         """One options value per CPU variant (``[self]`` when ``cpus`` is empty)."""

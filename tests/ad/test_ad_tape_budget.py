@@ -1,0 +1,179 @@
+"""Long loops in checkpointed segments (``--tape-budget``, passes/ad/segments.py).
+
+The AD corpus modules with loops are built with a budget of 1 byte, so that every
+segmentable loop of two or more iterations runs in segments of about sqrt(n) iterations:
+their gradients must equal the whole-tape build's (budget 0) to rounding, central finite
+differences, and forward mode (the dot-product test). Which loops are segmented is
+checked on the derivative IR; the slow test measures peak RSS of a 10**7-step loop's
+gradient in a fresh process.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.ad.corpus import _harness as H
+
+CORPUS = Path(__file__).parent / "corpus"
+LONG = CORPUS / "long_loops.py"
+SETTINGS = {"deadline": None, "derandomize": True, "max_examples": 8}
+
+
+def _build(tmp: Path, source: Path, budget: int) -> Any:
+    import gradc
+    from gradc.artifacts.store import write_artifact
+    from gradc.compiler.driver import build_module
+    from gradc.compiler.options import CompilerOptions
+
+    out = tmp / f"{source.stem}.{budget}.gradc"
+    write_artifact(out, build_module(source, replace(CompilerOptions(), tape_budget=budget)))
+    return gradc.load(out)
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], Any]:
+    tmp = tmp_path_factory.mktemp("tape_budget")
+    return {(p.stem, b): _build(tmp, p, b) for p in (LONG, CORPUS / "loops.py") for b in (0, 1)}
+
+
+def _close(a: Any, b: Any) -> bool:
+    if isinstance(a, tuple | list):
+        return all(_close(x, y) for x, y in zip(a, b, strict=True))
+    return bool(np.allclose(a, b, rtol=1e-12, atol=1e-300))
+
+
+CASES = [c for c in H.all_cases() if c.path.stem in ("long_loops", "loops")]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.path.stem}.{c.name}")
+def test_segmented_gradient_equals_taped_fd_and_forward(case: H.Case, builds: Any) -> None:
+    seg, whole = builds[(case.path.stem, 1)], builds[(case.path.stem, 0)]
+
+    @settings(**SETTINGS)  # type: ignore[arg-type]
+    @given(data=st.data())
+    def check(data: st.DataObject) -> None:
+        args = data.draw(H.inputs(case))
+        got = getattr(seg, f"d_{case.name}")(*H.copy_args(args))
+        want = getattr(whole, f"d_{case.name}")(*H.copy_args(args))
+        assert _close(got, want), (args, got, want)
+        H.check_reverse(case, seg, args)
+        v = data.draw(H.directions(case, args))
+        H.check_dot_product(case, seg, args, v)
+
+    check()
+
+
+def test_an_error_inside_a_segment_is_the_primals(builds: Any) -> None:
+    seg = builds[("long_loops", 1)]
+    with pytest.raises(ValueError, match="diverged"):
+        seg.d_may_raise(90.0, 5)
+    assert seg.d_may_raise(0.5, 3) == pytest.approx((1.1**3,), rel=1e-15)
+
+
+def test_which_loops_are_segmented(tmp_path: Path) -> None:
+    from gradc.compiler.frontend.module_scan import scan_module
+    from gradc.compiler.frontend.source import SourceFile
+    from gradc.compiler.infer import infer_module
+    from gradc.passes.ad.reverse_exports import reverse_export
+    from gradc.passes.ad.taping import TapeOptions
+    from gradc.passes.arrays.lower import run as lower
+
+    del tmp_path
+    module = lower(infer_module(scan_module(SourceFile.read(LONG), "m")))
+    for name in (
+        "recurrence",
+        "reads_array",
+        "nested",
+        "may_raise",
+        "while_unknown",
+        "with_break",
+        "writes_array",
+        "calls_helper",
+    ):
+        fn = module.functions[name]
+        wrt = [p.index for p in fn.params if "f64" in str(p.type)]
+        reverse_export(module, f"d_{name}", "grad", fn, wrt, True, fn.loc, TapeOptions(budget=1))
+    segments = sorted(
+        n for n in module.functions if ".seg." in n and ".fwd." not in n and ".rev." not in n
+    )
+    # nested: the outer loop and the inner one; not while_unknown, with_break, writes_array
+    assert segments == [
+        "calls_helper.seg.for.header",
+        "may_raise.seg.for.header",
+        "nested.seg.for.header",
+        "nested.seg.for.header.1",
+        "reads_array.seg.for.header",
+        "recurrence.seg.for.header",
+    ]
+
+
+PEAK = """\
+import json, resource, sys
+import gradc
+lib = gradc.load(sys.argv[1])
+fn = lib.run if sys.argv[2] == "primal" else lib.d_run
+result = fn(0.5, 1.1, 10**7)
+print(json.dumps({"result": repr(result),
+                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+LONG_LOOP = """\
+import math
+import gradc
+from gradc import f64, i64
+
+
+@gradc.export
+def run(x: f64, c: f64, n: i64) -> f64:
+    s = 0.0
+    for _ in range(n):
+        a = math.sin(x * c) + 0.5 * x
+        x = a - 0.01 * math.tanh(a * a)
+        s = s + x * x
+    return s + x
+
+
+d_run = gradc.grad(run, wrt=("x", "c"))
+"""
+
+
+@pytest.mark.slow
+def test_peak_rss_of_a_long_loops_gradient_is_within_twice_the_primals(tmp_path: Path) -> None:
+    source = tmp_path / "long_loop.py"
+    source.write_text(textwrap.dedent(LONG_LOOP))
+    out: dict[str, Any] = {}
+    for budget in (0, None):
+        from gradc.artifacts.store import write_artifact
+        from gradc.compiler.driver import build_module
+        from gradc.compiler.options import CompilerOptions
+
+        options = CompilerOptions() if budget is None else CompilerOptions(tape_budget=budget)
+        art = tmp_path / f"b{budget}.gradc"
+        write_artifact(art, build_module(source, options))
+        for which in ("primal", "gradient"):
+            proc = subprocess.run(
+                [sys.executable, "-c", PEAK, str(art), which],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            out[f"{budget}.{which}"] = json.loads(proc.stdout)
+    taped, seg = out["0.gradient"], out["None.gradient"]
+    # the default budget: within twice the primal's peak; the whole tape is not
+    assert seg["peak"] <= 2 * out["None.primal"]["peak"]
+    assert taped["peak"] > 2 * out["0.primal"]["peak"]
+    got, want = ast.literal_eval(seg["result"]), ast.literal_eval(taped["result"])
+    assert all(math.isclose(g, w, rel_tol=1e-9) for g, w in zip(got, want, strict=True))
