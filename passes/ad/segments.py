@@ -7,8 +7,8 @@ chosen at loop entry from its trip count ``T`` (known there: a ``range`` loop):
 
 * ``T·b <= B`` (``b``: a static estimate of the bytes one iteration tapes, below): the
   loop as written, taped as usual;
-* otherwise the loop is strip-mined into segments of ``c = min(max(isqrt(T), 1), B // b)``
-  iterations, and each segment is a call of ``f.seg.<header>`` — the loop itself
+* otherwise the loop is strip-mined into segments of ``c = max(isqrt(T), 1)`` iterations,
+  and each segment is a call of ``f.seg.<header>`` — the loop itself
   outlined, run from a given loop-carried state up to a given bound, returning the state
   at its end — registered as a ``@gradc.checkpoint`` helper (:mod:`.checkpoint`). The
   forward sweep pushes each segment's entry state (the loop's header phis: scalars) and
@@ -273,7 +273,7 @@ def _rewrite(module: Module, fn: Function, out: Function, s: _Shape, budget: int
         limit = b.const(max(budget // max(s.cost, 1), 1), I64)
         trips = b.binary(ops.Max, b.sub(s.bound, inits[iv]), b.const(0, I64))
         root = b.cast(b.math("sqrt", b.cast(trips, F64)), I64)
-        width = b.binary(ops.Min, b.binary(ops.Max, root, b.const(1, I64)), limit)
+        width = b.binary(ops.Max, root, b.const(1, I64))
         b.branch(b.cmp("le", trips, limit), header, outer)
         b.position_at_end(outer)
         carried = [b.phi(p.type, p.name) for p in phis]

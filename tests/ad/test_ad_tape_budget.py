@@ -52,7 +52,8 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], An
 def _close(a: Any, b: Any) -> bool:
     if isinstance(a, tuple | list):
         return all(_close(x, y) for x, y in zip(a, b, strict=True))
-    return bool(np.allclose(a, b, rtol=1e-12, atol=1e-300))
+    # to rounding: segments sum an invariant input's adjoint in another order
+    return bool(np.allclose(a, b, rtol=1e-9, atol=1e-12))
 
 
 CASES = [c for c in H.all_cases() if c.path.stem in ("long_loops", "loops")]
