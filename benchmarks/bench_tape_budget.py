@@ -2,7 +2,7 @@
 
 One source (``SOURCE``): a scalar recurrence of ``--n`` steps (default 10**7), built
 twice like ``gradc build`` (``compiler.driver.build_artifact``): with ``--tape-budget 0``
-(every iteration taped) and with the default budget (the loop runs in checkpointed
+(every iteration taped) and with ``--tape-budget 33554432`` (the loop runs in checkpointed
 segments of about sqrt(n) iterations; docs/ad.md "Long loops"). Each measurement runs
 in a fresh Python process: peak RSS (``resource.getrusage``'s ``ru_maxrss``) of a process
 that loads the artifact and calls the primal once, or the gradient once; then, in one
@@ -72,10 +72,8 @@ print(json.dumps({"primal_s": median_time(lib.run), "gradient_s": median_time(li
 """
 
 
-def build(workdir: Path, budget: int | None) -> Path:
-    """The artifact of ``SOURCE`` built with ``budget`` (None: the default)."""
-    from dataclasses import replace
-
+def build(workdir: Path, budget: int) -> Path:
+    """The artifact of ``SOURCE`` built with ``budget``."""
     from gradc.compiler.driver import build_artifact
     from gradc.compiler.options import CompilerOptions
 
@@ -83,10 +81,7 @@ def build(workdir: Path, budget: int | None) -> Path:
     source = workdir / "bench_tape_budget_kernels.py"
     source.write_text(SOURCE)
     out = workdir / "bench_tape_budget_kernels.gradc"
-    options = (
-        CompilerOptions() if budget is None else replace(CompilerOptions(), tape_budget=budget)
-    )
-    build_artifact(source, out, options)
+    build_artifact(source, out, CompilerOptions(tape_budget=budget))
     return out
 
 
@@ -110,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     n = 10**6 if args.quick else args.n
     rows: dict[str, dict[str, object]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for label, budget in (("taped", 0), ("segmented", None)):
+        for label, budget in (("taped", 0), ("segmented", 32 << 20)):
             out = build(Path(tmp) / label, budget)
             primal = child(PEAK, str(out), "primal", str(n))
             gradient = child(PEAK, str(out), "gradient", str(n))

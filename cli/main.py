@@ -137,7 +137,8 @@ def cli() -> None:
     metavar="BYTES",
     help="Tape bytes per loop above which a gradient runs a long range loop in "
     "checkpointed segments (recomputing them: about one more forward pass, O(sqrt(n)) "
-    "memory; docs/ad.md). 0: tape every loop whole.",
+    "memory; about twice the derivative code; docs/ad.md 'Long loops'; 33554432 is a "
+    "good start). 0: tape every loop whole.",
 )
 @click.option("--timings", is_flag=True, help="Print the time of every compiler phase.")
 @click.option(

@@ -76,7 +76,7 @@ def entry_components(
     shared: Mapping[str, Component],
     signature: Signature,
     derivative: Derivative | None = None,
-    tape_budget: int | None = None,
+    tape_budget: int = 0,
 ) -> dict[str, Component]:
     """The components of one export's key (see the module docstring), in manifest order.
 
@@ -86,11 +86,12 @@ def entry_components(
         signature: the export's signature.
         derivative: the declaration that made the export, when it is a derivative.
         tape_budget: ``CompilerOptions.tape_budget``, a component of a derivative's key
-            only (``options.tape_budget``; it changes reverse-mode code alone).
+            only, when not 0 (``options.tape_budget``; it changes reverse-mode code
+            alone, and 0, the default, keeps the keys made before the option).
     """
     components: dict[str, Component] = {"ir": ir_hash, **shared}
     if derivative is not None:
-        if tape_budget is not None:
+        if tape_budget:
             components["options.tape_budget"] = tape_budget
         components["ad"] = sha256_key(
             {

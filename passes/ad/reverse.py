@@ -98,7 +98,7 @@ def vjp_functions(
         or not options.budget
         or is_checkpointed(module, fn)
         or custom_of(module, fn, "vjp")
-        else segment_loops(module, fn, options.budget, frozen)
+        else segment_loops(module, fn, options.budget, pattern, frozen)
     )
     # An array parameter outside the pattern that active values are stored into is
     # active too: its shadow carries those values' adjoints between the sweeps.

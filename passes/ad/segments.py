@@ -19,9 +19,10 @@ This is the simple two-level ``sqrt(n)`` scheme of Griewank & Walther, *Evaluati
 Derivatives* (2nd ed., SIAM 2008), §12.3 (a one-level checkpointing schedule; their
 binomial ``revolve`` schedule is not used): for ``T`` iterations, the tape holds ``T/c``
 snapshots and one segment's ``c`` iterations at a time — O(sqrt(T)) instead of O(T) —
-and every iteration runs forward twice (once more than with full taping). Loops nest:
-inner loops are segmented first, so a segment of an outer loop contains the inner
-loop's two versions, and its recomputation is itself bounded.
+and every iteration runs forward twice (once more than with full taping). Of a loop
+nest, the outermost segmentable loop is segmented, not the loops inside it (a segment
+recomputing an outer loop's iterations tapes its inner loops whole): each level would
+double the nest's code.
 
 ``b`` is 8 bytes per instruction of the loop (a callee's instructions counted at its
 call, one level deep), 8 KiB per inner loop it contains: an upper estimate of one
@@ -31,11 +32,12 @@ A loop is segmentable when it is a counted ``range`` loop — its header's one e
 one latch, left only where ``i < n`` fails at the header (``i`` counting up by one, ``n``
 computed before the loop), no ``break``/``return`` out of it (blocks that only raise may
 be left to) — that writes no array (no stores, no calls that may write an argument),
-whose loop-carried values are scalars, whose other inputs are scalars or arrays (C
+whose loop-carried values are scalars, whose other inputs are scalars or active arrays (C
 arrays, or frozen parameters of a function that writes no array: the segment pushes
-them by reference, or a copy), and that calls nothing reaching ``f``. Other loops
-(``while`` loops, whose trip count is not known at entry, loops with ``break`` or that
-write arrays) are taped whole, as before: never a different derivative.
+them by reference, or a copy), that calls nothing reaching ``f``, and whose segment call
+makes no value active that was not (:func:`segment_loops`). Other loops (``while``
+loops, whose trip count is not known at entry, loops with ``break`` or that write
+arrays) are taped whole, as before: never a different derivative.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.clone import clone_function, remap
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
 from gradc.compiler.ir.types import F64, I64, ArrayType, ScalarType, TupleType
+from gradc.passes.ad.activity import analyze
 from gradc.passes.ad.checkpoint import register
 from gradc.passes.ad.loops import Loop, LoopForest
 from gradc.passes.ad.memory import callee_writes
@@ -80,29 +83,67 @@ class _Shape:
 
 
 def segment_loops(
-    module: Module, fn: Function, budget: int, frozen: frozenset[int]
+    module: Module, fn: Function, budget: int, pattern: frozenset[int], frozen: frozenset[int]
 ) -> Function | None:
     """A copy of ``fn`` (same name, not added to ``module``) whose segmentable loops run
     in checkpointed segments when their taped iterations would exceed ``budget`` bytes;
     None when ``fn`` has no segmentable loop. The segment functions (``f.seg.<label>``)
     are added to ``module`` and registered ``@gradc.checkpoint``.
 
-    ``frozen``: the array parameters the caller does not write before the reverse sweep.
+    ``pattern``: the active parameters. A loop is left as it is where the segment call
+    would make a value active that is not (activity flows into every array argument of
+    a call, and out of its result into every loop-carried value): that could ask for
+    adjoints of operations that have none. ``frozen``: the array parameters the caller
+    does not write before the reverse sweep.
     """
     out = clone_function(fn, fn.name).function
-    done: set[Block] = set()
+    done: set[str] = set()  # header labels (clones keep them)
+    segmented: set[str] = set()
     changed = False
     while True:
         forest = LoopForest(out)
-        pending = [lp for lp in reversed(forest.loops) if lp.header not in done]
+        pending = [
+            lp
+            for lp in forest.loops  # outermost first; none inside a segmented one
+            if lp.header.label not in done and not _ancestors(lp) & segmented
+        ]
         if not pending:
             return out if changed else None
-        loop = pending[0]  # innermost first
-        done.add(loop.header)
-        shape = _shape(module, fn, out, loop, forest, frozen)
-        if shape is not None:
-            done.update(_rewrite(module, fn, out, shape, budget))
-            changed = True
+        done.add(pending[0].header.label)
+        if _shape(module, fn, out, pending[0], forest, frozen) is None:
+            continue  # (cheaply) before copying the function
+        trial = clone_function(out, fn.name)
+        tforest = LoopForest(trial.function)
+        loop = tforest.loops_of(trial.blocks[pending[0].header])[-1]
+        shape = _shape(module, fn, trial.function, loop, tforest, frozen)
+        if shape is None:
+            continue
+        seg, made = _rewrite(module, fn, trial.function, shape, budget)
+        if _activity_grows(out, trial.values, trial.function, pattern):
+            continue
+        done.update(made)
+        segmented.add(pending[0].header.label)
+        if seg.name not in module.functions:
+            module.add(seg)
+            register(module, seg.name)
+        out, changed = trial.function, True
+
+
+def _ancestors(loop: Loop) -> set[str]:
+    """The header labels of the loops containing ``loop``."""
+    out: set[str] = set()
+    while loop.parent is not None:
+        loop = loop.parent
+        out.add(loop.header.label)
+    return out
+
+
+def _activity_grows(
+    out: Function, values: dict[Value, Value], trial: Function, pattern: frozenset[int]
+) -> bool:
+    """Is a value of ``out`` inactive whose copy in ``trial`` is active?"""
+    before, after = analyze(out, pattern), analyze(trial, pattern)
+    return any(v not in before and twin in after for v, twin in values.items())
 
 
 def _shape(
@@ -250,10 +291,12 @@ def _cost(module: Module, loop: Loop, forest: LoopForest) -> int:
     return insts * _BYTES_PER_INST + inner * _BYTES_PER_INNER_LOOP
 
 
-def _rewrite(module: Module, fn: Function, out: Function, s: _Shape, budget: int) -> set[Block]:
+def _rewrite(
+    module: Module, fn: Function, out: Function, s: _Shape, budget: int
+) -> tuple[Function, set[str]]:
     """Outline ``s``'s loop into its segment function and add, in ``out``, the run-time
-    choice between the loop as written and the segmented loop. Returns the blocks of
-    the segmented loop (not to be segmented again)."""
+    choice between the loop as written and the segmented loop. Returns the segment
+    function and the header label of the segmented loop (not to be segmented again)."""
     seg = _outline(module, fn, s)
     header = s.loop.header
     phis = header.phis()
@@ -299,13 +342,14 @@ def _rewrite(module: Module, fn: Function, out: Function, s: _Shape, budget: int
             for inst in blk.instructions:
                 for old, new in zip(phis, merged, strict=True):
                     inst.replace_operand(old, new)
-    return {outer, body}
+    return seg, {outer.label}
 
 
 def _outline(module: Module, fn: Function, s: _Shape) -> Function:
-    """The segment function of ``s`` (made once per module and loop): parameters the
-    header phis' values at segment entry, the bound, then ``s.inputs``; it runs the
-    loop while ``i < bound`` and returns the header phis' values as a tuple."""
+    """The segment function of ``s`` (the module's, when made before; else a new one,
+    not added to it): parameters the header phis' values at segment entry, the bound,
+    then ``s.inputs``; it runs the loop while ``i < bound`` and returns the header phis'
+    values as a tuple."""
     header = s.loop.header
     phis = header.phis()
     name = f"{fn.name}{SEGMENT}{header.label}"
@@ -350,6 +394,4 @@ def _outline(module: Module, fn: Function, s: _Shape) -> Function:
         b.jump(blocks[header])
         b.position_at_end(done)
         b.ret(b.make_tuple([values[p] for p in phis]))
-    module.add(seg)
-    register(module, name)
     return seg

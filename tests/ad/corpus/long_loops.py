@@ -1,9 +1,9 @@
 """Loops that reverse mode may run in checkpointed segments (``--tape-budget``,
 passes/ad/segments.py): scalar recurrences, loops reading arrays, nested loops, loops
-calling helpers, a loop whose body may raise; and the loops it must tape whole (``while``,
-``break``, a loop writing an array). tests/ad/test_ad_tape_budget.py builds this module
-with a budget of 1 byte (every loop of two or more iterations segmented) and compares
-with the whole-tape build and finite differences.
+calling helpers, a loop whose body may raise; and the loops it must tape whole
+(``while``, ``break``, a loop writing an array). tests/ad/test_ad_tape_budget.py builds this module with a budget of 1
+byte (every segmentable loop of two or more iterations segmented) and compares with the
+whole-tape build and finite differences.
 """
 
 import math
@@ -19,6 +19,7 @@ DOMAINS = {
     "nested": {"n": (0, 5), "m": (0, 5)},
     "calls_helper": {"c": (-1.0, 1.0), "n": (0, 10)},
     "may_raise": {"x": (0.1, 1.0), "n": (0, 10)},
+    "clock": {"n": (0, 10)},
     "while_unknown": {"x": (0.3, 20.0)},
     "with_break": {"n": (0, 10), "stop": (0, 10)},
     "writes_array": {"n": (0, 6)},
@@ -98,6 +99,16 @@ def may_raise(x: f64, n: i64) -> f64:
 
 
 @gradc.export
+def clock(x: f64, n: i64) -> f64:
+    # t is not active; its copy out of a segment call is (a zero adjoint)
+    t = 0.0
+    for _ in range(n):
+        x = x + 0.1 * math.sin(x + t)
+        t = t + 0.5
+    return x * t
+
+
+@gradc.export
 def while_unknown(x: f64) -> f64:
     s = 0.0
     while x > 1.0:
@@ -137,6 +148,8 @@ d_calls_helper = gradc.grad(calls_helper, wrt=("x", "c"))
 t_calls_helper = gradc.jvp(calls_helper, wrt=("x", "c"))
 d_may_raise = gradc.grad(may_raise, wrt=("x",))
 t_may_raise = gradc.jvp(may_raise, wrt=("x",))
+d_clock = gradc.grad(clock, wrt=("x",))
+t_clock = gradc.jvp(clock, wrt=("x",))
 d_while_unknown = gradc.grad(while_unknown, wrt=("x",))
 t_while_unknown = gradc.jvp(while_unknown, wrt=("x",))
 d_with_break = gradc.grad(with_break, wrt=("x",))
