@@ -32,10 +32,10 @@ A loop is segmentable when it is a counted ``range`` loop — its header's one e
 one latch, left only where ``i < n`` fails at the header (``i`` counting up by one, ``n``
 computed before the loop), no ``break``/``return`` out of it (blocks that only raise may
 be left to) — that writes no array (no stores, no calls that may write an argument),
-whose loop-carried values are scalars, whose other inputs are scalars or active arrays (C
-arrays, or frozen parameters of a function that writes no array: the segment pushes
-them by reference, or a copy), that calls nothing reaching ``f``, and whose segment call
-makes no value active that was not (:func:`segment_loops`). Other loops (``while``
+whose loop-carried values are scalars, whose other inputs are scalars or arrays that
+nothing writes before the reverse sweep (the segments push them by reference: a copy
+per segment could outgrow the tape it saves), that calls nothing reaching ``f``, and
+whose segment call makes no value active that was not (:func:`segment_loops`). Other loops (``while``
 loops, whose trip count is not known at entry, loops with ``break`` or that write
 arrays) are taped whole, as before: never a different derivative.
 """
@@ -53,7 +53,7 @@ from gradc.compiler.ir.types import F64, I64, ArrayType, ScalarType, TupleType
 from gradc.passes.ad.activity import analyze
 from gradc.passes.ad.checkpoint import register
 from gradc.passes.ad.loops import Loop, LoopForest
-from gradc.passes.ad.memory import callee_writes
+from gradc.passes.ad.memory import MemoryFacts, callee_writes
 
 __all__ = ["SEGMENT", "segment_loops"]
 
@@ -110,16 +110,18 @@ def segment_loops(
         if not pending:
             return out if changed else None
         done.add(pending[0].header.label)
-        if _shape(module, fn, out, pending[0], forest, frozen) is None:
+        if _shape(module, fn, out, pending[0], forest) is None:
             continue  # (cheaply) before copying the function
         trial = clone_function(out, fn.name)
         tforest = LoopForest(trial.function)
         loop = tforest.loops_of(trial.blocks[pending[0].header])[-1]
-        shape = _shape(module, fn, trial.function, loop, tforest, frozen)
+        shape = _shape(module, fn, trial.function, loop, tforest)
         if shape is None:
             continue
-        seg, made = _rewrite(module, fn, trial.function, shape, budget)
-        if _activity_grows(out, trial.values, trial.function, pattern):
+        seg, made, call = _rewrite(module, fn, trial.function, shape, budget)
+        if _activity_grows(out, trial.values, trial.function, pattern) or _copies_arrays(
+            module, fn, trial.function, call, frozen
+        ):
             continue
         done.update(made)
         segmented.add(pending[0].header.label)
@@ -152,7 +154,6 @@ def _shape(
     out: Function,
     loop: Loop,
     forest: LoopForest,
-    frozen: frozenset[int],
 ) -> _Shape | None:
     """``loop`` as a :class:`_Shape`, or None when it is not segmentable."""
     preds = out.predecessors()
@@ -185,7 +186,7 @@ def _shape(
     if not _escapes_ok(out, loop, region, phis, cond) or not _pure(module, fn, region):
         return None
     inputs = _inputs(region, header, entries[0], cond)
-    if not all(_input_ok(module, fn, v, frozen) for v in inputs):
+    if not all(isinstance(v.type, ScalarType | ArrayType) for v in inputs):
         return None
     return _Shape(
         loop, entries[0], exit_, cond, cond.rhs, region, inputs, _cost(module, loop, forest)
@@ -263,20 +264,18 @@ def _inputs(region: list[Block], header: Block, entry: Block, cond: ops.Cmp) -> 
     return list(seen)
 
 
-def _input_ok(module: Module, fn: Function, v: Value, frozen: frozenset[int]) -> bool:
-    """A scalar, or an array the checkpoint can push (by reference when its caller does
-    not write it, else a copy, which needs a C array)."""
-    t = v.type
-    if isinstance(t, ScalarType):
-        return True
-    if not isinstance(t, ArrayType):
-        return False
-    if t.layout == "C":
-        return True
-    writes = callee_writes(module, fn.name)[fn.name] or any(
-        isinstance(i, ops.Store) for i in fn.instructions()
-    )
-    return isinstance(v, Argument) and v.index in frozen and not writes
+def _copies_arrays(
+    module: Module, fn: Function, trial: Function, call: ops.Call, frozen: frozenset[int]
+) -> bool:
+    """Would the checkpoint copy an array argument of the segment ``call`` in ``trial``
+    (one written before the reverse sweep: each segment would hold a copy)?"""
+    writes = callee_writes(module, fn.name)
+    for inst in trial.instructions():
+        if isinstance(inst, ops.Call) and SEGMENT in inst.callee:
+            writes.setdefault(inst.callee, set())  # segments write no array
+    facts = MemoryFacts(trial, {b: list(b.instructions) for b in trial.blocks}, frozen, writes)
+    kept = facts.frozen_args(call)
+    return any(isinstance(a.type, ArrayType) and k not in kept for k, a in enumerate(call.args))
 
 
 def _cost(module: Module, loop: Loop, forest: LoopForest) -> int:
@@ -293,10 +292,11 @@ def _cost(module: Module, loop: Loop, forest: LoopForest) -> int:
 
 def _rewrite(
     module: Module, fn: Function, out: Function, s: _Shape, budget: int
-) -> tuple[Function, set[str]]:
+) -> tuple[Function, set[str], ops.Call]:
     """Outline ``s``'s loop into its segment function and add, in ``out``, the run-time
     choice between the loop as written and the segmented loop. Returns the segment
-    function and the header label of the segmented loop (not to be segmented again)."""
+    function, the header label of the segmented loop (not to be segmented again) and
+    the segment call."""
     seg = _outline(module, fn, s)
     header = s.loop.header
     phis = header.phis()
@@ -342,7 +342,8 @@ def _rewrite(
             for inst in blk.instructions:
                 for old, new in zip(phis, merged, strict=True):
                     inst.replace_operand(old, new)
-    return seg, {outer.label}
+    assert isinstance(state, ops.Call)
+    return seg, {outer.label}, state
 
 
 def _outline(module: Module, fn: Function, s: _Shape) -> Function:

@@ -44,10 +44,21 @@ def _build(tmp: Path, source: Path, budget: int) -> Any:
     return gradc.load(out)
 
 
+class _Builds(dict[tuple[str, int], Any]):
+    """(corpus module stem, budget) -> its library, built when first asked for."""
+
+    def __init__(self, tmp: Path) -> None:
+        super().__init__()
+        self.tmp = tmp
+
+    def __missing__(self, key: tuple[str, int]) -> Any:
+        self[key] = _build(self.tmp, CORPUS / f"{key[0]}.py", key[1])
+        return self[key]
+
+
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], Any]:
-    tmp = tmp_path_factory.mktemp("tape_budget")
-    return {(p.stem, b): _build(tmp, p, b) for p in (LONG, CORPUS / "loops.py") for b in (0, 1)}
+def builds(tmp_path_factory: pytest.TempPathFactory) -> _Builds:
+    return _Builds(tmp_path_factory.mktemp("tape_budget"))
 
 
 def _close(a: Any, b: Any) -> bool:
@@ -58,10 +69,24 @@ def _close(a: Any, b: Any) -> bool:
 
 
 CASES = [c for c in H.all_cases() if c.path.stem in ("long_loops", "loops")]
+#: The rest of the corpus (slow: two more builds of every module).
+OTHERS = [c for c in H.all_cases() if c not in CASES]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.path.stem}.{c.name}")
 def test_segmented_gradient_equals_taped_fd_and_forward(case: H.Case, builds: Any) -> None:
+    _check_segmented(case, builds)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", OTHERS, ids=lambda c: f"{c.path.stem}.{c.name}")
+def test_every_corpus_gradient_is_unchanged_segmented(case: H.Case, builds: Any) -> None:
+    _check_segmented(case, builds)
+
+
+def _check_segmented(case: H.Case, builds: Any) -> None:
+    """``d_f`` built with a budget of 1 byte equals the whole-tape build's, central
+    finite differences and forward mode, on drawn inputs."""
     seg, whole = builds[(case.path.stem, 1)], builds[(case.path.stem, 0)]
 
     @settings(**SETTINGS)  # type: ignore[arg-type]
