@@ -4,7 +4,8 @@ One source (``SOURCE``): a scalar recurrence of ``--n`` steps (default 10**7), b
 twice like ``gradc build`` (``compiler.driver.build_artifact``): with ``--tape-budget 0``
 (every iteration taped) and with ``--tape-budget 33554432`` (the loop runs in checkpointed
 segments of about sqrt(n) iterations; docs/ad.md "Long loops"). Each measurement runs
-in a fresh Python process: peak RSS (``resource.getrusage``'s ``ru_maxrss``) of a process
+in a fresh Python process: peak RSS (``VmHWM`` of ``/proc/self/status``; ``getrusage``'s
+``ru_maxrss`` would keep the forking process's) of a process
 that loads the artifact and calls the primal once, or the gradient once; then, in one
 process per build, the times of the primal and the gradient (median of ``--repeat``
 runs). Both gradients must agree to 1e-9 relative (the segments add up the adjoint of
@@ -45,13 +46,15 @@ d_run = gradc.grad(run, wrt=("x", "c"))
 """
 
 #: argv = artifact, "primal" | "gradient", n: prints the result and the peak RSS (bytes)
+#: (Linux) VmHWM, not getrusage's ru_maxrss, which keeps the forking process's peak
 PEAK = """\
-import json, resource, sys
+import json, sys
 import gradc
 lib = gradc.load(sys.argv[1])
 fn = lib.run if sys.argv[2] == "primal" else lib.d_run
 result = fn(0.5, 1.1, int(sys.argv[3]))
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+with open("/proc/self/status") as f:
+    peak = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) * 1024
 print(json.dumps({"result": repr(result), "peak": peak}))
 """
 
