@@ -17,6 +17,7 @@ is the environment: ``GRADC_NO_COMPILE=1`` makes ``build`` refuse to compile.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import sys
 import time
@@ -134,6 +135,13 @@ def cli() -> None:
 )
 @click.option("-v", "--verbose", is_flag=True, help="Print each export's signature and symbol.")
 @click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    help="Worker processes for code generation [default: the available cores]; the "
+    "artifact is the same for every N.",
+)
+@click.option(
     "--remote-cache",
     metavar="URL",
     envvar="GRADC_REMOTE_CACHE",
@@ -161,6 +169,7 @@ def build(
     timings: bool,
     explain: bool,
     verbose: bool,
+    jobs: int | None,
     remote_cache: str | None,
     remote_cache_readonly: bool,
 ) -> None:
@@ -172,6 +181,9 @@ def build(
     is written (exit status 1). GRADC_NO_COMPILE=1 refuses to compile (exit status 1).
     """
     options = _compiler_options(opt_level, cpu, fastmath, no_boundscheck, timings, verbose)
+    from gradc.compiler.emit_pool import available_cores
+
+    options = dataclasses.replace(options, jobs=jobs or available_cores())
     if target == "cuda":
         from gradc.cli.cuda import cuda_options
 
