@@ -205,8 +205,8 @@ def run_fanned_out(client: Any, tasks: Sequence[FrontTask]) -> tuple[list[Any], 
         if done.status != "finished":
             continue  # raised below, in module order
         i = index[done.key]
-        results[i] = done.result()
-        plan_tasks = list(results[i].plan.tasks)
+        result = results[i] = done.result()
+        plan_tasks = list(result.plan.tasks)
         emits[i] = client.map(emit, plan_tasks, [tasks[i].cwd] * len(plan_tasks), pure=False)
     times = {"front end": time.perf_counter() - begin}
     builds = []
@@ -365,9 +365,13 @@ def build_sequential(
     from gradc.cli.main import _build, _print_summary, _print_timings
     from gradc.cli.remote import open_remote
 
+    from gradc.artifacts.remote import RemoteStats
+
     remote = open_remote(remote_url, readonly)
     for src, out in modules:
         start = time.perf_counter()
+        if remote is not None:  # each summary line counts its module's downloads
+            remote.stats = RemoteStats()
         built = _build(src, out, options, grads, remote, texts=texts)
         seconds = time.perf_counter() - start
         same = built.previous is not None and built.previous.encode() == built.manifest.encode()

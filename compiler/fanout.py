@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from gradc.compiler import backend, cuda_backend
 from gradc.compiler.diagnostics import CudaBuildError
@@ -141,12 +142,10 @@ class ModulePlan:
     Attributes:
         output: the ``BuildOutput``; empty objects where a task fills them in.
         tasks: the emit tasks, in the order :func:`assemble` expects their results.
-        warnings: messages of the cache the front end looked keys up in (remote).
     """
 
     output: BuildOutput
     tasks: tuple[EmitTask, ...]
-    warnings: tuple[str, ...] = ()
 
 
 def toolchain_identity(cuda: bool = False, cuda_home: str = "") -> dict[str, str]:
@@ -211,12 +210,12 @@ def _plan_cuda(state: _PlanState) -> None:
     state.kernels, _ = cuda_backend.plan_kernels(state)
 
 
-def _front_end() -> tuple[Stage[_PlanState], ...]:
+def _front_end() -> tuple[Stage[Any], ...]:
     from gradc.compiler.driver import STAGES
 
     planned = tuple(s for s in STAGES if s.name not in ("lower", "emit", "cuda"))
     cuda = Stage("cuda", _plan_cuda, needed=cuda_backend.needs_cuda, reports=(CudaBuildError,))
-    return (*planned, cuda)  # type: ignore[return-value]
+    return (*planned, cuda)
 
 
 def plan_module(
@@ -256,8 +255,9 @@ def plan_module(
         for i, job in enumerate(plan.jobs):
             if job.cached is None:
                 step = backend._step(plan, job)
-                task = _task("cpu", module, job, i, text, plan.signature, toolchain, step)
-                tasks.append(replace(task, hints=hints))
+                tasks.append(
+                    _cpu_task(module, job, i, (text, hints), plan.signature, toolchain, step)
+                )
     kernels = []
     for k in state.kernels:
         found = [state.cache.get(sha256_key(c)) for c in k.components]
@@ -276,19 +276,18 @@ def plan_module(
     return ModulePlan(backend.build_output(state), tuple(tasks))
 
 
-def _task(
-    kind: str,
+def _cpu_task(
     module: str,
     job: Job,
     variant: int,
-    text: str,
+    ir: tuple[str, dict[str, Hints]],
     signature: Signature,
     toolchain: Mapping[str, str],
     step: str,
 ) -> EmitTask:
     return EmitTask(
-        kind, module, job.export, variant, text, job.key, dict(job.components), job.symbol,
-        signature, job.options, dict(job.target), dict(toolchain), step,
+        "cpu", module, job.export, variant, ir[0], job.key, dict(job.components), job.symbol,
+        signature, job.options, dict(job.target), dict(toolchain), step, hints=ir[1],
     )  # fmt: skip
 
 

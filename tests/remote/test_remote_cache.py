@@ -490,7 +490,8 @@ def test_build_all_workers_share_the_cache(
     tmp_path: Path, remote_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``gradc build-all --remote-cache``: a second build of the same modules elsewhere
-    downloads every object (nothing lowered or emitted) and writes the same bytes."""
+    downloads every object (nothing lowered or emitted) and writes the same bytes, here
+    and with ``gradc build --executor local:1``."""
     import gradc.compiler.backend as backend
 
     pkg = tmp_path / "pkg"
@@ -519,3 +520,14 @@ def test_build_all_workers_share_the_cache(
     assert second.output.count("4 objects downloaded") == 2, second.output
     assert "warning" not in second.output
     assert files(tmp_path / "B") == files(tmp_path / "A")
+    # the same on a Dask cluster: the front-end tasks download, no emit task is made
+    pytest.importorskip("distributed", reason="needs dask.distributed (pip install -e '.[test]')")
+    third = runner.invoke(
+        cli,
+        ["build", str(pkg), "-o", str(tmp_path / "C"), "--executor", "local:1"],
+        env={"GRADC_REMOTE_CACHE": remote_url},
+    )
+    assert third.exit_code == 0, third.output
+    assert "0 objects compiled, 8 downloaded" in third.output, third.output
+    assert "warning" not in third.output
+    assert files(tmp_path / "C") == files(tmp_path / "A")
