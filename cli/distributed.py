@@ -36,6 +36,7 @@ import click
 from gradc.artifacts.remote import RemoteOptions
 from gradc.compiler.fanout import EmitTask, Emitted, ModulePlan
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
+from gradc.compiler.results import BuildOutput
 from gradc.runtime_mode import REMOTE_READONLY_ENV, env_flag
 
 #: Held while a task runs in the client's working directory (:func:`in_client_cwd`).
@@ -182,11 +183,16 @@ def connect(executor: str) -> tuple[Any, Any]:
     )
 
 
-def run_fanned_out(client: Any, tasks: Sequence[FrontTask]) -> tuple[list[Any], dict[str, float]]:
+def run_fanned_out(
+    client: Any, tasks: Sequence[FrontTask]
+) -> tuple[list[tuple[BuildOutput, FrontResult]], dict[str, float]]:
     """Build ``tasks`` on ``client``'s cluster: each module's front end, and its emit
-    tasks as soon as that front end is done. Returns each module's ``BuildOutput``
-    (in order), the :class:`FrontResult` list and timings (``front end``: until the last
-    plan arrived, ``emit``: until the last object arrived, in seconds).
+    tasks as soon as that front end is done.
+
+    Returns:
+        (the module's ``BuildOutput``, its :class:`FrontResult`) per module, in order;
+        timings in seconds: ``front end`` until the last plan arrived, ``emit`` until the
+        last object arrived.
 
     Raises:
         the first module's error (in module order): a compile error, a toolchain
@@ -272,7 +278,7 @@ def build_fanned_out(
 
 def _write_and_publish(
     modules: Sequence[tuple[Path, Path]],
-    built: Sequence[tuple[Any, FrontResult]],
+    built: Sequence[tuple[BuildOutput, FrontResult]],
     remote: RemoteOptions | None,
     texts: bool,
 ) -> None:
@@ -362,10 +368,9 @@ def build_sequential(
 ) -> None:
     """``gradc build`` of each of ``modules`` (source, artifact directory) in turn, in
     this process, each with ``gradc build``'s summary line (and ``--timings``)."""
+    from gradc.artifacts.remote import RemoteStats
     from gradc.cli.main import _build, _print_summary, _print_timings
     from gradc.cli.remote import open_remote
-
-    from gradc.artifacts.remote import RemoteStats
 
     remote = open_remote(remote_url, readonly)
     for src, out in modules:
