@@ -30,6 +30,7 @@ from gradc.artifacts.remote import (
     RemoteOptions,
     build_entries,
     encode_record,
+    foreign_blobs,
     host_toolchain,
     open_filesystem,
 )
@@ -337,6 +338,32 @@ def test_bad_record_is_a_miss_and_a_warning(
     text = _machine_b(source, tmp_path, remote_url, seeded)
     assert f"ac/{key[:16]}… {expected}" in text
     assert text.count("gradc: warning") == 1, text
+
+
+def test_blobs_must_belong_to_their_key(machine_a: tuple[Any, Path]) -> None:
+    """Each check of ``foreign_blobs`` on the blobs of a real build: f's own blobs and
+    the runtime's are accepted; g's object, wrapper or LLVM text under f's key, blobs
+    beside the runtime object, and bytes that are no ELF object are not."""
+    result = machine_a[0]
+    f, g = (next(e for e in result.entries if e.name == n) for n in ("f", "g"))
+
+    def blobs(e: Any) -> dict[str, bytes]:
+        return {"object": e.object_code, "wrapper": e.wrapper_object, "llvm": e.llvm_text.encode()}
+
+    assert foreign_blobs(f.key, blobs(f)) is None
+    assert "not one of key" in str(foreign_blobs(f.key, blobs(g)))
+    assert "wrapper object does not define gradcpy_f_" in str(
+        foreign_blobs(f.key, {**blobs(f), "wrapper": g.wrapper_object})
+    )
+    assert "LLVM text does not define gradc_f_" in str(
+        foreign_blobs(f.key, {**blobs(f), "llvm": g.llvm_text.encode()})
+    )
+    runtime = {"object": result.runtime_object}
+    assert foreign_blobs(result.runtime_key, runtime) is None
+    assert "comes with llvm blobs" in str(
+        foreign_blobs(result.runtime_key, {**runtime, "llvm": b"x"})
+    )
+    assert "not an ELF relocatable object" in str(foreign_blobs(f.key, {"object": b"junk"}))
 
 
 def test_record_that_differs_from_ours_is_reported_as_non_reproducible(
