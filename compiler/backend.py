@@ -219,6 +219,24 @@ def _lower_export(
     return llvm_module
 
 
+def emit_job(job: Job, signature: Signature) -> None:
+    """Emit one lowered job in this process: its entry object and fast-call wrapper,
+    checked (``gradc build --executor`` runs this on a worker, one job per task)."""
+    from gradc.compiler.codegen.emit import emit_object
+
+    entry = emit_object(str(job.llvm_module), job.options)
+    job.llvm_module = None
+    wrapper = _wrapper_module(job, signature)
+    _accept_export(job, entry, None if wrapper is None else emit_object(str(wrapper), job.options))
+
+
+def emit_runtime(options: CompilerOptions) -> bytes:
+    """The runtime object (``gradc_rt*`` functions) for ``options``, checked."""
+    from gradc.compiler.codegen.emit import emit_object
+
+    return _accept_runtime(emit_object(_runtime_text(), options))
+
+
 def _wrapper_module(job: Job, signature: Signature) -> Any:
     """The LLVM module of ``job``'s fast-call wrapper (None when the export has none)."""
     from gradc.compiler.codegen.pywrapper import described_wrapper_module

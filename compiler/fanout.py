@@ -364,7 +364,7 @@ def _emit(state: _EmitState) -> None:
     task, job = state.task, state.job
     assert job is not None and task.signature is not None and state.module is not None
     state.focus, state.step = state.module.functions[task.export], task.step
-    backend._emit_export(job, task.signature)
+    backend.emit_job(job, task.signature)
     state.result = Emitted(
         (job.object_code, job.wrapper_object), job.llvm_text, job.asm_text, state.timings
     )
@@ -383,7 +383,7 @@ def _cuda(state: _EmitState) -> None:
 
 def _runtime(state: _EmitState) -> None:
     state.step = "runtime"
-    state.result = Emitted((backend._emit_runtime(state.task.options),), timings=state.timings)
+    state.result = Emitted((backend.emit_runtime(state.task.options),), timings=state.timings)
 
 
 _READ: Stage[_EmitState] = Stage("read", _read, reports=(ToolchainMismatchError,))

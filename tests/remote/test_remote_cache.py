@@ -504,7 +504,7 @@ def test_runtime_mode_downloads_instead_of_compiling(
         raise AssertionError("compiled although the remote cache has everything")
 
     monkeypatch.setattr(backend, "_lower_export", refuse)
-    monkeypatch.setattr(backend, "_emit_runtime", refuse)
+    monkeypatch.setattr(backend, "_runtime_text", refuse)
     out = tmp_path / "cache" / "m.gradc"
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a warning would mean something was not used
@@ -539,7 +539,7 @@ def test_build_all_workers_share_the_cache(
         raise AssertionError("compiled although the remote cache has everything")
 
     monkeypatch.setattr(backend, "_lower_export", refuse)
-    monkeypatch.setattr(backend, "_emit_runtime", refuse)
+    monkeypatch.setattr(backend, "_runtime_text", refuse)
     second = runner.invoke(
         cli, ["build-all", str(pkg), "-o", str(tmp_path / "B"), "--remote-cache", remote_url]
     )
