@@ -20,8 +20,8 @@ from gradc.artifacts.elf import ElfError
 __all__ = [
     "EM_AARCH64",
     "EM_X86_64",
-    "Relocation",
     "RelocatableObject",
+    "Relocation",
     "Section",
     "Symbol",
 ]

@@ -181,7 +181,7 @@ def plan(objects: Sequence[tuple[str, bytes]], arch: Arch, page: int = 4096) -> 
 
 def _reserve_stubs(p: Plan, cursor: int) -> int:
     cursor = _align(cursor, 16)
-    for k, obj in enumerate(p.objects):
+    for obj in p.objects:
         for r in obj.relocations:
             sym = obj.symbols[r.symbol]
             if r.type in p.arch.call_types and sym.shndx == SHN_UNDEF and r.symbol:
