@@ -52,7 +52,9 @@ GOT_SYMBOL = "_GLOBAL_OFFSET_TABLE_"
 _UNWIND_TYPE = 0x70000001  # SHT_X86_64_UNWIND
 #: Sections whose functions a static linker would arrange to run at start-up.
 _CONSTRUCTOR_TYPES = {14, 15, 16}  # SHT_INIT_ARRAY, SHT_FINI_ARRAY, SHT_PREINIT_ARRAY
-_NONE_TYPES = {0, 256}  # R_X86_64_NONE, R_AARCH64_NONE (and its alias 0)
+_NONE_TYPES = {0, 256}
+#: The largest image linked (a damaged section size must not allocate without bound).
+_MAX_IMAGE = 1 << 30  # R_X86_64_NONE, R_AARCH64_NONE (and its alias 0)
 
 
 class LinkError(ArtifactError):
@@ -175,6 +177,8 @@ def plan(objects: Sequence[tuple[str, bytes]], arch: Arch, page: int = 4096) -> 
         if cursor > start:
             p.regions.append((start, _align(cursor, page) - start, kind))
         cursor = _align(cursor, page)
+    if cursor > _MAX_IMAGE:
+        raise LinkError(f"objects {', '.join(p.names)}: an image of {cursor} bytes is too large")
     p.size = max(cursor, page)
     return p
 
@@ -264,6 +268,8 @@ def _address(p: Plan, base: int, k: int, j: int) -> int:
             f"object {p.names[k]}: symbol {sym.name!r} lies in section {section}, "
             "which is not loaded"
         )
+    if sym.value > p.objects[k].sections[sym.shndx].size:
+        raise LinkError(f"object {p.names[k]}: symbol {sym.name!r} lies outside its section")
     return base + at + sym.value
 
 
