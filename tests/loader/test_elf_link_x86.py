@@ -153,7 +153,7 @@ def test_wrong_machine_and_duplicates_are_refused() -> None:
     with pytest.raises(LinkError, match="ELF machine 183 is not x86-64"):
         load_image([("arm.o", sample(AARCH64, "pic", "small"))], _resolve)
     obj = sample(TRIPLE, "pic", "small")
-    with pytest.raises(LinkError, match="symbol 'f' is also defined by object a.o"):
+    with pytest.raises(LinkError, match=r"symbol 'f' is also defined by object a\.o"):
         load_image([("a.o", obj), ("b.o", obj)], _resolve)
 
 
