@@ -13,7 +13,6 @@ Linux, the targets the loader links for.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 
 from gradc.artifacts.elf import ElfError
 
@@ -51,46 +50,45 @@ _SYMBOL = struct.Struct("<IBBHQQ")
 _RELA = struct.Struct("<QQq")
 
 
-@dataclass(frozen=True)
 class Section:
     """A section header: ``name``, ``type`` (``SHT_*``), ``flags`` (``SHF_*``), the file
     ``offset`` and ``size`` of its bytes, ``link``, ``info`` and ``align`` (a power of two,
     at least 1)."""
 
-    name: str
-    type: int
-    flags: int
-    offset: int
-    size: int
-    link: int
-    info: int
-    align: int
+    __slots__ = ("align", "flags", "info", "link", "name", "offset", "size", "type")
+
+    def __init__(
+        self, name: str, type: int, flags: int, offset: int, size: int, link: int, info: int,
+        align: int,
+    ) -> None:  # fmt: skip
+        self.name, self.type, self.flags, self.offset = name, type, flags, offset
+        self.size, self.link, self.info, self.align = size, link, info, align
 
 
-@dataclass(frozen=True)
 class Symbol:
     """An ``Elf64_Sym``: ``name``, ``binding`` (``STB_*``), ``kind`` (``STT_*``), section
     index ``shndx`` (``SHN_UNDEF``, ``SHN_ABS`` ...) and ``value`` (its offset in that
     section)."""
 
-    name: str
-    binding: int
-    kind: int
-    shndx: int
-    value: int
+    __slots__ = ("binding", "kind", "name", "shndx", "value")
+
+    def __init__(self, name: str, binding: int, kind: int, shndx: int, value: int) -> None:
+        self.name, self.binding, self.kind, self.shndx, self.value = (
+            name, binding, kind, shndx, value,
+        )  # fmt: skip
 
 
-@dataclass(frozen=True)
 class Relocation:
     """An ``Elf64_Rela`` of the section ``target``: patch at ``offset`` in it, relocation
     ``type`` (``R_X86_64_*`` / ``R_AARCH64_*``), against symbol index ``symbol`` with
     ``addend``."""
 
-    target: int
-    offset: int
-    type: int
-    symbol: int
-    addend: int
+    __slots__ = ("addend", "offset", "symbol", "target", "type")
+
+    def __init__(self, target: int, offset: int, type: int, symbol: int, addend: int) -> None:
+        self.target, self.offset, self.type, self.symbol, self.addend = (
+            target, offset, type, symbol, addend,
+        )  # fmt: skip
 
 
 class RelocatableObject:

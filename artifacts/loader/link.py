@@ -23,7 +23,6 @@ naming the object, the symbol and the relocation type.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from gradc.artifacts.elf import ElfError
 from gradc.artifacts.errors import ArtifactError
@@ -62,7 +61,6 @@ class LinkError(ArtifactError):
     relocation type concerned)."""
 
 
-@dataclass
 class Plan:
     """Where everything lies in an image, as offsets from its base.
 
@@ -79,16 +77,17 @@ class Plan:
         globals: defined global and weak symbol name -> (object index, symbol index).
     """
 
-    arch: Arch
-    names: list[str]
-    objects: list[RelocatableObject]
-    sections: dict[tuple[int, int], int] = field(default_factory=dict)
-    regions: list[tuple[int, int, str]] = field(default_factory=list)
-    size: int = 0
-    got: int = 0
-    got_slots: dict[tuple[object, ...], int] = field(default_factory=dict)
-    stubs: dict[str, int] = field(default_factory=dict)
-    globals: dict[str, tuple[int, int]] = field(default_factory=dict)
+    def __init__(self, arch: Arch, names: list[str], objects: list[RelocatableObject]) -> None:
+        self.arch = arch
+        self.names = names
+        self.objects = objects
+        self.sections: dict[tuple[int, int], int] = {}
+        self.regions: list[tuple[int, int, str]] = []
+        self.size = 0
+        self.got = 0
+        self.got_slots: dict[tuple[object, ...], int] = {}
+        self.stubs: dict[str, int] = {}
+        self.globals: dict[str, tuple[int, int]] = {}
 
 
 def _align(x: int, a: int) -> int:

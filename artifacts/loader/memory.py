@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import mmap
-import platform
+import os
 from collections.abc import Callable, Sequence
 
 from gradc.artifacts.loader.link import LinkError, plan, relocate
@@ -55,7 +55,7 @@ def host_arch() -> Arch:
     Raises:
         LinkError: the architecture is neither x86-64 nor AArch64.
     """
-    machine = platform.machine().lower()
+    machine = os.uname().machine.lower()
     if machine in ("x86_64", "amd64"):
         from gradc.artifacts.loader.relocs_x86_64 import X86_64
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Arch", "Place", "RelocationError", "Rule", "fits_signed", "write"]
 
@@ -30,8 +30,7 @@ class RelocationError(ValueError):
     """A relocation cannot be applied (its value does not fit its field)."""
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
     """The values one relocation is computed from (see the module docstring)."""
 
     S: int
@@ -42,8 +41,7 @@ class Place:
     L: int
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """One relocation type: its psABI ``name``, the bytes it patches (``width``) and the
     function patching ``buf`` at index ``at`` for a :class:`Place`."""
 
@@ -52,8 +50,7 @@ class Rule:
     apply: Callable[[bytearray, int, Place], None]
 
 
-@dataclass(frozen=True)
-class Arch:
+class Arch(NamedTuple):
     """An architecture the linker relocates for.
 
     Attributes:

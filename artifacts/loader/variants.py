@@ -11,7 +11,7 @@ guess.
 from __future__ import annotations
 
 import functools
-import platform
+import os
 from pathlib import Path
 
 from gradc.artifacts.errors import ArtifactError
@@ -100,7 +100,7 @@ def _misfit(target: Target) -> tuple[str | None, int]:
     return None, len(required)
 
 
-#: platform.machine() -> the architecture of an LLVM triple, where they differ.
+#: os.uname().machine -> the architecture of an LLVM triple, where they differ.
 _ARCH_NAMES = {"AMD64": "x86_64", "amd64": "x86_64", "arm64": "aarch64"}
 
 
@@ -115,7 +115,7 @@ def select_variant(path: Path, manifest: Manifest) -> int:
             fits; the message names each variant and what the host lacks.
     """
     want = manifest.target.triple
-    machine = platform.machine()
+    machine = os.uname().machine
     if want and want.split("-")[0] != _ARCH_NAMES.get(machine, machine):
         raise ArtifactError(f"{path} was built for {want}; this process runs on {machine}")
     best, best_score, reasons = -1, -1, []
