@@ -153,8 +153,11 @@ def emit(state: BuildState) -> None:
                 state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
                 _emit_export(job, plan.signature)
     if state.runtime_object is None:
+        from gradc.compiler.codegen.runtime_cache import cached_runtime
+
         state.focus, state.step = None, "runtime"
-        state.runtime_object = _emit_runtime(state.runtime_options)
+        options = state.runtime_options
+        state.runtime_object = cached_runtime(state.runtime_key, lambda: _emit_runtime(options))
 
 
 def needs_lowering(state: BuildState) -> bool:
