@@ -49,6 +49,15 @@ _dlsym.restype = ctypes.c_void_p
 _dlsym.argtypes = (ctypes.c_void_p, ctypes.c_char_p)
 
 
+def _clear_cache(base: int, size: int) -> None:
+    """Make the instruction cache see the code just written (AArch64: libgcc's
+    ``__clear_cache`` where the process has it; Linux also synchronises the caches when
+    it first maps a fresh page executable, which the ``mprotect`` that follows does)."""
+    address = process_symbol("__clear_cache")
+    if address is not None:
+        ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)(address)(base, base + size)
+
+
 def host_arch() -> Arch:
     """The relocation rules of this process's architecture.
 
@@ -114,6 +123,8 @@ def load_image(objects: Sequence[tuple[str, bytes]], resolve: Callable[[str], in
     image = Image(base, layout.size, {})
     data, image.symbols = relocate(layout, base, resolve)
     ctypes.memmove(base, bytes(data), len(data))
+    if layout.arch.name == "aarch64":
+        _clear_cache(base, layout.size)
     for offset, size, kind in layout.regions:
         if kind != "rw" and _mprotect(base + offset, size, _PROT[kind]) != 0:
             raise LinkError(f"mprotect of {size} bytes failed: errno {ctypes.get_errno()}")
