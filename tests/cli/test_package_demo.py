@@ -188,6 +188,15 @@ def test_wheel_runs_in_a_venv_without_llvmlite(tmp_path: Path) -> None:
     assert _run([str(python), "-c", probe], cwd=elsewhere, env=env).stdout.strip() == "[]"
     out = json.loads(_run([str(python), "-c", _RUN], cwd=elsewhere, env=env).stdout)
     assert Path(out["file"]).parent == Path(purelib) / "package_demo"
+    cli = subprocess.run(
+        [str(python), "-m", "gradc", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=elsewhere,
+        env=env,
+    )
+    assert cli.returncode != 0
+    assert "needs click and llvmlite: pip install 'gradc[compiler]'" in cli.stderr
     assert out["compiler_modules"] == []
     import math
 
