@@ -148,8 +148,11 @@ def emit(state: BuildState) -> None:
     """The ``emit`` stage: objects of every lowered job, and the runtime object if the
     cache did not hold it; in ``options.jobs`` worker processes when that pays
     (``gradc.compiler.emit_pool``), with the same bytes either way."""
+    from gradc.compiler.codegen.runtime_cache import cached_runtime, find_runtime
     from gradc.compiler.emit_pool import EmitTask, emit_all, worth_a_pool
 
+    if state.runtime_object is None:
+        state.runtime_object = find_runtime(state.runtime_key)
     pending = [(plan, job) for plan in state.exports for job in plan.jobs if job.cached is None]
     tasks: list[EmitTask] = []
     focus: list[Function | None] = []  # per task: the user function it compiles
@@ -180,7 +183,9 @@ def emit(state: BuildState) -> None:
         )
     if state.runtime_object is None:
         state.focus, state.step = None, "runtime"
-        state.runtime_object = _accept_runtime(_emitted(emitted[-1]))
+        state.runtime_object = cached_runtime(
+            state.runtime_key, lambda: _accept_runtime(_emitted(emitted[-1]))
+        )
 
 
 def needs_lowering(state: BuildState) -> bool:
