@@ -4,6 +4,8 @@ beside NumPy. ``LAUNCHES`` gives each kernel's arguments and launch shape."""
 
 import math
 
+import numpy as np
+
 import gradc
 from gradc import cuda, f32, f64, i32, i64
 
@@ -105,3 +107,56 @@ def block_reverse(x: f64[:], tmp: f64[:]):
     j = cuda.block_idx.x * n + (n - 1 - t)
     if i < x.shape[0] and j < x.shape[0]:
         x[i] = tmp[j]
+
+
+@gradc.kernel
+def block_sum_shared(x: f64[:], out: f64[:]):
+    # one partial sum per block through shared memory (tree reduction, 8 threads)
+    buf = cuda.shared_array(8, f64)
+    t = cuda.thread_idx.x
+    i = cuda.grid(1)
+    buf[t] = x[i] if i < x.shape[0] else 0.0
+    cuda.syncthreads()
+    step = 4
+    while step > 0:
+        if t < step:
+            buf[t] += buf[t + step]
+        cuda.syncthreads()
+        step //= 2
+    if t == 0:
+        out[cuda.block_idx.x] = buf[0]
+
+
+@gradc.kernel
+def shared_scratch(x: f64[:], out: f64[:]):
+    # per-thread slots of a 2-d shared tile, no communication between threads
+    tile = cuda.shared_array((4, 32), np.float32)
+    t = cuda.thread_idx.x
+    i = cuda.grid(1)
+    if i < x.shape[0] and t < 32:
+        for k in range(4):
+            tile[k, t] = x[i] * (k + 1)
+        s = 0.0
+        for k in range(4):
+            s += tile[k, t]
+        out[i] = s
+
+
+@gradc.kernel
+def barrier_tuple(x: f64[:], out: f64[:]):
+    # a tuple made before a barrier and used after it: the CPU build cannot cut this
+    # kernel into phases (only scalars live in its context arrays), so there it runs in
+    # blocks of one thread only
+    i = cuda.grid(1)
+    pair = (i, 2.0)
+    cuda.syncthreads()
+    if pair[0] < x.shape[0]:
+        out[pair[0]] = x[pair[0]] * pair[1]
+
+
+@gradc.kernel
+def divergent_barrier(x: f64[:]):
+    # thread 0 waits at a barrier the others never reach: an error, not a hang
+    if cuda.thread_idx.x == 0:
+        cuda.syncthreads()
+    x[cuda.grid(1)] = 1.0
