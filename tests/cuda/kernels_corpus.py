@@ -160,3 +160,13 @@ def divergent_barrier(x: f64[:]):
     if cuda.thread_idx.x == 0:
         cuda.syncthreads()
     x[cuda.grid(1)] = 1.0
+
+
+@gradc.vectorize("f64(f64, f64)")
+def huber(r, delta):
+    return 0.5 * r * r if abs(r) <= delta else delta * (abs(r) - 0.5 * delta)
+
+
+@gradc.vectorize("f32(f32, i64)")
+def scaled_sin(x, k):
+    return math.sin(x) * k if k > 0 else x

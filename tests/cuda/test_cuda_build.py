@@ -20,7 +20,8 @@ from tests.cuda.conftest import ARCHS, CORPUS, toolchain_or_skip
 KERNELS = [
     "saxpy", "math_mix", "scale_f32", "histogram", "total",
     "add2d", "indices3d", "row_sums", "grid_stride", "out_of_bounds", "block_reverse",
-    "block_sum_shared", "shared_scratch", "barrier_tuple", "divergent_barrier",
+    "block_sum_shared", "shared_scratch", "barrier_tuple", "divergent_barrier", "huber",
+    "scaled_sin",
 ]  # fmt: skip
 
 #: The kernels with a barrier (``bar.sync 0`` in their PTX).

@@ -103,12 +103,13 @@ class SharedArray(Instruction):
     same memory; each ``sharedarray`` of a kernel is its own array, the same one however
     often it runs (CUDA's ``__shared__``). On CUDA it is a global in ``addrspace(3)``.
 
-    A sequential grid loop (the CPU build, the interpreter) runs a block's threads one
-    after another and refuses a barrier in a block of more than one thread
-    (:class:`SyncThreads`), so no thread can read another's shared writes there without a
-    data race (also a race on a GPU): it gives each thread frame memory of the shape,
-    which no valid kernel can tell from the block's memory. The descriptor is borrowed
-    (``meminfo`` NULL, no reference count), as an on-stack ``newarray``'s."""
+    On the CPU (and in the interpreter) a kernel with barriers runs block by block in
+    phases (``compiler/infer/kernel_phases.py``): there each ``sharedarray`` is a
+    parameter, one array per block made by the grid loop. Without a barrier the threads
+    of a block run one after another and none can read another's shared writes without a
+    data race (a race on a GPU too), so each thread gets frame memory of the shape, which
+    no valid kernel can tell from the block's. The descriptor is borrowed (``meminfo``
+    NULL, no reference count), as an on-stack ``newarray``'s."""
 
     OPNAME: ClassVar[str] = "sharedarray"
     ATTRS: ClassVar[tuple[str, ...]] = ("shape",)
