@@ -170,3 +170,94 @@ def huber(r, delta):
 @gradc.vectorize("f32(f32, i64)")
 def scaled_sin(x, k):
     return math.sin(x) * k if k > 0 else x
+
+
+@gradc.kernel
+def clip_scale(x: f64[:], lo: f64, hi: f64, out: f64[:]):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        v = x[i]
+        if v < lo:
+            v = lo
+        elif v > hi:
+            v = hi
+        out[i] = 2.0 * v
+
+
+@gradc.kernel
+def horner(coef: f64[:], x: f64[:], out: f64[:]):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        acc = 0.0
+        for k in range(coef.shape[0]):
+            acc = acc * x[i] + coef[k]
+        out[i] = acc
+
+
+@gradc.kernel
+def matvec(a: f64[:, :], v: f64[:], out: f64[:]):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        s = 0.0
+        for j in range(a.shape[1]):
+            s += a[i, j] * v[j]
+        out[i] = s
+
+
+@gradc.kernel
+def stencil3(x: f64[:], out: f64[:]):
+    i = cuda.grid(1)
+    n = x.shape[0]
+    if i < n:
+        left = x[i - 1] if i > 0 else 0.0
+        right = x[i + 1] if i + 1 < n else 0.0
+        out[i] = left - 2.0 * x[i] + right
+
+
+@gradc.kernel
+def transpose_tiled(a: f64[:, :], out: f64[:, :]):
+    # an 8 x 8 tile through shared memory: read rows, write columns (2-d blocks)
+    tile = cuda.shared_array((8, 8), f64)
+    tx = cuda.thread_idx.x
+    ty = cuda.thread_idx.y
+    i = cuda.block_idx.x * 8 + tx
+    j = cuda.block_idx.y * 8 + ty
+    if i < a.shape[0] and j < a.shape[1]:
+        tile[ty, tx] = a[i, j]
+    cuda.syncthreads()
+    oi = cuda.block_idx.y * 8 + tx
+    oj = cuda.block_idx.x * 8 + ty
+    if oi < a.shape[1] and oj < a.shape[0]:
+        out[oi, oj] = tile[tx, ty]
+
+
+@gradc.kernel
+def dot_blocks(x: f64[:], y: f64[:], acc: f64[:]):
+    # per-block partial sums in shared memory, then one atomic per block
+    part = cuda.shared_array(32, f64)
+    t = cuda.thread_idx.x
+    i = cuda.grid(1)
+    part[t] = x[i] * y[i] if i < x.shape[0] else 0.0
+    cuda.syncthreads()
+    if t == 0:
+        s = 0.0
+        for k in range(32):
+            s += part[k]
+        cuda.atomic_add(acc, 0, s)
+
+
+@gradc.kernel
+def count_positive(x: f32[:], counts: i32[:]):
+    i = cuda.grid(1)
+    if i < x.shape[0] and x[i] > 0:
+        cuda.atomic_add(counts, 0, 1)
+
+
+@gradc.vectorize("f64(f64)")
+def softplus(x):
+    return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
+
+
+@gradc.vectorize("f32(f32, f32)")
+def relu_mix(x, w):
+    return w * x if x > 0 else 0.0

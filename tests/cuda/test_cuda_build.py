@@ -21,11 +21,15 @@ KERNELS = [
     "saxpy", "math_mix", "scale_f32", "histogram", "total",
     "add2d", "indices3d", "row_sums", "grid_stride", "out_of_bounds", "block_reverse",
     "block_sum_shared", "shared_scratch", "barrier_tuple", "divergent_barrier", "huber",
-    "scaled_sin",
+    "scaled_sin", "clip_scale", "horner", "matvec", "stencil3", "transpose_tiled",
+    "dot_blocks", "count_positive", "softplus", "relu_mix",
 ]  # fmt: skip
 
 #: The kernels with a barrier (``bar.sync 0`` in their PTX).
-BARRIERS = {"block_reverse", "block_sum_shared", "barrier_tuple", "divergent_barrier"}
+BARRIERS = {
+    *("block_reverse", "block_sum_shared", "barrier_tuple", "divergent_barrier"),
+    *("transpose_tiled", "dot_blocks"),
+}
 
 
 def test_every_kernel_has_ptx_and_a_cubin_per_arch(cuda_artifact: Path) -> None:
