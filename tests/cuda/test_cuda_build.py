@@ -85,6 +85,7 @@ def test_ptx_entry_matches_the_kernel_abi(cuda_artifact: Path) -> None:
         assert "".join(codes[p] for p in params) == expected.replace("Q", "q"), k.name
 
 
+@pytest.mark.slow  # the whole corpus (26 kernels) built again in another process: ~40 s
 def test_builds_are_byte_identical_across_processes(cuda_artifact: Path, tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     source = tmp_path / "src" / CORPUS.name
