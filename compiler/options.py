@@ -36,6 +36,10 @@ class CompilerOptions:
             (``keys.cuda_components``), so these are no CPU key field.
         cuda_home: where the CUDA toolkit is (``CUDA_HOME``; ``""``: ptxas on PATH). Not a
             key field: the ``ptxas`` version and libdevice's sha256 are.
+        shuffle_threads: the CPU build's grid loops visit blocks and threads in a fixed
+            scrambled order (``compiler/infer/kernel_blocks.py``; for tests: a correct
+            kernel does not depend on the order). Not a key field: it changes the grid
+            loops' IR, which the ``ir`` key component hashes.
     """
 
     opt_level: int = 2
@@ -47,6 +51,7 @@ class CompilerOptions:
     cpus: tuple[str, ...] = ()
     cuda_archs: tuple[str, ...] = ()
     cuda_home: str = ""
+    shuffle_threads: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.opt_level <= 3:

@@ -15,7 +15,9 @@ element per thread of a block) and each shared array, then runs every block in p
       until resume == 0
 
 so a thread runs on past a barrier only when every thread of its block has arrived
-there, as on the GPU. Threads that reach different barriers, or return while others
+there, as on the GPU. A shuffled-order build (``CompilerOptions.shuffle_threads``, for
+tests) visits the blocks, and the threads of each phase, in a fixed scrambled order
+(:func:`points`). Threads that reach different barriers, or return while others
 wait at one, raise RuntimeError (:data:`DIVERGED`; CUDA leaves it undefined). A block
 has at most 1024 threads (:data:`TOO_MANY_THREADS`, CUDA's limit), which bounds the
 context arrays.
@@ -65,6 +67,64 @@ def counted_loop(b: Builder, n: Value, zero: Value, one: Value, label: str) -> I
     b.position_at_end(done)
 
 
+#: The ValueError of a shuffled-order launch of 2**31 threads or more (or blocks).
+TOO_MANY_TO_SHUFFLE = "a shuffled-order run takes fewer than 2**31 blocks and threads per block"
+
+#: Multipliers of the shuffled order: ``t -> (t * P + 7) % n`` permutes ``range(n)``
+#: when ``P`` and ``n`` are coprime; the first prime that does not divide ``n``.
+_SHUFFLE_PRIMES = (1_000_003, 999_983)
+
+
+def linear_count(b: Builder, dims: Sequence[Value]) -> Value:
+    """``dims[0] * dims[1] * ...`` (each >= 1), or ValueError from 2**31 on
+    (:data:`TOO_MANY_TO_SHUFFLE`; no product can overflow before the check)."""
+    limit = b.const(1 << 31, I64)
+    count: Value = b.const(1, I64)
+    for d in dims:
+        with b.if_then(b.cmp("ge", d, limit), "toomany"):
+            b.raise_("ValueError", TOO_MANY_TO_SHUFFLE)
+        count = b.mul(count, d)
+        with b.if_then(b.cmp("ge", count, limit), "toomany"):
+            b.raise_("ValueError", TOO_MANY_TO_SHUFFLE)
+    return count
+
+
+def shuffled(b: Builder, t: Value, n: Value) -> Value:
+    """Position ``t`` of a fixed permutation of ``range(n)`` (``0 <= t < n < 2**31``)."""
+    p: Value = b.const(1, I64)
+    for prime in reversed(_SHUFFLE_PRIMES):
+        c = b.const(prime, I64)
+        p = b.select(b.cmp("ne", b.insert(ops.Mod(n, c, type=I64)), b.const(0, I64)), c, p)
+    return b.insert(ops.Mod(b.add(b.mul(t, p), b.const(7, I64)), n, type=I64))
+
+
+def unravel(b: Builder, u: Value, dims: Sequence[Value]) -> list[Value]:
+    """The coordinates (x first, x fastest) of linear index ``u`` over ``dims``."""
+    out = []
+    for d in dims[:-1]:
+        out.append(b.insert(ops.Mod(u, d, type=I64)))
+        u = b.insert(ops.FloorDiv(u, d, type=I64))
+    return [*out, u]
+
+
+@contextmanager
+def points(b: Builder, dims: Sequence[Value], label: str, shuffle: bool) -> Iterator[list[Value]]:
+    """Loop over every point ``[x, y, z]`` of the box ``dims`` (x fastest), or over them
+    in a fixed shuffled order (:func:`shuffled`); the body inside the ``with``."""
+    zero, one = b.const(0, I64), b.const(1, I64)
+    if not shuffle:
+        with (
+            counted_loop(b, dims[2], zero, one, f"{label}.z") as z,
+            counted_loop(b, dims[1], zero, one, f"{label}.y") as y,
+            counted_loop(b, dims[0], zero, one, f"{label}.x") as x,
+        ):
+            yield [x, y, z]
+        return
+    n = linear_count(b, dims)
+    with counted_loop(b, n, zero, one, label) as t:
+        yield unravel(b, shuffled(b, t, n), dims)
+
+
 def block_arrays(b: Builder, phased: Phased, block: Sequence[Value]) -> list[Value]:
     """Check the block's size and allocate the context arrays, the shared arrays and the
     two-element state (``resume``, ``reached``); returns them in that order."""
@@ -96,22 +156,19 @@ def run_phases(
     ctaid: list[Value],
     dims: list[Value],
     own: list[Value],
+    shuffle: bool = False,
 ) -> None:
     """One block, in phases (module docstring); ``dims`` are block x, y, z then grid
     x, y, z, ``ctaid`` the block's x, y, z."""
     *per_launch, state = arrays
-    zero, one = b.const(0, I64), b.const(1, I64)
+    zero = b.const(0, I64)
     _set(b, state, 0, zero)
     head = b.new_block("phase")
     b.jump(head)
     b.position_at_end(head)
     _set(b, state, 1, b.const(-1, I64))
     block = dims[:3]
-    with (
-        counted_loop(b, block[2], zero, one, "tid.z") as tz,
-        counted_loop(b, block[1], zero, one, "tid.y") as ty,
-        counted_loop(b, block[0], zero, one, "tid.x") as tx,
-    ):
+    with points(b, block, "tid", shuffle) as (tx, ty, tz):
         slot = b.add(b.mul(b.add(b.mul(tz, block[1]), ty), block[0]), tx)
         thread = [tx, ty, tz, *ctaid, *dims]
         r = b.call(

@@ -23,7 +23,7 @@ overflow.
 from __future__ import annotations
 
 from gradc.compiler.frontend.kernels import GRID_PARAMS, THREAD_PARAMS
-from gradc.compiler.infer.kernel_blocks import block_arrays, counted_loop, run_phases
+from gradc.compiler.infer.kernel_blocks import block_arrays, points, run_phases
 from gradc.compiler.infer.kernel_phases import Phased, phase_function
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
@@ -45,9 +45,11 @@ def thread_function(kernel: str) -> str:
     return kernel + THREAD_SUFFIX
 
 
-def add_grid_loops(module: Module, kernels: list[str]) -> None:
+def add_grid_loops(module: Module, kernels: list[str], shuffle: bool = False) -> None:
     """Make each kernel of ``kernels`` (IR names of exported, typed kernel functions) a
-    per-thread function with a grid-loop export of its name (module docstring)."""
+    per-thread function with a grid-loop export of its name (module docstring); with
+    ``shuffle``, one visiting blocks and threads in a fixed scrambled order
+    (``kernel_blocks.points``): a correct kernel does not depend on the order."""
     for name in kernels:
         body = module.functions.pop(name)
         body.name = thread_function(name)
@@ -56,10 +58,22 @@ def add_grid_loops(module: Module, kernels: list[str]) -> None:
         phased = phase_function(body, name + PHASES_SUFFIX)
         if phased is not None:
             module.add(phased.function)
-        module.add(_grid_loop(name, body, phased))
+        module.add(_grid_loop(name, body, phased, shuffle))
 
 
-def _grid_loop(name: str, body: Function, phased: Phased | None) -> Function:
+def shuffle_grid_loops(module: Module, kernels: list[str]) -> None:
+    """Replace the grid loops :func:`add_grid_loops` made for ``kernels`` by shuffled-order
+    ones (``CompilerOptions.shuffle_threads``)."""
+    for name in kernels:
+        module.functions.pop(name)
+        module.functions.pop(name + PHASES_SUFFIX, None)
+        body = module.functions.pop(thread_function(name))
+        body.name, body.exported = name, True
+        module.add(body)
+    add_grid_loops(module, kernels, shuffle=True)
+
+
+def _grid_loop(name: str, body: Function, phased: Phased | None, shuffle: bool) -> Function:
     own = body.params[len(THREAD_PARAMS) :]
     fn = Function(name, return_type=NONE, loc=body.loc, source_name=body.source_name)
     fn.exported = True
@@ -70,7 +84,7 @@ def _grid_loop(name: str, body: Function, phased: Phased | None) -> Function:
     b = Builder(fn)
     b.position_at_end(fn.add_block("entry"))
     with b.at(body.loc):
-        zero, one = b.const(0, I64), b.const(1, I64)
+        one = b.const(1, I64)
         bad: Value = b.const(False, I1)
         for d in dims:
             bad = b.insert(ops.BitOr(bad, b.cmp("lt", d, one), type=I1))
@@ -79,19 +93,11 @@ def _grid_loop(name: str, body: Function, phased: Phased | None) -> Function:
         grid, block = dims[:3], dims[3:]
         own_args: list[Value] = list(fn.params[len(dims) :])
         arrays = block_arrays(b, phased, block) if phased is not None else []
-        with (
-            counted_loop(b, grid[2], zero, one, "ctaid.z") as cz,
-            counted_loop(b, grid[1], zero, one, "ctaid.y") as cy,
-            counted_loop(b, grid[0], zero, one, "ctaid.x") as cx,
-        ):
+        with points(b, grid, "ctaid", shuffle) as (cx, cy, cz):
             if phased is not None:
-                run_phases(b, phased, arrays, [cx, cy, cz], [*block, *grid], own_args)
+                run_phases(b, phased, arrays, [cx, cy, cz], [*block, *grid], own_args, shuffle)
             else:
-                with (
-                    counted_loop(b, block[2], zero, one, "tid.z") as tz,
-                    counted_loop(b, block[1], zero, one, "tid.y") as ty,
-                    counted_loop(b, block[0], zero, one, "tid.x") as tx,
-                ):
+                with points(b, block, "tid", shuffle) as (tx, ty, tz):
                     thread = [tx, ty, tz, cx, cy, cz, *block, *grid]
                     b.call(body.name, [*thread, *own_args], result=NONE)
         b.ret(None)

@@ -18,11 +18,6 @@ from tests.cuda import kernels_corpus as corpus
 CORPUS = Path(__file__).parent / "kernels_corpus.py"
 
 
-@pytest.fixture(scope="module")
-def lib(compile_module: Any) -> Any:
-    return compile_module(CORPUS)
-
-
 def _grid(n: int, t: int) -> int:
     return max(1, -(-n // t))
 
@@ -86,3 +81,11 @@ def test_vectorised_math(lib: Any, n: int, seed: int) -> None:
     outf = np.full((n, 3), np.nan, np.float32)
     gradc.broadcast_call(lib.relu_mix, xf, np.full((1, 3), w), out=outf)
     assert np.array_equal(outf, np.where(xf > 0, w * xf, np.float32(0)))
+
+
+def test_visit_order(lib: Any, request: pytest.FixtureRequest) -> None:
+    counter, order = np.zeros(1, np.int64), np.full(50, -1)
+    lib.visit_order(7, 1, 1, 8, 1, 1, counter, order)
+    assert sorted(order) == list(range(50)) and counter[0] == 50
+    shuffled = "shuffled" in request.node.callspec.id
+    assert (list(order) == list(range(50))) != shuffled

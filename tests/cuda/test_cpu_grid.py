@@ -17,11 +17,6 @@ from tests.cuda import kernels_corpus as corpus
 CORPUS = Path(__file__).parent / "kernels_corpus.py"
 
 
-@pytest.fixture(scope="module")
-def lib(compile_module: Any) -> Any:
-    return compile_module(CORPUS)
-
-
 def _launch(lib: Any, name: str, grid: tuple[int, ...], block: tuple[int, ...], *args: Any) -> None:
     """Run kernel ``name`` compiled (``lib``) with a 3-component grid and block."""
     g = (*grid, *(1,) * (3 - len(grid)))

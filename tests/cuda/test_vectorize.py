@@ -20,11 +20,6 @@ from tests.cuda import kernels_corpus as corpus
 CORPUS = Path(__file__).parent / "kernels_corpus.py"
 
 
-@pytest.fixture(scope="module")
-def lib(compile_module: Any) -> Any:
-    return compile_module(CORPUS)
-
-
 def _layout(a: np.ndarray, how: str) -> np.ndarray:
     if a.ndim == 0:
         return a
