@@ -71,12 +71,12 @@ def phase_function(thread: Function, name: str) -> Phased | None:
             _move(inst, dispatch)
     shared = _shared_params(fn)
     live_in = _liveness(fn)
-    live: dict[Value, None] = {}
+    across: set[Value] = set()
     for tail in tails:
         assert tail is not None
-        live.update(
-            dict.fromkeys(v for v in live_in[tail] if not isinstance(v, Argument | ops.Const))
-        )
+        across |= live_in[tail]
+    # in instruction order, never a set's (object addresses): builds are reproducible
+    live = [i for i in fn.instructions() if i in across and not isinstance(i, ops.Const)]
     types: list[ScalarType] = []
     for v in live:
         if not isinstance(v.type, ScalarType):

@@ -269,3 +269,26 @@ def visit_order(counter: i64[:], order: i64[:]):
     i = cuda.grid(1)
     if i < order.shape[0]:
         order[i] = cuda.atomic_add(counter, 0, 1)
+
+
+@gradc.kernel
+def barrier_state(x: f32[:], out: f64[:]):
+    # a bool, a float32, an int and a branch's value kept across barriers in a loop
+    buf = cuda.shared_array(16, f64)
+    t = cuda.thread_idx.x
+    i = cuda.grid(1)
+    inside = i < x.shape[0]
+    h = x[i] * np.float32(2.0) if inside else np.float32(0.0)
+    v = float(h)
+    w = 1.5 if v > 0 else -0.5
+    k = 0
+    for r in range(3):
+        buf[t] = v * w + r
+        cuda.syncthreads()
+        if inside:
+            out[i] += buf[(t + r + 1) % cuda.block_dim.x]
+        k += 1
+        cuda.syncthreads()
+    if inside:
+        out[i] += k
+        out[i] += h

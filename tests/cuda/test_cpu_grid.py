@@ -146,6 +146,11 @@ def test_barriers_and_shared_memory(lib: Any, n: int, blocks: int, seed: int) ->
         if j < n:
             ref[i] = x[j]
     assert np.array_equal(y, ref)
+    xf = x.astype(np.float32)
+    state, sim_state = np.zeros(n), np.zeros(n)
+    _launch(lib, "barrier_state", (_blocks(n, 16),), (16,), xf, state)
+    corpus.barrier_state[_blocks(n, 16), 16](xf, sim_state)
+    assert np.array_equal(state, sim_state)  # bool, f32, int, phi values across barriers
     scratch = np.full(n, np.nan)
     _launch(lib, "shared_scratch", (_blocks(n, 32),), (32,), x, scratch)
     expected = np.zeros(n)

@@ -22,13 +22,13 @@ KERNELS = [
     "add2d", "indices3d", "row_sums", "grid_stride", "out_of_bounds", "block_reverse",
     "block_sum_shared", "shared_scratch", "barrier_tuple", "divergent_barrier", "huber",
     "scaled_sin", "clip_scale", "horner", "matvec", "stencil3", "transpose_tiled",
-    "dot_blocks", "count_positive", "softplus", "relu_mix", "visit_order",
+    "dot_blocks", "count_positive", "softplus", "relu_mix", "visit_order", "barrier_state",
 ]  # fmt: skip
 
 #: The kernels with a barrier (``bar.sync 0`` in their PTX).
 BARRIERS = {
     *("block_reverse", "block_sum_shared", "barrier_tuple", "divergent_barrier"),
-    *("transpose_tiled", "dot_blocks"),
+    *("transpose_tiled", "dot_blocks", "barrier_state"),
 }
 
 
