@@ -18,9 +18,11 @@ compiles them to the GPU's special registers (``--target cuda``) or to the count
 grid loop (the CPU build). Imported as plain Python, the module is a *sequential
 simulator*: ``saxpy[blocks, threads](...)`` (:class:`Kernel`) runs the body once per
 thread, blocks in order and threads in order within a block, with this module's names
-reading the running thread's indices. What a sequential run cannot do is refused, never
-approximated: :func:`syncthreads` in a block of more than one thread raises
-``RuntimeError`` (so does the CPU build's grid loop).
+reading the running thread's indices. A kernel whose body calls :func:`syncthreads` runs
+each block of several threads as Python threads that meet at its barriers (threads that
+reach different barriers raise ``RuntimeError``, as the CPU build's phased grid loop
+does); a barrier it cannot see (in a helper function) is refused in such a block, never
+approximated. :func:`shared_array` gives one array per block and call site.
 
 Calling a kernel without a launch configuration (``saxpy(...)``) raises ``TypeError``
 rather than guessing one.

@@ -68,10 +68,12 @@ class AtomicAdd(Instruction):
 class SyncThreads(Instruction):
     """``cuda.syncthreads()``: every thread of the block waits here until all have
     arrived, and their earlier writes to memory are visible to each other (CUDA's
-    ``__syncthreads``). ``dims`` is the block's shape (``ntid.x``, ``.y``, ``.z``): a
-    sequential grid loop (the CPU build, the interpreter) cannot wait for the block's
-    other threads, so there it raises RuntimeError unless the block has one thread
-    (:data:`SEQUENTIAL_BARRIER`), as ``gradc.cuda``'s simulator does."""
+    ``__syncthreads``). ``dims`` is the block's shape (``ntid.x``, ``.y``, ``.z``). The
+    CPU build and the interpreter run a kernel with barriers block by block in phases
+    (``compiler/infer/kernel_phases.py``), so this operation is left only in per-thread
+    functions run one thread after another (the CUDA build's, and that of a kernel whose
+    phases could not be cut): there it raises RuntimeError unless the block has one
+    thread (:data:`SEQUENTIAL_BARRIER`)."""
 
     OPNAME: ClassVar[str] = "syncthreads"
     OPERANDS: ClassVar[tuple[str, ...]] = ("dims",)
