@@ -132,6 +132,10 @@ def infer(state: BuildState) -> None:
     first = copy.copy(state.info)
     first.exports = [e for e in state.info.exports if e.name not in callers]
     state.module = infer_reporting_all(first)
+    if state.options.shuffle_threads:
+        from gradc.compiler.infer.kernels import shuffle_grid_loops
+
+        shuffle_grid_loops(state.module, [e.name for e in first.exports if e.kernel])
 
 
 def lower_arrays(state: BuildState) -> None:

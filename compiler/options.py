@@ -38,6 +38,10 @@ class CompilerOptions:
             key field: the ``ptxas`` version and libdevice's sha256 are.
         jobs: worker processes for code generation (``gradc build -j``; 1: in process).
             Not a key field: every ``jobs`` gives the same bytes.
+        shuffle_threads: the CPU build's grid loops visit blocks and threads in a fixed
+            scrambled order (``compiler/infer/kernel_blocks.py``; for tests: a correct
+            kernel does not depend on the order). Not a key field: it changes the grid
+            loops' IR, which the ``ir`` key component hashes.
     """
 
     opt_level: int = 2
@@ -50,6 +54,7 @@ class CompilerOptions:
     cuda_archs: tuple[str, ...] = ()
     cuda_home: str = ""
     jobs: int = 1
+    shuffle_threads: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.opt_level <= 3:

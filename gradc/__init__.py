@@ -52,6 +52,7 @@ __all__ = [
     "ScalarTypeMarker",
     "bool_",
     "boolean",
+    "broadcast_call",
     "checkpoint",
     "custom_jvp",
     "custom_vjp",
@@ -69,6 +70,7 @@ __all__ = [
     "reverse",
     "runtime_stats",
     "value_and_grad",
+    "vectorize",
     "vjp",
 ]
 
@@ -231,6 +233,33 @@ def kernel(fn: Callable[..., Any], /) -> Any:
     from gradc.cuda import Kernel
 
     return Kernel(fn)
+
+
+def vectorize(signature: str, /) -> Callable[[Callable[..., Any]], Any]:
+    """Mark a scalar function to be mapped over arrays: ``@gradc.vectorize("f64(f64, f64)")``.
+
+    ``gradc build`` compiles it to a kernel (CPU grid loop, and PTX and cubins with
+    ``--target cuda``) that :func:`broadcast_call` runs over NumPy-broadcast arrays,
+    choosing the grid. In plain Python it returns a :class:`gradc.vectorized.Vectorized`
+    applying the function elementwise.
+
+    Raises:
+        ValueError: a malformed signature string.
+    """
+    from gradc.vectorized import Vectorized
+
+    def decorate(fn: Callable[..., Any]) -> Any:
+        return Vectorized(fn, signature)
+
+    return decorate
+
+
+def broadcast_call(fn: Any, *args: Any, out: Any) -> None:
+    """``out[...] = fn(*args)`` elementwise with broadcasting, for a vectorised function's
+    kernel (CPU build, CUDA) or its plain-Python form: :func:`gradc.vectorized.broadcast_call`."""
+    from gradc.vectorized import broadcast_call as call
+
+    call(fn, *args, out=out)
 
 
 # ---------------------------------------------------------------------------- derivatives
