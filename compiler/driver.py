@@ -103,6 +103,7 @@ def add_derivative_exports(
                 source.loc(d.node),
                 d.activity,
                 has_aux=d.has_aux,
+                width=d.width,
             )
         except PassError as exc:
             raise info.error(exc.message, exc.loc) from None  # loc may be in an import

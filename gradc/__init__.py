@@ -63,6 +63,8 @@ __all__ = [
     "hessian",
     "i32",
     "i64",
+    "jacfwd",
+    "jacrev",
     "jvp",
     "kernel",
     "load",
@@ -314,6 +316,26 @@ def hessian(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     ``∂²f/∂p_i∂p_j`` (JAX's ``hessian`` layout); docs/ad.md "Higher order".
     """
     return DerivativePlaceholder("hessian", fn, args, kwargs)
+
+
+def jacfwd(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the Jacobian of ``fn`` by forward mode (JAX's ``jacfwd``); built by
+    ``gradc build``.
+
+    ``fn`` returns an f64, an f64 array or a tuple of those; ``wrt`` names f64 scalar or
+    f64 array parameters. Block ``J[i][j]`` has shape ``shape(out_i) + shape(p_j)``
+    (JAX's layout; tuple levels as ``argnums``). ``width=k`` pushes k tangents per sweep;
+    docs/ad.md "Jacobians".
+    """
+    return DerivativePlaceholder("jacfwd", fn, args, kwargs)
+
+
+def jacrev(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the Jacobian of ``fn`` by reverse mode, one VJP per element of the result
+    (JAX's ``jacrev``); built by ``gradc build``. ``fn`` returns an f64 or an f64 array;
+    the layout is :func:`jacfwd`'s; docs/ad.md "Jacobians".
+    """
+    return DerivativePlaceholder("jacrev", fn, args, kwargs)
 
 
 def reverse(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:

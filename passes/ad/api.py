@@ -43,6 +43,7 @@ def add_derivative_export(
     activity: tuple[str, ...] = (),
     tape: TapeOptions = DEFAULT_OPTIONS,
     has_aux: bool = False,
+    width: int = 1,
 ) -> Function:
     """Add the exported derivative function ``name`` of ``target`` to ``module``.
 
@@ -52,7 +53,9 @@ def add_derivative_export(
     ``reverse``/``forward`` (:mod:`.lowlevel`), whose ``activity`` gives each ``wrt``
     parameter's annotation. ``tape``: the taping strategies of ``grad``,
     ``value_and_grad`` and ``vjp`` (:class:`.taping.TapeOptions`). ``has_aux``: JAX's,
-    for ``grad``/``value_and_grad`` (:mod:`.aux`).
+    for ``grad``/``value_and_grad`` (:mod:`.aux`). ``jacfwd``/``jacrev``: Jacobians
+    (:mod:`.jacobians`); ``width``: tangents per forward sweep of ``jvp``/``jacfwd``
+    (:mod:`.vector_forward`).
 
     Raises:
         PassError: a ``wrt`` parameter cannot be differentiated (an int, a bool), or the
@@ -71,6 +74,14 @@ def add_derivative_export(
             )
     if kind in ("reverse", "forward"):
         return activity_export(module, name, kind, fn, wrt, activity, loc)
+    if kind in ("jacfwd", "jacrev"):
+        from gradc.passes.ad.jacobians import jacobian_export
+
+        return jacobian_export(module, name, kind, fn, wrt, wrt_sequence, loc, width)
+    if kind == "jvp" and width > 1:
+        from gradc.passes.ad.vector_forward import vector_jvp_export
+
+        return vector_jvp_export(module, name, fn, wrt, loc, width)
     if has_aux:  # gradc.grad/value_and_grad(f, has_aux=True): f returns (value, aux)
         from gradc.passes.ad.aux import aux_export
 
