@@ -191,15 +191,21 @@ def _keywords(info: ModuleInfo, kind: str, call: ast.Call) -> tuple[ast.expr | N
 def parameter_names(info: ModuleInfo, name: str) -> list[str]:
     """The parameter names of export or derivative declaration ``name`` as the front end
     knows them: an export's own; a derivative's primal's, then for ``jvp`` the tangents
-    ``d_<name>`` of its ``wrt`` parameters. (A ``vjp``'s cotangents depend on the
+    ``d_<name>`` of its ``wrt`` parameters (``dd_<name>`` where ``d_<name>`` is taken). (A ``vjp``'s cotangents depend on the
     inferred result type: they are reached by position only.)"""
     export = next((e for e in info.exports if e.name == name), None)
     if export is not None:
         return [a.arg for a in export.node.args.args]
     d = next(d for d in info.derivatives if d.name == name)
     params = parameter_names(info, d.target)
-    if d.kind == "jvp":
-        return [*params, *(f"d_{params[i]}" for i in d.wrt)]
+    if d.kind == "jvp":  # passes/ad/api.py's tangent_names: dd_x beside d_x
+        names = list(params)
+        for i in d.wrt:
+            name = f"d_{params[i]}"
+            while name in names:
+                name = "d" + name
+            names.append(name)
+        return names
     return params
 
 

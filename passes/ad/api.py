@@ -97,6 +97,21 @@ def add_derivative_export(
     return reverse_export(module, name, kind, fn, wrt, wrt_sequence, loc, tape)
 
 
+def tangent_names(fn: Function, wrt: list[int]) -> dict[int, str]:
+    """The names of a JVP export's tangent parameters, by ``wrt`` index: ``d_<name>``,
+    with one more ``d`` while that names a parameter already (a JVP of a JVP: ``dd_x``
+    beside ``x`` and ``d_x``); ``compiler/frontend/derivatives.py`` names them alike."""
+    taken = {p.name for p in fn.params}
+    names: dict[int, str] = {}
+    for i in wrt:
+        name = f"d_{fn.params[i].name}"
+        while name in taken:
+            name = "d" + name
+        taken.add(name)
+        names[i] = name
+    return names
+
+
 def _copy_params(fn: Function, wrapper: Function) -> list[Argument]:
     out = []
     for p in fn.params:
@@ -112,10 +127,9 @@ def _jvp_export(module: Module, name: str, fn: Function, wrt: list[int], loc: Lo
     wrapper = Function(name, loc=loc, source_name=name, exported=True)
     params = _copy_params(fn, wrapper)
     tangents: dict[int, Value] = {}
+    names = tangent_names(fn, wrt)
     for i in wrt:
-        t = Argument(
-            type=fn.params[i].type, name=f"d_{fn.params[i].name}", index=len(wrapper.params)
-        )
+        t = Argument(type=fn.params[i].type, name=names[i], index=len(wrapper.params))
         wrapper.params.append(t)
         tangents[i] = t
     wrapper.return_type = derived.return_type

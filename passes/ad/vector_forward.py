@@ -217,6 +217,8 @@ def vector_jvp_export(
         PassError: ``fn`` returns None or may write an array argument, or an active
             construct has no derivative rule.
     """
+    from gradc.passes.ad.api import tangent_names
+
     check_returns_value(fn, loc)
     check_no_writes(module, fn, "gradc.jvp", loc)
     out = fn.return_type
@@ -235,12 +237,11 @@ def vector_jvp_export(
         wrapper.params.append(arg)
         params.append(arg)
     tangents: dict[int, Argument] = {}
+    names = tangent_names(fn, wrt)
     for i in wrt:
         t = fn.params[i].type
         ndim = t.ndim + 1 if isinstance(t, ArrayType) else 1
-        d = Argument(
-            type=ArrayType(F64, ndim, "A"), name=f"d_{fn.params[i].name}", index=len(wrapper.params)
-        )
+        d = Argument(type=ArrayType(F64, ndim, "A"), name=names[i], index=len(wrapper.params))
         wrapper.params.append(d)
         tangents[i] = d
     b = Builder(wrapper)
