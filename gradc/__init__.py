@@ -268,8 +268,8 @@ class DerivativePlaceholder:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         compiled = self._compiled
         root = self.fn
-        while isinstance(root, DerivativePlaceholder):  # a derivative of a derivative
-            root = root.fn
+        while isinstance(root, DerivativePlaceholder | CustomRuleFunction):
+            root = root.fn  # a derivative of a derivative, an export with a custom rule
         if compiled is None and isinstance(root, runtime_mode.ExportedFunction):
             compiled = self._compiled = runtime_mode.resolve_derivative(self, root)
         if compiled is not None:
