@@ -16,6 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gradc.compiler.driver import build_module
+from gradc.compiler.options import CompilerOptions
+
 KERNELS = Path(__file__).parent / "api" / "jacobians.py"
 NESTED = Path(__file__).parent / "api" / "jacobians_nested.py"
 SETTINGS = {
@@ -205,8 +208,6 @@ def test_what_has_no_jacobian_is_a_compile_error(
     tmp_path: Path, declaration: str, message: str
 ) -> None:
     from gradc.compiler.diagnostics import CompileError
-    from gradc.compiler.driver import build_module
-    from gradc.compiler.options import CompilerOptions
 
     src = tmp_path / "m.py"
     src.write_text(
@@ -233,3 +234,73 @@ def test_what_has_no_jacobian_is_a_compile_error(
     with pytest.raises(CompileError, match=message) as info:
         build_module(src, CompilerOptions())
     assert "m.py:17:" in str(info.value)
+
+
+# -- the AD corpus: the Jacobian of each scalar function is its gradient -----------------
+
+CORPUS = ["loops", "arrays", "numpy_reductions", "views"]
+
+
+def _with_jacobians(path: Path, out_dir: Path) -> tuple[Path, list[Any]]:
+    """A copy of corpus module ``path`` declaring ``jf_f``/``jr_f`` (jacfwd, jacrev by
+    ``d_f``'s ``wrt``) for each export ``f`` with a gradient; exports AD refuses a
+    Jacobian of (they write an array argument) are left out, one failed build each."""
+    from gradc.compiler.diagnostics import CompileError
+    from tests.ad.corpus import _harness as H
+
+    cases = [c for c in H.discover(path) if c.grad_name is not None]
+    while True:
+        text = path.read_text()
+        for c in cases:
+            w = ", ".join(repr(n) for n in c.grad_wrt or ()) + ","
+            text += (
+                f"\njf_{c.name} = gradc.jacfwd({c.name}, wrt=({w}))"
+                f"\njr_{c.name} = gradc.jacrev({c.name}, wrt=({w}))\n"
+            )
+        out = out_dir / path.name
+        out.write_text(text)
+        try:
+            build_module(out, CompilerOptions())
+        except CompileError as exc:
+            refused = [
+                c
+                for c in cases
+                if f"gradc.jacfwd of '{c.name}'" in exc.message
+                or f"gradc.jacrev of '{c.name}'" in exc.message
+            ]
+            if not refused:
+                raise
+            cases = [c for c in cases if c not in refused]
+            continue
+        return out, cases
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CORPUS)
+def test_corpus_jacobians_of_scalar_functions_are_gradients(
+    compile_module: Callable[[Path], Any], tmp_path: Path, name: str
+) -> None:
+    from tests.ad.corpus import _harness as H
+
+    path, cases = _with_jacobians(H.CORPUS_DIR / f"{name}.py", tmp_path)
+    lib = compile_module(path)
+    assert len(cases) >= 5
+    for case in cases:
+
+        @settings(max_examples=3, **SETTINGS)
+        @given(data=st.data())
+        def check(data: st.DataObject) -> None:
+            _check_gradient(lib, case, data)  # noqa: B023  (run before the loop moves on)
+
+        check()
+
+
+def _check_gradient(lib: Any, case: Any, data: st.DataObject) -> None:
+    from tests.ad.corpus import _harness as H
+
+    args = data.draw(H.inputs(case), label="args")
+    grad = getattr(lib, f"d_{case.name}")(*H.copy_args(args))
+    for kind in ("jf", "jr"):
+        got = getattr(lib, f"{kind}_{case.name}")(*H.copy_args(args))
+        for a, b in zip(leaves(got), leaves(grad), strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, err_msg=case.id)

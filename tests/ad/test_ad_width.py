@@ -91,6 +91,19 @@ def test_batched_jacfwd_equals_the_unbatched_one(lib: Any, n: int, data: st.Data
 
 
 @pytest.mark.slow
+def test_lanes_of_a_gradient_and_of_a_custom_rule(lib: Any) -> None:
+    """Forward over reverse with a width (lanes of Hessian-vector products), and a
+    ``custom_jvp`` helper (its rule once per lane), each lane equal to a width-1 JVP."""
+    rng = np.random.default_rng(3)
+    dx, dc = rng.normal(size=4), rng.normal(size=4)
+    value, (tx, tc) = lib.hvp4(0.3, 1.2, 20, dx, dc)
+    for lane in range(4):
+        assert lib.hvp(0.3, 1.2, 20, dx[lane], dc[lane]) == (value, (tx[lane], tc[lane]))
+    _, t3 = lib.t3_soft(0.4, np.array([1.0, 2.0, 3.0]))
+    assert list(t3) == [lib.t_soft(0.4, d)[1] for d in (1.0, 2.0, 3.0)]
+
+
+@pytest.mark.slow
 def test_tangents_of_the_wrong_shape_raise(lib: Any) -> None:
     x, a = np.ones(3), np.ones((2, 3))
     with pytest.raises(

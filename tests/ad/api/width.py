@@ -1,6 +1,7 @@
-"""Forward mode with a vector width, for tests/ad/test_ad_width.py and
-benchmarks/bench_jvp_width.py: a scalar loop function, an array function, a helper call,
-a tuple result (``gradc.jvp(..., width=k)`` and ``gradc.jacfwd(..., width=k)``)."""
+"""Forward mode with a vector width, for tests/ad/test_ad_width.py: a scalar loop
+function, an array function, a helper call, a tuple result, a gradient (forward over
+reverse), a ``custom_jvp`` helper (``gradc.jvp(..., width=k)``, ``gradc.jacfwd(...,
+width=k)``)."""
 
 import math
 
@@ -36,6 +37,23 @@ def pair(x: f64[:], c: f64) -> tuple[f64, f64[:]]:
     return s, np.exp(x * c)
 
 
+@gradc.custom_jvp
+def soft(x):
+    return math.log(1.0 + math.exp(x))
+
+
+@soft.defjvp
+def soft_jvp(primals, tangents):
+    (x,) = primals
+    (t,) = tangents
+    return soft(x), 7.0 * t  # the true derivative is the logistic function
+
+
+@gradc.export
+def uses_soft(x: f64) -> f64:
+    return soft(x) * x
+
+
 t_loop = gradc.jvp(loop, wrt=("x", "c"))
 t8_loop = gradc.jvp(loop, wrt=("x", "c"), width=8)
 t_field = gradc.jvp(field, wrt=("x", "a", "c"))
@@ -46,3 +64,8 @@ jf_field = gradc.jacfwd(field, wrt=("x", "a", "c"))
 jf4_field = gradc.jacfwd(field, wrt=("x", "a", "c"), width=4)
 jf3_pair = gradc.jacfwd(pair, wrt=("x", "c"), width=3)
 jf_pair = gradc.jacfwd(pair, wrt=("x", "c"))
+g_pair = gradc.grad(loop, wrt=("x", "c"))
+hvp = gradc.jvp(g_pair, wrt=("x", "c"))
+hvp4 = gradc.jvp(g_pair, wrt=("x", "c"), width=4)
+t_soft = gradc.jvp(uses_soft)
+t3_soft = gradc.jvp(uses_soft, width=3)
