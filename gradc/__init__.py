@@ -322,7 +322,7 @@ def jacfwd(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     """Declare the Jacobian of ``fn`` by forward mode (JAX's ``jacfwd``); built by
     ``gradc build``.
 
-    ``fn`` returns an f64, an f64 array or a tuple of those; ``wrt`` names f64 scalar or
+    ``fn`` returns an f64, an f64 array or (nested) tuples of those; ``wrt`` names f64 scalar or
     f64 array parameters. Block ``J[i][j]`` has shape ``shape(out_i) + shape(p_j)``
     (JAX's layout; tuple levels as ``argnums``). ``width=k`` pushes k tangents per sweep;
     docs/ad.md "Jacobians".

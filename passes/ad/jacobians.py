@@ -2,11 +2,13 @@
 
 For ``f`` returning an f64 or an f64 array (``jacfwd``: also a tuple of those) and
 ``wrt`` parameters that are f64 scalars or f64 arrays of any rank, the export
-``J(params of f...)`` returns JAX's layout: for output ``i`` and parameter ``j`` the
+``J(params of f...)`` returns JAX's layout: for output ``i`` (a leaf of the result's
+tuples, which ``jacfwd`` may nest) and parameter ``j`` the
 block ``J[i][j]`` of shape ``shape(out_i) + shape(p_j)``,
 ``J[i][j][a..., k...] = ∂ out_i[a...] / ∂ p_j[k...]`` (a float when both are scalars, a
 fresh C array otherwise). Blocks nest as outputs (a tuple level only for a tuple result),
-then parameters (a tuple level only where ``wrt`` was a tuple), as ``jax.jacfwd``.
+then parameters (a tuple level only where ``wrt`` was a tuple), as ``jax.jacfwd``:
+the result's tuple structure with each leaf replaced by its blocks.
 
 * ``jacfwd`` runs ``f``'s JVP once per element of the ``wrt`` parameters along the unit
   tangent of that element (C order), or, with ``width=k``, the width-``k`` JVP
@@ -77,8 +79,8 @@ def jacobian_export(
             else:
                 jv = jvp_function(module, fn, frozenset(wrt))
             blocks = _Columns(b, fn, params, wrt, jv, width).run()
-            rows = [_nest(row, wrt_sequence, b) for row in blocks]
-            result = _nest(rows, isinstance(fn.return_type, TupleType), b)
+            rows = iter([_nest(row, wrt_sequence, b) for row in blocks])
+            result = _rebuild(b, fn.return_type, rows)
         wrapper.return_type = result.type
         b.ret(result)
     module.add(wrapper)
@@ -96,10 +98,9 @@ def _check(module: Module, fn: Function, wrt: list[int], kind: str, loc: Loc) ->
                 loc,
             )
     out = fn.return_type
-    elements = out.elements if isinstance(out, TupleType) and kind == "jacfwd" else (out,)
-    for e in elements:
+    for e in _leaf_types(out) if kind == "jacfwd" else [out]:
         if not (e == F64 or (isinstance(e, ArrayType) and e.dtype == F64)):
-            allowed = "an f64, an f64 array or a tuple of those"
+            allowed = "an f64, an f64 array or (nested) tuples of those"
             raise PassError(
                 f"{what} of '{fn.source_name}' returning {python_name(out)}: its result "
                 f"must be {allowed if kind == 'jacfwd' else 'an f64 or an f64 array'}",
@@ -156,17 +157,35 @@ def _store(b: Builder, array: Value, index: list[Value], value: Value) -> None:
     b.insert(ops.Store(_element(b, array, index), value, type=NONE))
 
 
+def _leaf_types(t: Type) -> list[Type]:
+    """The types of the leaves of a result of type ``t`` (tuples flattened, in order)."""
+    return [x for e in t.elements for x in _leaf_types(e)] if isinstance(t, TupleType) else [t]
+
+
+def _leaves(b: Builder, value: Value) -> list[Value]:
+    """The leaves of ``value`` (its tuples flattened, in order)."""
+    t = value.type
+    if not isinstance(t, TupleType):
+        return [value]
+    return [x for k in range(len(t.elements)) for x in _leaves(b, b.tuple_get(value, k))]
+
+
+def _rebuild(b: Builder, t: Type, leaves: Iterator[Value]) -> Value:
+    """A value of the tuple structure of ``t`` whose leaves are the next of ``leaves``
+    (JAX's layout: each output leaf replaced by its blocks)."""
+    if not isinstance(t, TupleType):
+        return next(leaves)
+    return b.make_tuple([_rebuild(b, e, leaves) for e in t.elements])
+
+
 def _outputs(b: Builder, fn: Function, params: list[Argument]) -> list[Value | None]:
-    """``fn``'s outputs where one is an array (for its shape: ``fn`` runs once), else
-    None for each (scalar outputs need no shape)."""
+    """The leaves of ``fn``'s result where one is an array (for its shape: ``fn`` runs
+    once), else None for each (scalar outputs need no shape)."""
     out = fn.return_type
-    types: tuple[Type, ...] = out.elements if isinstance(out, TupleType) else (out,)
+    types = _leaf_types(out)
     if not any(isinstance(t, ArrayType) for t in types):
         return [None] * len(types)
-    value = b.call(fn.name, list(params), out)
-    if not isinstance(out, TupleType):
-        return [value]
-    return [b.tuple_get(value, i) for i in range(len(types))]
+    return _leaves(b, b.call(fn.name, list(params), out))
 
 
 class _Columns:
@@ -260,13 +279,7 @@ class _Columns:
         both = b.call(self.jv.name, args, self.jv.return_type)
         out: list[list[Value]] = []
         for lane in range(len(lanes)):
-            tangent = b.tuple_get(both, 1 + lane)
-            t = tangent.type
-            if isinstance(self.fn.return_type, TupleType):
-                assert isinstance(t, TupleType)
-                out.append([b.tuple_get(tangent, k) for k in range(len(t.elements))])
-            else:
-                out.append([tangent])
+            out.append(_leaves(b, b.tuple_get(both, 1 + lane)))
         return out
 
     def copied(self, out: Value, dims: list[Value]) -> Value:

@@ -2,7 +2,8 @@
 tests/ad/api/third.py against central differences of the compiled second derivatives:
 ``gradc.hessian`` of a gradient (forward columns of the gradient's forward columns),
 ``gradc.jvp`` of a Hessian-vector product (forward over forward over reverse),
-``gradc.grad`` of ``grad`` of ``grad``, ``gradc.jacfwd`` of a Hessian."""
+``gradc.grad`` of ``grad`` of ``grad``, ``gradc.jacfwd`` of a Hessian (an array, and a
+tuple of tuples)."""
 
 from __future__ import annotations
 
@@ -69,6 +70,11 @@ def test_third_derivatives_equal_differences_of_the_hessian(
     by_a, by_x = lib.jh_x(a, x)  # ∂H_xx/∂a: (n, n); ∂H_xx/∂x: (n, n) + (n,)
     np.testing.assert_allclose(by_a, t[0, 1:, 1:], **tol)
     np.testing.assert_allclose(np.moveaxis(by_x, 2, 0), t[1:, 1:, 1:], **tol)
+    (d_aa, d_ax), (d_xa, d_xx) = lib.jh_f(a, x)  # jacfwd of a nested tuple result
+    np.testing.assert_allclose(d_aa, t[1:, 0, 0], **tol)
+    np.testing.assert_allclose(d_ax, t[1:, 0, 1:].T, **tol)
+    np.testing.assert_allclose(d_xa, t[1:, 1:, 0].T, **tol)
+    np.testing.assert_allclose(d_xx, by_x, rtol=1e-12, atol=1e-12)
     u = np.array(data.draw(st.lists(st.floats(-1, 1), min_size=n + 1, max_size=n + 1)))
     v = np.array(data.draw(st.lists(st.floats(-1, 1), min_size=n + 1, max_size=n + 1)))
     _, (_, (d3a, d3x)) = lib.t3(a, x, v[0], v[1:], u[0], u[1:])
