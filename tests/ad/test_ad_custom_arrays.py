@@ -58,6 +58,13 @@ def test_the_rules_are_what_the_derivatives_compute(
     assert vs == pytest.approx(0.5 * float(np.sum(ct)), abs=1e-12)
 
 
+def test_a_cotangent_of_another_shape_raises(lib: Any) -> None:
+    with pytest.raises(
+        ValueError, match="the custom rule 'clip_bwd' returned a cotangent for 'v' whose axis 0"
+    ):
+        lib.d_uses_clip(np.ones(3))
+
+
 def _keys(path: Path) -> dict[str, str]:
     return {e.name: e.key for e in build_module(path, CompilerOptions()).entries}
 

@@ -67,6 +67,27 @@ def spread_bwd(res, ct):
 spread.defvjp(spread_fwd, spread_bwd)
 
 
+@gradc.custom_vjp
+def clip(v):
+    return v * 1.0
+
+
+def clip_fwd(v):
+    return clip(v), 0.0
+
+
+def clip_bwd(res, ct):
+    return (ct[1:],)  # one element short: a ValueError in the reverse sweep
+
+
+clip.defvjp(clip_fwd, clip_bwd)
+
+
+@gradc.export
+def uses_clip(x: f64[:]) -> f64:
+    return float(np.sum(clip(x)))
+
+
 @gradc.export
 def uses_squash(x: f64[:], s: f64) -> f64:
     return float(np.sum(squash(x, s)))
@@ -87,3 +108,4 @@ d_uses_energy = gradc.grad(uses_energy, wrt=("x", "c"))
 t_cube = gradc.jvp(cube)
 t_uses_squash = gradc.jvp(uses_squash, wrt=("x", "s"))
 v_uses_spread = gradc.vjp(uses_spread, wrt=("x", "s"))
+d_uses_clip = gradc.grad(uses_clip)
