@@ -64,6 +64,8 @@ __all__ = [
     "hessian",
     "i32",
     "i64",
+    "jacfwd",
+    "jacrev",
     "jvp",
     "kernel",
     "load",
@@ -295,8 +297,8 @@ class DerivativePlaceholder:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         compiled = self._compiled
         root = self.fn
-        while isinstance(root, DerivativePlaceholder):  # a derivative of a derivative
-            root = root.fn
+        while isinstance(root, DerivativePlaceholder | CustomRuleFunction):
+            root = root.fn  # a derivative of a derivative, an export with a custom rule
         if compiled is None and isinstance(root, runtime_mode.ExportedFunction):
             compiled = self._compiled = runtime_mode.resolve_derivative(self, root)
         if compiled is not None:
@@ -343,6 +345,26 @@ def hessian(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     ``∂²f/∂p_i∂p_j`` (JAX's ``hessian`` layout); docs/ad.md "Higher order".
     """
     return DerivativePlaceholder("hessian", fn, args, kwargs)
+
+
+def jacfwd(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the Jacobian of ``fn`` by forward mode (JAX's ``jacfwd``); built by
+    ``gradc build``.
+
+    ``fn`` returns an f64, an f64 array or (nested) tuples of those; ``wrt`` names f64 scalar or
+    f64 array parameters. Block ``J[i][j]`` has shape ``shape(out_i) + shape(p_j)``
+    (JAX's layout; tuple levels as ``argnums``). ``width=k`` pushes k tangents per sweep;
+    docs/ad.md "Jacobians".
+    """
+    return DerivativePlaceholder("jacfwd", fn, args, kwargs)
+
+
+def jacrev(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the Jacobian of ``fn`` by reverse mode, one VJP per element of the result
+    (JAX's ``jacrev``); built by ``gradc build``. ``fn`` returns an f64 or an f64 array;
+    the layout is :func:`jacfwd`'s; docs/ad.md "Jacobians".
+    """
+    return DerivativePlaceholder("jacrev", fn, args, kwargs)
 
 
 def reverse(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:

@@ -65,7 +65,8 @@ GRADC_NAMES = frozenset(
         *("CustomRuleFunction", "custom_jvp", "custom_vjp", "hessian", "checkpoint"),
         *("Duplicated", "ScalarTypeMarker", "bool_", "boolean", "export", "f32", "f64"),
         *("forward", "grad", "i32", "i64", "jvp", "load", "reverse", "runtime_stats"),
-        *("value_and_grad", "vjp", "kernel", "vectorize", "broadcast_call"),
+        *("value_and_grad", "vjp", "kernel", "vectorize", "broadcast_call", "jacfwd"),
+        *("jacrev",),
     }
 )
 
