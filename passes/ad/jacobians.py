@@ -185,7 +185,8 @@ def _outputs(b: Builder, fn: Function, params: list[Argument]) -> list[Value | N
     types = _leaf_types(out)
     if not any(isinstance(t, ArrayType) for t in types):
         return [None] * len(types)
-    return _leaves(b, b.call(fn.name, list(params), out))
+    shaped: list[Value | None] = [*_leaves(b, b.call(fn.name, list(params), out))]
+    return shaped
 
 
 class _Columns:
