@@ -48,6 +48,12 @@ class CompilerOptions:
             (``keys.entry_components``), not of :meth:`key_fields`.
         cuda_home: where the CUDA toolkit is (``CUDA_HOME``; ``""``: ptxas on PATH). Not a
             key field: the ``ptxas`` version and libdevice's sha256 are.
+        jobs: worker processes for code generation (``gradc build -j``; 1: in process).
+            Not a key field: every ``jobs`` gives the same bytes.
+        shuffle_threads: the CPU build's grid loops visit blocks and threads in a fixed
+            scrambled order (``compiler/infer/kernel_blocks.py``; for tests: a correct
+            kernel does not depend on the order). Not a key field: it changes the grid
+            loops' IR, which the ``ir`` key component hashes.
     """
 
     opt_level: int = 2
@@ -59,6 +65,8 @@ class CompilerOptions:
     cpus: tuple[str, ...] = ()
     cuda_archs: tuple[str, ...] = ()
     cuda_home: str = ""
+    jobs: int = 1
+    shuffle_threads: bool = False
     tape_budget: int = DEFAULT_TAPE_BUDGET
 
     def __post_init__(self) -> None:
@@ -66,6 +74,8 @@ class CompilerOptions:
             raise ValueError(f"opt_level must be 0..3, got {self.opt_level}")
         if self.cpus and self.cpus[0] != self.cpu:
             raise ValueError(f"cpu {self.cpu!r} must be the first of cpus {self.cpus!r}")
+        if self.jobs < 1:
+            raise ValueError(f"jobs must be at least 1, got {self.jobs}")
         if self.tape_budget < 0:
             raise ValueError(f"tape_budget must be >= 0, got {self.tape_budget}")
 

@@ -20,7 +20,14 @@ if TYPE_CHECKING:
 #: ``gradc`` functions that declare a derivative export: ``d_f = gradc.grad(f, wrt=...)``.
 #: ``reverse``/``forward`` are the low-level, Enzyme-style forms (docs/ad.md): one activity
 #: annotation per parameter instead of ``wrt``.
-DERIVATIVE_KINDS = ("grad", "value_and_grad", "jvp", "vjp", "hessian", "reverse", "forward")
+DERIVATIVE_KINDS = (
+    *("grad", "value_and_grad", "jvp", "vjp", "hessian", "jacfwd", "jacrev"),
+    *("reverse", "forward"),
+)
+
+#: The largest ``width=`` of ``gradc.jvp``/``gradc.jacfwd`` (the width-k JVP has k
+#: tangent parameters per active parameter).
+MAX_WIDTH = 64
 
 #: Activity annotations of ``gradc.reverse``/``gradc.forward``, by their gradc name.
 ACTIVITIES = {"Duplicated": "duplicated", "Active": "active", "Const": "const"}
@@ -42,6 +49,8 @@ class Derivative:
             parameter, ``"duplicated"`` or ``"active"`` (the others are ``Const``).
         has_aux: JAX's ``has_aux=True``: the target returns ``(value, aux)``; ``grad``
             returns ``(gradient, aux)``, ``value_and_grad`` ``((value, aux), gradient)``.
+        width: ``jvp``/``jacfwd``'s ``width=k``: tangents pushed per forward sweep (1
+            unless given).
     """
 
     name: str
@@ -52,6 +61,7 @@ class Derivative:
     node: ast.expr | ast.stmt
     activity: tuple[str, ...] = ()
     has_aux: bool = False
+    width: int = 1
 
 
 #: Keywords of JAX's and others' derivative functions -> what gradc says instead.
@@ -94,10 +104,12 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
             "supported; differentiate a gradc.grad, gradc.jvp or gradc.vjp declaration",
             value.args[0],
         )
-    wrt_node, has_aux = _keywords(info, kind, value)
+    wrt_node, has_aux, width = _keywords(info, kind, value)
     params = parameter_names(info, target)
     if wrt_node is None:  # JAX's default: the first parameter
-        return Derivative(targets[0].id, kind, target, [0], False, value, has_aux=has_aux)
+        return Derivative(
+            targets[0].id, kind, target, [0], False, value, has_aux=has_aux, width=width
+        )
     sequence = isinstance(wrt_node, ast.Tuple | ast.List)
     items = wrt_node.elts if isinstance(wrt_node, ast.Tuple | ast.List) else [wrt_node]
     wrt: list[int] = []
@@ -121,16 +133,20 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
             "(or leave wrt out for the first)",
             wrt_node,
         )
-    return Derivative(targets[0].id, kind, target, wrt, sequence, value, has_aux=has_aux)
+    return Derivative(
+        targets[0].id, kind, target, wrt, sequence, value, has_aux=has_aux, width=width
+    )
 
 
-def _keywords(info: ModuleInfo, kind: str, call: ast.Call) -> tuple[ast.expr | None, bool]:
-    """``(wrt, has_aux)`` of a declaration: ``wrt`` (a keyword, or the second positional
-    argument) or JAX's ``argnums`` (positions only), and ``has_aux`` (a constant bool,
-    ``grad`` and ``value_and_grad`` only)."""
+def _keywords(info: ModuleInfo, kind: str, call: ast.Call) -> tuple[ast.expr | None, bool, int]:
+    """``(wrt, has_aux, width)`` of a declaration: ``wrt`` (a keyword, or the second
+    positional argument) or JAX's ``argnums`` (positions only), ``has_aux`` (a constant
+    bool, ``grad`` and ``value_and_grad`` only) and ``width`` (an int constant >= 1,
+    ``jvp`` and ``jacfwd`` only)."""
     src = info.source
     wrt_node: ast.expr | None = None
     has_aux = False
+    width = 1
     for kw in call.keywords:
         if kw.arg in ("wrt", "argnums"):
             if wrt_node is not None:
@@ -152,31 +168,44 @@ def _keywords(info: ModuleInfo, kind: str, call: ast.Call) -> tuple[ast.expr | N
                     f"has_aux=True goes with gradc.grad and gradc.value_and_grad, not gradc.{kind}",
                     kw.value,
                 )
+        elif kw.arg == "width" and kind in ("jvp", "jacfwd"):
+            if not (isinstance(kw.value, ast.Constant) and type(kw.value.value) is int):
+                raise src.error("width takes an int constant (tangents per sweep)", kw.value)
+            width = kw.value.value
+            if not 1 <= width <= MAX_WIDTH:
+                raise src.error(f"width must be between 1 and {MAX_WIDTH}", kw.value)
         else:
+            extra = ", width=" if kind in ("jvp", "jacfwd") else ""
             raise src.error(
                 f"gradc.{kind}() got an unexpected keyword '{kw.arg}'",
                 kw,
-                help="its keywords are wrt= (or JAX's argnums=) and has_aux=",
+                help=f"its keywords are wrt= (or JAX's argnums=){extra} and has_aux=",
             )
     if len(call.args) == 2 and wrt_node is None:
         wrt_node = call.args[1]
     elif len(call.args) > 2 or (len(call.args) == 2 and wrt_node is not None):
         raise src.error(f"gradc.{kind}(f, wrt=...) takes one function and one wrt", call)
-    return wrt_node, has_aux
+    return wrt_node, has_aux, width
 
 
 def parameter_names(info: ModuleInfo, name: str) -> list[str]:
     """The parameter names of export or derivative declaration ``name`` as the front end
     knows them: an export's own; a derivative's primal's, then for ``jvp`` the tangents
-    ``d_<name>`` of its ``wrt`` parameters. (A ``vjp``'s cotangents depend on the
+    ``d_<name>`` of its ``wrt`` parameters (``dd_<name>`` where ``d_<name>`` is taken). (A ``vjp``'s cotangents depend on the
     inferred result type: they are reached by position only.)"""
     export = next((e for e in info.exports if e.name == name), None)
     if export is not None:
         return [a.arg for a in export.node.args.args]
     d = next(d for d in info.derivatives if d.name == name)
     params = parameter_names(info, d.target)
-    if d.kind == "jvp":
-        return [*params, *(f"d_{params[i]}" for i in d.wrt)]
+    if d.kind == "jvp":  # passes/ad/api.py's tangent_names: dd_x beside d_x
+        names = list(params)
+        for i in d.wrt:
+            name = f"d_{params[i]}"
+            while name in names:
+                name = "d" + name
+            names.append(name)
+        return names
     return params
 
 

@@ -67,6 +67,10 @@ def _gradc_name(info: ModuleInfo, node: ast.expr) -> str | None:
     return info.gradc_names.get(node.id) if isinstance(node, ast.Name) else None
 
 
+#: Decorators an export may carry beside ``@gradc.export``: its custom derivative rule.
+CUSTOM_DECORATORS = ("custom_jvp", "custom_vjp")
+
+
 def export_of(info: ModuleInfo, fn: ast.FunctionDef) -> Export | None:
     """The export that ``fn``'s ``@gradc.export`` decorator declares, or None without one.
 
@@ -92,8 +96,14 @@ def export_of(info: ModuleInfo, fn: ast.FunctionDef) -> Export | None:
                 ),
                 deco,
             )
-    if len(fn.decorator_list) > 1 and any(is_export_decorator(info, d) for d in fn.decorator_list):
-        other = next(d for d in fn.decorator_list if not is_export_decorator(info, d))
+    # a custom rule (@gradc.custom_jvp/custom_vjp) may decorate an export: only AD reads it
+    others = [
+        d
+        for d in fn.decorator_list
+        if not is_export_decorator(info, d) and _gradc_name(info, d) not in CUSTOM_DECORATORS
+    ]
+    if others and any(is_export_decorator(info, d) for d in fn.decorator_list):
+        other = others[0]
         raise src.error(
             f"exported function '{fn.name}' cannot have other decorators: compiled code "
             "would not apply them",

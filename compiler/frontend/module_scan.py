@@ -40,6 +40,7 @@ from gradc.compiler.frontend.imports import UserBinding, scan_import
 from gradc.compiler.frontend.module_loader import ModuleLoader
 from gradc.compiler.frontend.numpy_constants import is_numpy_constant
 from gradc.compiler.frontend.source import SourceFile
+from gradc.compiler.frontend.vectorize import is_vectorize, vectorize_export
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.ops import MATH_FUNCTIONS
 
@@ -64,7 +65,8 @@ GRADC_NAMES = frozenset(
         *("CustomRuleFunction", "custom_jvp", "custom_vjp", "hessian", "checkpoint"),
         *("Duplicated", "ScalarTypeMarker", "bool_", "boolean", "export", "f32", "f64"),
         *("forward", "grad", "i32", "i64", "jvp", "load", "reverse", "runtime_stats"),
-        *("value_and_grad", "vjp", "kernel"),
+        *("value_and_grad", "vjp", "kernel", "vectorize", "broadcast_call", "jacfwd"),
+        *("jacrev",),
     }
 )
 
@@ -226,11 +228,13 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
             else:
                 _scan_assignment(info, stmt)
         elif isinstance(stmt, ast.FunctionDef):
-            export = export_of(info, stmt)
+            vectorized = any(is_vectorize(info, d) for d in stmt.decorator_list)
+            export = vectorize_export(info, stmt) if vectorized else export_of(info, stmt)
             if export is not None or stmt.name in top_level_names:
                 _claim_name(info, top_level_names, stmt.name, stmt, functions=False)
             info.user_imports.pop(stmt.name, None)
-            info.functions[stmt.name] = stmt
+            if not vectorized:
+                info.functions[stmt.name] = stmt
             if export is not None:
                 info.exports.append(export)
         elif isinstance(stmt, ast.ClassDef):

@@ -158,9 +158,10 @@ def test_error_program_is_valid_python(exp: Expectation) -> None:
     source = exp.path.read_text()
     compile(source, str(exp.path), "exec")
     tree = ast.parse(source)
-    assert any("gradc.export" in line or "gradc.kernel" in line for line in source.splitlines()), (
-        "no export"
-    )
+    assert any(
+        "gradc.export" in line or "gradc.kernel" in line or "gradc.vectorize" in line
+        for line in source.splitlines()
+    ), "no export"
     if exp.cols is None:
         return
     assert exp.nodes, f"{exp.path.name}: expect-col needs expect-node"
