@@ -31,6 +31,7 @@ from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, RUNTIME_LIBRAR
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.loader.arrays import ArrayOwner
 from gradc.artifacts.loader.calls import make_export
+from gradc.artifacts.loader.dispatch import make_dispatcher
 from gradc.artifacts.loader.fastcall import FASTCALL_ENV, FastExport, fastcall_enabled, make_fast
 from gradc.artifacts.loader.jit import (
     Runtime,
@@ -236,7 +237,26 @@ def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Libra
         if e.wrapper is not None and e.wrapper.sha256 in wrappers:
             builtin = make_fast(e, manifest.module, tracker[e.wrapper.symbol], call, keepalive)
         functions[e.name] = builtin or call
+    _add_dispatchers(manifest, functions, slow)
     return Library(path, manifest, functions, keepalive, slow)
+
+
+def _add_dispatchers(
+    manifest: Manifest,
+    functions: dict[str, Callable[..., Any]],
+    slow: dict[str, Callable[..., Any]],
+) -> None:
+    """Replace the entries of each function exported with several signatures (format
+    1.7, ``Entry.dispatch``) by one callable dispatching among them
+    (:func:`~.dispatch.make_dispatcher`), in ``functions`` and in ``slow``."""
+    groups: dict[str, list[Any]] = {}
+    for e in manifest.entries:
+        if e.dispatch:
+            groups.setdefault(e.dispatch, []).append(e)
+    for name, entries in groups.items():
+        for table in (functions, slow):
+            specialisations = [(e, table.pop(e.name)) for e in entries]
+            table[name] = make_dispatcher(name, manifest.module, specialisations)
 
 
 def _check_trust(

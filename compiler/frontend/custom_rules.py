@@ -63,7 +63,7 @@ def scan_custom_rules(info: ModuleInfo) -> dict[str, CustomRule]:
     src = info.source
     declared: dict[str, tuple[str, ast.expr]] = {}
     found: dict[str, tuple[str, tuple[str, ...], ast.AST]] = {}
-    exports = {e.name for e in info.exports}
+    exports = {e.function for e in info.exports}
     for stmt in src.tree.body:
         if isinstance(stmt, ast.FunctionDef):
             for deco in stmt.decorator_list:

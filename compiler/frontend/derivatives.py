@@ -42,6 +42,9 @@ class Derivative:
             parameter, ``"duplicated"`` or ``"active"`` (the others are ``Const``).
         has_aux: JAX's ``has_aux=True``: the target returns ``(value, aux)``; ``grad``
             returns ``(gradient, aux)``, ``value_and_grad`` ``((value, aux), gradient)``.
+        dispatch: for the derivative of one signature of a function with several
+            (:mod:`.overloads`): the declared name the loader dispatches on, while
+            ``name`` is this specialisation's (``df.f64``); None otherwise.
     """
 
     name: str
@@ -52,6 +55,7 @@ class Derivative:
     node: ast.expr | ast.stmt
     activity: tuple[str, ...] = ()
     has_aux: bool = False
+    dispatch: str | None = None
 
 
 #: Keywords of JAX's and others' derivative functions -> what gradc says instead.
@@ -71,7 +75,9 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
         raise src.error(f"assign gradc.{kind}(...) to one name", stmt)
     if not value.args or not isinstance(value.args[0], ast.Name):
         raise src.error(f"gradc.{kind} takes the function to differentiate first", value)
-    target = value.args[0].id
+    from gradc.compiler.frontend.overloads import first_overload
+
+    target = first_overload(info, value.args[0].id)
     export = next((e for e in info.exports if e.name == target), None)
     inner = next((d for d in info.derivatives if d.name == target), None)
     if export is None and inner is None:
@@ -246,6 +252,8 @@ def derivative_callers(info: ModuleInfo) -> list[str]:
     def names_in(node: ast.AST) -> set[str]:
         return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
+    declared |= {d.dispatch for d in info.derivatives if d.dispatch is not None}
+
     def reaches_derivative(name: str, seen: frozenset[str]) -> bool:
         if name not in reaches:
             used = names_in(info.functions[name])
@@ -256,7 +264,7 @@ def derivative_callers(info: ModuleInfo) -> list[str]:
             )
         return reaches[name]
 
-    return [e.name for e in info.exports if reaches_derivative(e.name, frozenset())]
+    return [e.name for e in info.exports if reaches_derivative(e.function, frozenset())]
 
 
 class GradRequestError(ValueError):
@@ -275,21 +283,24 @@ def requested_derivative(info: ModuleInfo, spec: str) -> Derivative:
             of its parameters or is repeated, or ``d_f`` already names a function, an
             export or a derivative of the module (the message says which).
     """
+    from gradc.compiler.frontend.overloads import first_overload
+
     target, _, wrt_text = spec.partition(":")
     target = target.strip()
-    export = next((e for e in info.exports if e.name == target), None)
-    if export is None:
-        exports = ", ".join(e.name for e in info.exports) or "none"
+    export = next((e for e in info.exports if e.name == first_overload(info, target)), None)
+    if export is None or (export.dispatch is None and target != export.name):
+        exports = ", ".join(dict.fromkeys(e.dispatch or e.name for e in info.exports)) or "none"
         raise GradRequestError(f"'{target}' is not an export of {info.name} (exports: {exports})")
     name = f"d_{target}"
-    taken = {e.name for e in info.exports} | {d.name for d in info.derivatives}
+    taken = {e.dispatch or e.name for e in info.exports}
+    taken |= {d.dispatch or d.name for d in info.derivatives}
     if name in taken or name in info.functions:
         raise GradRequestError(
             f"'{name}' already exists in {info.name}; declare the derivative there"
         )
     params = [a.arg for a in export.node.args.args]
     if not wrt_text.strip():
-        return Derivative(name, "grad", target, [0], False, export.node)
+        return Derivative(name, "grad", export.name, [0], False, export.node)
     wrt: list[int] = []
     for item in (w.strip() for w in wrt_text.split(",")):
         if item.isdigit() and int(item) < len(params):
@@ -302,4 +313,4 @@ def requested_derivative(info: ModuleInfo, spec: str) -> Derivative:
         if index in wrt:
             raise GradRequestError(f"parameter '{params[index]}' is listed twice")
         wrt.append(index)
-    return Derivative(name, "grad", target, wrt, len(wrt) > 1, export.node)
+    return Derivative(name, "grad", export.name, wrt, len(wrt) > 1, export.node)
