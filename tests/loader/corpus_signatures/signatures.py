@@ -1,0 +1,28 @@
+"""Functions exported with several signatures, as Numba users write them
+(tests/loader/test_signatures.py); run as plain Python they are the oracle."""
+
+import numpy as np
+
+import gradc
+
+
+@gradc.export(["f64(f64, f64)", "f32(f32, f32)", "i64(i64, i64)"])
+def poly(x, y):
+    return x * y + x - y
+
+
+@gradc.export(["f64(f64[:])", "f32(f32[:])", "f64(f64[:, :])"])
+def energy(a):
+    return np.sum(a * a)
+
+
+@gradc.export(["f64(f64, i64)", "f32(f32, i64)", "i64(i64, i64)"])
+def power(x, n=3):
+    r = x * 0 + 1
+    for _ in range(n):
+        r = r * x
+    return r
+
+
+d_poly = gradc.grad(poly, wrt=("x", "y"))
+d_power = gradc.grad(power)
