@@ -50,7 +50,9 @@ def plan_keys(state: BuildState) -> None:
     for plan in _export_plans(state):
         for variant, shared, target in zip(variant_options, shared_of, state.targets, strict=True):
             # the export's own fastmath=/boundscheck= (@gradc.export) override the build's
-            own = replace(variant, **dict(plan.options)) if plan.options else variant
+            own = variant
+            for field_name, value in plan.options:
+                own = replace(own, **{field_name: value})  # type: ignore[arg-type]
             components = keys.entry_components(
                 state.hashes[plan.name],
                 {**shared, **{f"options.{n}": v for n, v in plan.options}},
@@ -87,7 +89,8 @@ def _export_plans(state: BuildState) -> list[ExportPlan]:
     plans = []
     defaults = {e.name: e.defaults for e in info.exports}
     primal = {d.name: d.target for d in info.derivatives}
-    dispatch = {x.name: x.dispatch for x in [*info.exports, *info.derivatives]}
+    dispatch = {e.name: e.dispatch for e in info.exports}
+    dispatch.update({d.name: d.dispatch for d in info.derivatives})
     options = {e.name: e.options for e in info.exports}
     for name in [e.name for e in info.exports] + [d.name for d in info.derivatives]:
         function = state.focus = module.functions[name]

@@ -63,7 +63,8 @@ def make_dispatcher(
     nparams = len(names)
     cache: dict[Any, Callable[..., Any]] = {}
     has_arrays = any(isinstance(t, Array) for ps in params for t in ps)
-    key_of = _array_key_of() if has_arrays else type
+    layouts = any(isinstance(t, Array) and t.layout != "A" for ps in params for t in ps)
+    key_of = _array_key_of(layouts) if has_arrays else type
 
     def select(given: dict[int, Any]) -> Callable[..., Any]:
         types = {i: _type_of(v) for i, v in given.items()}
@@ -80,7 +81,7 @@ def make_dispatcher(
             f"are: {'; '.join(shown)}"
         )
 
-    def dispatch(*args: Any, **kwargs: Any) -> Any:
+    def general(*args: Any, **kwargs: Any) -> Any:
         if kwargs or len(args) != nparams:
             given = _bound(args, kwargs, names)
             return (functions[0] if given is None else select(given))(*args, **kwargs)
@@ -91,6 +92,7 @@ def make_dispatcher(
             fn = cache[key] = select(dict(enumerate(args)))
         return fn(*args)
 
+    dispatch = _fast_path(nparams, cache, general, None if key_of is type else key_of)
     dispatch.__name__ = name
     dispatch.__qualname__ = f"{module}.{name}"
     dispatch.__doc__ = "\n".join(shown) + (
@@ -101,6 +103,47 @@ def make_dispatcher(
     #: signature text (``(x: f64) -> f64``) -> the specialisation's callable
     dispatch.overloads = {str(e.signature): fn for e, fn in specialisations}  # type: ignore[attr-defined]
     dispatch.__gradc_entries__ = tuple(e for e, _ in specialisations)  # type: ignore[attr-defined]
+    return dispatch
+
+
+#: The generated fast path of a dispatcher with N positional parameters: one frame, the
+#: arguments' classes looked up in the cache, everything else (keywords, a count that
+#: differs, a first call with these types) left to ``general``.
+_FAST_PATH = """
+def dispatch({params}*rest, **kwargs):
+    if rest or kwargs or {last} is _MISSING:
+        return general(*[a for a in ({args}) if a is not _MISSING], *rest, **kwargs)
+    fn = cache_get(({keys}))
+    if fn is None:
+        return general({args})
+    return fn({args})
+"""
+
+_MISSING: Any = object()
+
+
+def _fast_path(
+    nparams: int,
+    cache: dict[Any, Callable[..., Any]],
+    general: Callable[..., Any],
+    key_of: Callable[[Any], Any] | None,
+) -> Callable[..., Any]:
+    """The dispatcher's entry point: :data:`_FAST_PATH` for ``nparams`` parameters (a
+    Python function with ``*args`` costs a tuple and a ``map`` per call: 3x the overhead
+    over a specialisation's own call); ``key_of`` None keys on the classes alone."""
+    if nparams == 0:
+        return general
+    args = [f"a{i}" for i in range(nparams)]
+    keys = [f"{a}.__class__" if key_of is None else f"key_of({a})" for a in args]
+    source = _FAST_PATH.format(
+        params="".join(f"{a}=_MISSING, " for a in args) + "/, ",
+        last=args[-1],
+        args=", ".join(args) + ("," if nparams == 1 else ""),
+        keys=", ".join(keys) + ("," if nparams == 1 else ""),
+    )
+    scope = {"_MISSING": _MISSING, "general": general, "cache_get": cache.get, "key_of": key_of}
+    exec(source, scope)  # our own template: parameter names only
+    dispatch: Callable[..., Any] = scope["dispatch"]
     return dispatch
 
 
@@ -119,16 +162,20 @@ def _bound(
     return given
 
 
-def _array_key_of() -> Callable[[Any], Any]:
+def _array_key_of(layouts: bool) -> Callable[[Any], Any]:
     """The cache key of one argument when some signature has arrays: its type, or for a
-    NumPy array its dtype, rank and contiguity."""
+    NumPy array its dtype and rank, and its contiguity when some signature asks for a
+    layout (``f64[::1]``; reading ``flags`` costs more than the rest of the call)."""
     import numpy as np
 
     ndarray = np.ndarray
 
     def key_of(v: Any) -> Any:
         if type(v) is ndarray:
-            return (v.dtype.str, v.ndim, v.flags.c_contiguous, v.flags.f_contiguous)
+            if layouts:
+                flags = v.flags
+                return (v.dtype, v.ndim, flags.c_contiguous, flags.f_contiguous)
+            return (v.dtype, v.ndim)
         return type(v)
 
     return key_of

@@ -91,7 +91,9 @@ def test_each_signature_computes_what_python_computes(
 
 @settings(max_examples=25, deadline=None)
 @given(n=st.integers(1, 7), seed=st.integers(0, 2**16), step=st.sampled_from([1, 2, -1]))
-def test_array_signatures_dispatch_on_dtype_and_rank(lib: Any, n: int, seed: int, step: int) -> None:
+def test_array_signatures_dispatch_on_dtype_and_rank(
+    lib: Any, n: int, seed: int, step: int
+) -> None:
     rng = np.random.default_rng(seed)
     a = rng.standard_normal(2 * n)[::step]
     assert lib.energy(a) == pytest.approx(float(np.sum(a * a)), rel=1e-12)
@@ -140,8 +142,12 @@ def test_derivative_per_float_signature_matches_finite_differences(lib: Any) -> 
     h = 1e-6
     for x, y in [(0.3, -1.2), (2.0, 5.5), (-3.0, 0.25)]:
         dx, dy = lib.d_poly(x, y)
-        assert dx == pytest.approx((PLAIN.poly(x + h, y) - PLAIN.poly(x - h, y)) / (2 * h), rel=1e-6)
-        assert dy == pytest.approx((PLAIN.poly(x, y + h) - PLAIN.poly(x, y - h)) / (2 * h), rel=1e-6)
+        assert dx == pytest.approx(
+            (PLAIN.poly(x + h, y) - PLAIN.poly(x - h, y)) / (2 * h), rel=1e-6
+        )
+        assert dy == pytest.approx(
+            (PLAIN.poly(x, y + h) - PLAIN.poly(x, y - h)) / (2 * h), rel=1e-6
+        )
         d32 = lib.d_poly(np.float32(x), np.float32(y))
         assert d32 == pytest.approx((dx, dy), rel=1e-5)  # the f32 derivative
         fd = (PLAIN.power(x + h, 3) - PLAIN.power(x - h, 3)) / (2 * h)
@@ -156,7 +162,11 @@ def test_help_shows_every_signature(lib: Any) -> None:
     assert str(sig) == "(x: 'f64 | f32 | i64', y: 'f64 | f32 | i64') -> 'f64 | f32 | i64'"
     assert str(inspect.signature(lib.power)).startswith("(x: 'f64 | f32 | i64', n: 'i64' = 3)")
     doc = lib.poly.__doc__
-    for line in ("poly(x: f64, y: f64) -> f64", "poly(x: f32, y: f32) -> f32", "poly(x: i64, y: i64) -> i64"):
+    for line in (
+        "poly(x: f64, y: f64) -> f64",
+        "poly(x: f32, y: f32) -> f32",
+        "poly(x: i64, y: i64) -> i64",
+    ):
         assert line in doc
     assert len(lib.poly.overloads) == 3
 
