@@ -8,7 +8,11 @@ with ``dispatch = "f"``. A derivative declaration of such a function,
 ``dispatch = "df"``, so that the loader dispatches ``df`` on its arguments as it does
 ``f``. Signatures with an integer or bool ``wrt`` parameter get no derivative: a call of
 ``df`` with integers converts them safely to the float signature (int -> float), as for
-``f``. When no signature has float ``wrt`` parameters the declaration is refused.
+``f``. Second-order derivatives (``gradc.hessian``, and a derivative of a derivative
+declaration) are made for the signatures whose ``wrt`` parameters are ``f64`` only: AD's
+higher-order rules work in f64 (``passes/ad/higher.py``); an ``f32`` argument then runs
+the f64 derivative (f32 -> f64 is a safe conversion). When no signature qualifies the
+declaration is refused.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gradc.compiler.ir.types import ArrayType, ScalarType, Type, python_name
+from gradc.compiler.ir.types import F64, ArrayType, ScalarType, Type, python_name
 
 if TYPE_CHECKING:
     from gradc.compiler.frontend.derivatives import Derivative
@@ -52,6 +56,7 @@ def expand_derivative(info: ModuleInfo, d: Derivative, target: str) -> list[Deri
     names = overloads(info, target)
     if not names:
         return [d]
+    second_order = d.kind == "hessian" or any(x.name == names[0] for x in info.derivatives)
     out: list[Derivative] = []
     shown: list[str] = []
     for name in names:
@@ -59,12 +64,13 @@ def expand_derivative(info: ModuleInfo, d: Derivative, target: str) -> list[Deri
         types = export.param_types
         shown.append(f"({', '.join(python_name(t) for t in types)})")
         wrt_types = [types[i] for i in d.wrt if i < len(types)]
-        if all(_is_float(t) for t in wrt_types):
+        if all(_is_f64(t) if second_order else _is_float(t) for t in wrt_types):
             suffix = name[len(target) + 1 :]
             out.append(replace(d, name=f"{d.name}.{suffix}", target=name, dispatch=d.name))
     if not out:
+        what = "f64 (second derivatives are f64 only)" if second_order else "floats"
         raise info.source.error(
-            f"'{target}' has no signature whose differentiated parameters are floats "
+            f"'{target}' has no signature whose differentiated parameters are {what} "
             f"(its signatures take {', '.join(shown)}); derivatives are taken with respect "
             "to float parameters",
             d.node,
@@ -79,6 +85,10 @@ def _root_export(info: ModuleInfo, name: str) -> Export:
     while name in declared:
         name = declared[name].target
     return next(e for e in info.exports if e.name == name)
+
+
+def _is_f64(t: Type) -> bool:
+    return t == F64 or (isinstance(t, ArrayType) and t.dtype == F64)
 
 
 def _is_float(t: Type) -> bool:

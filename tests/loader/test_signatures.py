@@ -57,7 +57,16 @@ def lib(built: tuple[Path, Any]) -> Any:
 
 def test_one_callable_per_function_each_signature_its_own_entry(built: tuple[Path, Any]) -> None:
     path, lib = built
-    assert sorted(lib) == ["d_poly", "d_power", "energy", "poly", "power"]
+    assert sorted(lib) == [
+        "d_poly",
+        "d_power",
+        "ddx_poly",
+        "dx_poly",
+        "energy",
+        "h_poly",
+        "poly",
+        "power",
+    ]
     manifest = read_manifest(path)
     poly = [e for e in manifest.entries if e.dispatch == "poly"]
     assert [e.name for e in poly] == ["poly.f64.f64", "poly.f32.f32", "poly.i64.i64"]
@@ -66,6 +75,11 @@ def test_one_callable_per_function_each_signature_its_own_entry(built: tuple[Pat
         "d_poly.f64.f64",
         "d_poly.f32.f32",
     ]  # no derivative of the integer signature
+    # second order: f64 only (AD's higher-order rules are f64)
+    assert [e.name for e in manifest.entries if e.dispatch in ("ddx_poly", "h_poly")] == [
+        "ddx_poly.f64.f64",
+        "h_poly.f64.f64",
+    ]
     assert {e.name for e in manifest.entries if e.dispatch == "energy"} == {
         "energy.f64_1d",
         "energy.f32_1d",
@@ -113,8 +127,10 @@ def test_dispatch_rules(lib: Any) -> None:
     assert lib.poly(3, 0.5) == PLAIN.poly(3.0, 0.5) and type(lib.poly(3, 0.5)) is float
     # no exact match for i32: the first safe signature in the list order, f64 (an i32
     # converts to f64 and to i64 without loss; f64 is listed first)
-    assert lib.poly(np.int32(3), np.int32(4)) == 11.0 and type(lib.poly(3, 4)) is int
-    assert lib.poly.overloads["(x: f64, y: f64) -> f64"](np.int32(3), 4) == 11.0
+    assert (
+        lib.poly(np.int32(3), np.int32(4)) == PLAIN.poly(3.0, 4.0) and type(lib.poly(3, 4)) is int
+    )
+    assert lib.poly.overloads["(x: f64, y: f64) -> f64"](np.int32(3), 4) == PLAIN.poly(3.0, 4.0)
     # f32 with an f64 goes to f64 (f64 -> f32 is not safe)
     assert lib.poly(np.float32(0.1), 0.2) == PLAIN.poly(float(np.float32(0.1)), 0.2)
     # float -> int never: power's n is i64 in every signature
@@ -152,6 +168,17 @@ def test_derivative_per_float_signature_matches_finite_differences(lib: Any) -> 
         assert d32 == pytest.approx((dx, dy), rel=1e-5)  # the f32 derivative
         fd = (PLAIN.power(x + h, 3) - PLAIN.power(x - h, 3)) / (2 * h)
         assert lib.d_power(x, 3) == pytest.approx(fd, rel=1e-6)
+    for x, y in [(0.3, -1.2), (2.0, 5.5)]:
+        h2 = 1e-4
+        second = (PLAIN.poly(x + h2, y) - 2 * PLAIN.poly(x, y) + PLAIN.poly(x - h2, y)) / h2**2
+        assert lib.ddx_poly(x, y) == pytest.approx(second, rel=1e-5)
+        assert lib.ddx_poly(np.float32(x), np.float32(y)) == lib.ddx_poly(
+            float(np.float32(x)), float(np.float32(y))
+        )  # f32 -> f64 derivative
+        (hxx, hxy), (hyx, hyy) = lib.h_poly(x, y)
+        assert hxx == pytest.approx(second, rel=1e-5) and hyy == 0.0
+        mixed = (lib.dx_poly(x, y + h) - lib.dx_poly(x, y - h)) / (2 * h)
+        assert hxy == hyx == pytest.approx(mixed, rel=1e-6)
     # integers convert safely to the f64 derivative (the i64 signature has none)
     assert lib.d_poly(2, 3) == lib.d_poly(2.0, 3.0)
     assert lib.d_power(2) == pytest.approx(12.0)

@@ -8,7 +8,7 @@ import gradc
 
 @gradc.export(["f64(f64, f64)", "f32(f32, f32)", "i64(i64, i64)"])
 def poly(x, y):
-    return x * y + x - y
+    return x * y * x + x - y
 
 
 @gradc.export(["f64(f64[:])", "f32(f32[:])", "f64(f64[:, :])"])
@@ -25,4 +25,7 @@ def power(x, n=3):
 
 
 d_poly = gradc.grad(poly, wrt=("x", "y"))
+dx_poly = gradc.grad(poly, wrt="x")
+ddx_poly = gradc.grad(dx_poly, wrt="x")  # second order: the f64 signature only
+h_poly = gradc.hessian(poly, wrt=("x", "y"))
 d_power = gradc.grad(power)
