@@ -171,11 +171,11 @@ def _array_key_of(layouts: bool) -> Callable[[Any], Any]:
     ndarray = np.ndarray
 
     def key_of(v: Any) -> Any:
-        if type(v) is ndarray:
+        if type(v) is ndarray:  # the dtype's character: what _type_of reads of it
             if layouts:
                 flags = v.flags
-                return (v.dtype, v.ndim, flags.c_contiguous, flags.f_contiguous)
-            return (v.dtype, v.ndim)
+                return (v.dtype.char, v.ndim, flags.c_contiguous, flags.f_contiguous)
+            return (v.dtype.char, v.ndim)
         return type(v)
 
     return key_of
