@@ -77,26 +77,27 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
         raise src.error(f"gradc.{kind} takes the function to differentiate first", value)
     from gradc.compiler.frontend.overloads import first_overload
 
-    target = first_overload(info, value.args[0].id)
+    written = value.args[0].id  # the name as declared; target: its first signature's
+    target = first_overload(info, written)
     export = next((e for e in info.exports if e.name == target), None)
     inner = next((d for d in info.derivatives if d.name == target), None)
     if export is None and inner is None:
         raise src.error(
             f"gradc.{kind} needs an exported function or a derivative declaration defined "
-            f"above it; '{target}' is neither (add @gradc.export with parameter types)",
+            f"above it; '{written}' is neither (add @gradc.export with parameter types)",
             value.args[0],
         )
     if kind in ("reverse", "forward"):
         if export is None:
             raise src.error(
-                f"gradc.{kind} differentiates an exported function; '{target}' is a "
+                f"gradc.{kind} differentiates an exported function; '{written}' is a "
                 "derivative declaration (use gradc.grad, gradc.jvp or gradc.vjp of it)",
                 value.args[0],
             )
         return _activity_declaration(info, targets[0].id, kind, export, value)
     if inner is not None and inner.kind in ("reverse", "forward"):
         raise src.error(
-            f"gradc.{kind} of the low-level gradc.{inner.kind} declaration '{target}' is not "
+            f"gradc.{kind} of the low-level gradc.{inner.kind} declaration '{written}' is not "
             "supported; differentiate a gradc.grad, gradc.jvp or gradc.vjp declaration",
             value.args[0],
         )
@@ -110,12 +111,12 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
     for item in items:
         if isinstance(item, ast.Constant) and isinstance(item.value, str):
             if item.value not in params:
-                raise src.error(f"'{target}' has no parameter '{item.value}'", item)
+                raise src.error(f"'{written}' has no parameter '{item.value}'", item)
             index = params.index(item.value)
         elif isinstance(item, ast.Constant) and type(item.value) is int:
             index = item.value
             if index < 0 or (index >= len(params) and (inner is None or inner.kind != "vjp")):
-                raise src.error(f"'{target}' has no parameter at position {index}", item)
+                raise src.error(f"'{written}' has no parameter at position {index}", item)
         else:
             raise src.error("wrt takes parameter names or positions (constants)", item)
         if index in wrt:
@@ -123,7 +124,7 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
         wrt.append(index)
     if not wrt:
         raise src.error(
-            f"gradc.{kind}: wrt selects no parameter of '{target}'; name at least one "
+            f"gradc.{kind}: wrt selects no parameter of '{written}'; name at least one "
             "(or leave wrt out for the first)",
             wrt_node,
         )
@@ -199,14 +200,16 @@ def _activity_declaration(
     positional = call.args[1:]
     if len(positional) > len(params):
         raise src.error(
-            f"gradc.{kind}: '{export.name}' has {len(params)} parameters, "
+            f"gradc.{kind}: '{export.dispatch or export.name}' has {len(params)} parameters, "
             f"got {len(positional)} annotations",
             call,
         )
     items: list[tuple[int, ast.expr]] = list(enumerate(positional))
     for kw in call.keywords:
         if kw.arg is None or kw.arg not in params:
-            raise src.error(f"'{export.name}' has no parameter '{kw.arg}'", kw.value)
+            raise src.error(
+                f"'{export.dispatch or export.name}' has no parameter '{kw.arg}'", kw.value
+            )
         index = params.index(kw.arg)
         if index < len(positional):
             raise src.error(f"parameter '{kw.arg}' is annotated twice", kw.value)
@@ -236,7 +239,9 @@ def _activity_declaration(
         activity_of.append(activity)
     if not wrt:
         raise src.error(
-            f"gradc.{kind}({export.name}, ...) marks no parameter Duplicated or Active", call
+            f"gradc.{kind}({export.dispatch or export.name}, ...) marks no parameter Duplicated "
+            "or Active",
+            call,
         )
     return Derivative(name, kind, export.name, wrt, True, call, tuple(activity_of))
 

@@ -214,3 +214,18 @@ def test_a_reader_of_format_1_6_sees_each_signature_as_an_export(built: tuple[Pa
     clash["entries"][0]["name"] = "poly"
     with pytest.raises(ArtifactError, match="'poly' names both an export and a dispatch"):
         Manifest.from_dict(clash, "clash")
+
+
+def test_plain_python_export_takes_numbas_forms_and_refuses_unknown_options() -> None:
+    """GRADC_PLAIN_PYTHON=1 (tests/conftest.py): the decorator returns the function."""
+
+    def f(x):  # type: ignore[no-untyped-def]
+        return x
+
+    assert gradc.export(["f64(f64)", "f32(f32)"])(f) is f
+    assert gradc.export(("f64(f64)",), fastmath=True, boundscheck=False)(f) is f
+    assert gradc.export(fastmath=True)(f) is f
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nopython'"):
+        gradc.export(nopython=True)  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="or a list of them"):
+        gradc.export([1, 2])  # type: ignore[call-overload]
