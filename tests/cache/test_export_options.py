@@ -44,6 +44,9 @@ def pick(a: f64[:], i: i64) -> f64:
 @gradc.export
 def caller(a: f64[:], b: f64[:]) -> f64:
     return dot(a, b) + pick(a, 0)
+
+
+d_dot = gradc.grad(dot)  # compiled with dot's options
 """
 
 FAST = "(fastmath=True)"
@@ -65,10 +68,11 @@ def test_an_export_option_changes_exactly_that_exports_key(tmp_path: Path) -> No
     fast = _entries(_write(tmp_path, dot=FAST, name="fast"))
     unchecked = _entries(_write(tmp_path, pick=UNCHECKED, name="unchecked"))
     key = {n: e.key for n, e in base.items()}  # type: ignore[attr-defined]
-    assert {n for n, e in fast.items() if e.key != key[n]} == {"dot"}  # type: ignore[attr-defined]
+    assert {n for n, e in fast.items() if e.key != key[n]} == {"dot", "d_dot"}  # type: ignore[attr-defined]
     assert {n for n, e in unchecked.items() if e.key != key[n]} == {"pick"}  # type: ignore[attr-defined]
     assert fast["dot"].key_components["options.fastmath"] is True  # type: ignore[attr-defined]
     assert fast["caller"].key_components["options.fastmath"] is False  # type: ignore[attr-defined]
+    assert fast["d_dot"].key_components["options.fastmath"] is True  # type: ignore[attr-defined]
     # the same as the build option for the whole module: the same object, the same key
     everywhere = _entries(_write(tmp_path, name="everywhere"), CompilerOptions(fastmath=True))
     assert everywhere["dot"].key == fast["dot"].key  # type: ignore[attr-defined]
@@ -76,7 +80,8 @@ def test_an_export_option_changes_exactly_that_exports_key(tmp_path: Path) -> No
     off = _entries(
         _write(tmp_path, dot="(fastmath=False)", name="off"), CompilerOptions(fastmath=True)
     )
-    assert off["dot"].key == key["dot"] and off["caller"].key != key["caller"]  # type: ignore[attr-defined]
+    assert off["dot"].key == key["dot"] and off["d_dot"].key == key["d_dot"]  # type: ignore[attr-defined]
+    assert off["caller"].key != key["caller"]  # type: ignore[attr-defined]
 
 
 def test_explain_names_the_export_and_the_option(tmp_path: Path) -> None:
@@ -88,6 +93,7 @@ def test_explain_names_the_export_and_the_option(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "miss  pick: options.boundscheck True -> False" in result.output
     assert "hit   dot" in result.output and "hit   caller" in result.output
+    assert "hit   d_dot" in result.output
 
 
 def test_flags_reach_the_objects_callees_get_the_callers_flags(tmp_path: Path) -> None:

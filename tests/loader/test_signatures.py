@@ -57,6 +57,7 @@ def lib(built: tuple[Path, Any]) -> Any:
 
 def test_one_callable_per_function_each_signature_its_own_entry(built: tuple[Path, Any]) -> None:
     path, lib = built
+    assert lib.uses_poly(1.5) == PLAIN.uses_poly(1.5)
     assert sorted(lib) == [
         "d_poly",
         "d_power",
@@ -66,6 +67,7 @@ def test_one_callable_per_function_each_signature_its_own_entry(built: tuple[Pat
         "h_poly",
         "poly",
         "power",
+        "uses_poly",
     ]
     manifest = read_manifest(path)
     poly = [e for e in manifest.entries if e.dispatch == "poly"]

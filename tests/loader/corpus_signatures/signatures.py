@@ -24,6 +24,13 @@ def power(x, n=3):
     return r
 
 
+@gradc.export("f64(f64)")
+def uses_poly(x):
+    # compiled code specialises poly to the argument types, as for any helper (Python's
+    # semantics): (f64, f64) is the export poly.f64.f64, (f64, i64) a helper of its own
+    return poly(x, 2.0) + poly(x, 3)
+
+
 d_poly = gradc.grad(poly, wrt=("x", "y"))
 dx_poly = gradc.grad(poly, wrt="x")
 ddx_poly = gradc.grad(dx_poly, wrt="x")  # second order: the f64 signature only
