@@ -15,7 +15,12 @@ call of ``f`` among them on the argument types (``gradc.artifacts.loader.dispatc
 --fastmath`` / ``--no-boundscheck``, ``CompilerOptions``) for that export only: they
 enter its key and no other export's. They apply to everything compiled into the export's
 object, i.e. its own body and every helper or export it calls (inlined or not): the
-caller's flags. A called export keeps its own flags in its own entry only.
+caller's flags. A called export keeps its own flags in its own entry only. A derivative
+export (``d_f = gradc.grad(f)``) is compiled with ``f``'s options.
+
+Compiled code calling a function with several signatures specialises it to the argument
+types like any helper (Python's semantics, no conversion): a call with one signature's
+exact types calls that export's function, other types make a helper of their own.
 """
 
 from __future__ import annotations
