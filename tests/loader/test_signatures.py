@@ -200,6 +200,14 @@ def test_help_shows_every_signature(lib: Any) -> None:
     assert len(lib.poly.overloads) == 3
 
 
+def test_each_specialisation_is_reachable_by_its_entry_name(lib: Any) -> None:
+    assert lib["poly.f32.f32"] is lib.poly.overloads["(x: f32, y: f32) -> f32"]
+    assert "poly.f32.f32" not in dir(lib) and "poly.f32.f32" not in lib
+    assert lib.is_fast("poly.f64.f64") and lib.is_fast("poly")
+    assert lib.ctypes_function("poly.f64.f64")(1.5, 2.0) == PLAIN.poly(1.5, 2.0)
+    assert lib.ctypes_function("poly")(1, 2) == PLAIN.poly(1, 2)
+
+
 def test_a_reader_of_format_1_6_sees_each_signature_as_an_export(built: tuple[Path, Any]) -> None:
     """Backward compatible: without ``dispatch`` (what a 1.6 writer or reader knows) the
     entries are plain exports under their own names; and single-signature artifacts
