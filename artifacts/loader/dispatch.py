@@ -92,7 +92,9 @@ def make_dispatcher(
             fn = cache[key] = select(dict(enumerate(args)))
         return fn(*args)
 
-    dispatch = _fast_path(nparams, cache, general, None if key_of is type else key_of)
+    dispatch = _fast_path(
+        nparams, cache, general, None if key_of is type else key_of, inline=not layouts
+    )
     dispatch.__name__ = name
     dispatch.__qualname__ = f"{module}.{name}"
     dispatch.__doc__ = "\n".join(shown) + (
@@ -127,14 +129,26 @@ def _fast_path(
     cache: dict[Any, Callable[..., Any]],
     general: Callable[..., Any],
     key_of: Callable[[Any], Any] | None,
+    *,
+    inline: bool,
 ) -> Callable[..., Any]:
     """The dispatcher's entry point: :data:`_FAST_PATH` for ``nparams`` parameters (a
     Python function with ``*args`` costs a tuple and a ``map`` per call: 3x the overhead
-    over a specialisation's own call); ``key_of`` None keys on the classes alone."""
+    over a specialisation's own call); ``key_of`` None keys on the classes alone, else
+    ``key_of``'s key, spelt out in the template when ``inline`` (no layout: what
+    :func:`_array_key_of` computes without a call)."""
     if nparams == 0:
         return general
     args = [f"a{i}" for i in range(nparams)]
-    keys = [f"{a}.__class__" if key_of is None else f"key_of({a})" for a in args]
+    if key_of is None:
+        keys = [f"{a}.__class__" for a in args]
+    elif inline:
+        keys = [
+            f"((({a}.dtype.char, {a}.ndim) if {a}.__class__ is ndarray else {a}.__class__))"
+            for a in args
+        ]
+    else:
+        keys = [f"key_of({a})" for a in args]
     source = _FAST_PATH.format(
         params="".join(f"{a}=_MISSING, " for a in args) + "/, ",
         last=args[-1],
@@ -142,6 +156,10 @@ def _fast_path(
         keys=", ".join(keys) + ("," if nparams == 1 else ""),
     )
     scope = {"_MISSING": _MISSING, "general": general, "cache_get": cache.get, "key_of": key_of}
+    if key_of is not None:
+        import numpy as np
+
+        scope["ndarray"] = np.ndarray
     exec(source, scope)  # our own template: parameter names only
     dispatch: Callable[..., Any] = scope["dispatch"]
     return dispatch
