@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from gradc.cli.main import cli
@@ -46,3 +47,16 @@ def test_inspect_lists_every_signature_and_the_dispatch(tmp_path: Path) -> None:
         "options.boundscheck" in key
         and "False" in key.split("options.boundscheck")[1].splitlines()[0]
     )
+
+
+@pytest.mark.slow
+def test_bench_runs_each_signature_against_the_plain_function(tmp_path: Path) -> None:
+    (tmp_path / "sq.py").write_text(MODULE)
+    result = CliRunner().invoke(
+        cli, ["bench", str(tmp_path / "sq.py"), "-e", "sq.i64", "-e", "sq.f64", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = [r for r in json.loads(result.output)["rows"] if r["kind"] == "run"]
+    assert [r["export"] for r in rows] == ["sq.i64", "sq.f64"]
+    for r in rows:
+        assert r["baseline_what"] == "sq (plain Python)" and r["note"] == "same result"
