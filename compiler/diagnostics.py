@@ -53,6 +53,12 @@ class CompileError(Exception):
         #: further errors of the same build, rendered after this one
         self.others: list[CompileError] = []
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle whole (``Exception``'s own pickling passes only ``args`` to
+        ``__init__``, which needs more): an error raised on a Dask worker reaches the
+        client with every attribute."""
+        return (type(self), (self.message, self.loc), self.__dict__)
+
     def render(self) -> str:
         """The full diagnostic: ``file:line:col: error: message``, the line, carets under
         the construct and the ``help:`` line if any."""

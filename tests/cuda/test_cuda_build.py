@@ -171,13 +171,13 @@ def test_a_rebuild_reuses_intact_variants(
     art = tmp_path / "copy.gradc"
     shutil.copytree(cuda_artifact, art)
     compiled: list[str] = []
-    original = cuda_backend._compile
+    original = cuda_backend.compile_kernel
 
-    def counting(state, name, *args):  # type: ignore[no-untyped-def]
-        compiled.append(name)
-        return original(state, name, *args)
+    def counting(module, plan, *args):  # type: ignore[no-untyped-def]
+        compiled.append(plan.name)
+        return original(module, plan, *args)
 
-    monkeypatch.setattr(cuda_backend, "_compile", counting)
+    monkeypatch.setattr(cuda_backend, "compile_kernel", counting)
     before = (art / "manifest.msgpack").read_bytes()
     build_artifact(CORPUS, art, CompilerOptions(cuda_archs=ARCHS))
     assert compiled == []
