@@ -68,9 +68,6 @@ class Derivative:
     dispatch: str | None = None
 
 
-#: Keywords of JAX's and others' derivative functions -> what gradc says instead.
-
-
 def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivative | None:
     """``name = gradc.grad(f, wrt=...)`` (and the other kinds), or None."""
     value = stmt.value
