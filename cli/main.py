@@ -554,6 +554,16 @@ def _print_manifest(artifact: Path, manifest: Manifest) -> None:
             e.key[:12],
         )
     console.print(table)
+    dispatched: dict[str, list[str]] = {}
+    for e in manifest.entries:
+        if e.dispatch:
+            dispatched.setdefault(e.dispatch, []).append(e.name)
+    for name, names in dispatched.items():
+        console.print(
+            f"{name}: {len(names)} signature{'s' * (len(names) != 1)}, one call dispatching among "
+            f"{', '.join(names)}",
+            highlight=False,
+        )
     if manifest.cuda is not None:
         from gradc.cli.cuda import print_cuda
 

@@ -49,16 +49,20 @@ def plan_keys(state: BuildState) -> None:
     state.exports = []
     for plan in _export_plans(state):
         for variant, shared, target in zip(variant_options, shared_of, state.targets, strict=True):
+            # the export's own fastmath=/boundscheck= (@gradc.export) override the build's
+            own = variant
+            for field_name, value in plan.options:
+                own = replace(own, **{field_name: value})  # type: ignore[arg-type]
             components = keys.entry_components(
                 state.hashes[plan.name],
-                shared,
+                {**shared, **{f"options.{n}": v for n, v in plan.options}},
                 plan.signature,
                 derivatives.get(plan.name),
                 options.tape_budget,
             )
             key = sha256_key(components)
             symbol = entry_symbol(plan.name, key)
-            plan.jobs.append(_job(state, plan.name, variant, target, components, key, symbol))
+            plan.jobs.append(_job(state, plan.name, own, target, components, key, symbol))
         state.exports.append(plan)
     # One runtime serves every variant (and every artifact of the process): with several
     # CPUs it is built for the generic CPU, so that it runs wherever any variant does.
@@ -86,6 +90,9 @@ def _export_plans(state: BuildState) -> list[ExportPlan]:
     plans = []
     defaults = {e.name: e.defaults for e in info.exports}
     primal = {d.name: d.target for d in info.derivatives}
+    dispatch = {e.name: e.dispatch for e in info.exports}
+    dispatch.update({d.name: d.dispatch for d in info.derivatives})
+    options = {e.name: e.options for e in info.exports}
     for name in [e.name for e in info.exports] + [d.name for d in info.derivatives]:
         function = state.focus = module.functions[name]
         params = tuple(
@@ -99,7 +106,18 @@ def _export_plans(state: BuildState) -> list[ExportPlan]:
             (loc.file, loc.line, loc.col)
             for loc in site_table(module, name, lambda f: module_relative(f, base_dir))
         )
-        plans.append(ExportPlan(name, signature, reachable(module, name), sites))
+        if name not in options:  # a derivative is compiled with its primal's options
+            options[name] = options[primal[name]]
+        plans.append(
+            ExportPlan(
+                name,
+                signature,
+                reachable(module, name),
+                sites,
+                options=options[name],
+                dispatch=dispatch[name] or "",
+            )
+        )
     return plans
 
 
@@ -354,6 +372,7 @@ def build_output(state: BuildState) -> BuildOutput:
                 dependencies={n: state.hashes[n] for n in plan.reached},
                 sites=plan.sites,
                 reused=job.cached is not None,
+                dispatch=plan.dispatch,
             )
             for job in plan.jobs
         ]

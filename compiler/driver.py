@@ -118,12 +118,15 @@ def add_derivative_exports(
 def parse(state: BuildState) -> None:
     """The ``parse`` stage: the module's source, its scan, and the ``--grad`` requests."""
     from gradc.compiler.frontend.module_scan import requested_derivative, scan_module
+    from gradc.compiler.frontend.overloads import expand_derivative
     from gradc.compiler.sources import read_source
 
     state.data, state.source = read_source(state.source_path, state.source_text, state.prelude)
     state.info = scan_module(state.source, Path(state.source_path).stem)
     for spec in state.grads:
-        state.info.derivatives.append(requested_derivative(state.info, spec))
+        derivative = requested_derivative(state.info, spec)
+        target = spec.partition(":")[0].strip()
+        state.info.derivatives.extend(expand_derivative(state.info, derivative, target))
 
 
 def infer(state: BuildState) -> None:

@@ -181,28 +181,42 @@ bool_ = boolean
 @overload
 def export(fn: _F, /) -> _F: ...
 @overload
-def export(signature: str | None = None, /) -> Callable[[_F], _F]: ...
+def export(
+    signature: str | list[str] | tuple[str, ...] | None = None,
+    /,
+    *,
+    fastmath: bool = ...,
+    boundscheck: bool = ...,
+) -> Callable[[_F], _F]: ...
 
 
-def export(fn_or_signature: Any = None, /) -> Any:
+def export(fn_or_signature: Any = None, /, **options: bool) -> Any:
     """Mark a function for ``gradc build``; in plain Python, make it a compiled export.
 
-    Usable bare (``@gradc.export``, types from annotations) or with a Numba-style
-    signature string (``@gradc.export("f64(f64, f64)")``), which ``gradc build`` reads
-    from the source. Run as Python, it returns a
-    :class:`~gradc.runtime_mode.ExportedFunction` that compiles (or loads) on first call
-    (``fn.py_func`` is the Python function), or the function itself when
-    ``GRADC_PLAIN_PYTHON=1``.
+    Usable bare (``@gradc.export``, types from annotations), with a Numba-style
+    signature string (``@gradc.export("f64(f64, f64)")``) or a list of them (one
+    specialisation each, dispatched on the argument types), and with per-function
+    ``fastmath=``/``boundscheck=`` (bool literals), all read by ``gradc build`` from the
+    source. Run as Python, it returns a :class:`~gradc.runtime_mode.ExportedFunction`
+    that compiles (or loads) on first call (``fn.py_func`` is the Python function), or
+    the function itself when ``GRADC_PLAIN_PYTHON=1``.
 
     Raises:
-        TypeError: the argument is neither a function nor a signature string.
+        TypeError: the argument is neither a function nor signature strings, or an
+            option other than ``fastmath``/``boundscheck``.
     """
-    if fn_or_signature is None or isinstance(fn_or_signature, str):
+    unknown = sorted(set(options) - {"fastmath", "boundscheck"})
+    if unknown:
+        raise TypeError(f"gradc.export got an unexpected keyword argument {unknown[0]!r}")
+    signatures = fn_or_signature
+    listed = isinstance(signatures, list | tuple) and all(isinstance(s, str) for s in signatures)
+    if signatures is None or isinstance(signatures, str) or listed:
         return _identity
     if callable(fn_or_signature):
         return _exported(fn_or_signature)
     raise TypeError(
-        "gradc.export takes a function or a signature string such as 'f64(f64, f64)', "
+        "gradc.export takes a function, a signature string such as 'f64(f64, f64)' or a "
+        "list of them, "
         f"got {type(fn_or_signature).__name__}"
     )
 

@@ -32,6 +32,7 @@ from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, RUNTIME_LIBRAR
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.loader.arrays import ArrayOwner
 from gradc.artifacts.loader.calls import make_export
+from gradc.artifacts.loader.dispatch import make_dispatcher
 from gradc.artifacts.loader.fastcall import FASTCALL_ENV, FastExport, fastcall_enabled, make_fast
 from gradc.artifacts.loader.link import LinkError
 from gradc.artifacts.loader.linking import (
@@ -68,8 +69,10 @@ _RUNTIME_CHANGES = "since rt2 a tape also records the array references pushed on
 class Library:
     """A loaded artifact: one attribute per export, also ``lib["name"]``.
 
-    ``dir(lib)`` and ``iter(lib)`` list the exports. The compiled code stays mapped while
-    the library or any of its functions is referenced.
+    ``dir(lib)`` and ``iter(lib)`` list the exports. A function exported with several
+    signatures is one callable dispatching among them (:mod:`.dispatch`); each
+    specialisation is also ``lib["f.f64"]`` (its entry's name). The compiled code stays
+    mapped while the library or any of its functions is referenced.
     """
 
     def __init__(
@@ -79,19 +82,24 @@ class Library:
         functions: dict[str, Callable[..., Any]],
         tracker: Any,
         ctypes_functions: dict[str, Callable[..., Any]] | None = None,
+        specialisations: tuple[dict[str, Callable[..., Any]], dict[str, Callable[..., Any]]]
+        | None = None,
     ) -> None:
         self._gradc_path = path
         self._gradc_manifest = manifest
         self._gradc_functions = functions
         self._gradc_tracker = tracker
         self._gradc_ctypes = ctypes_functions if ctypes_functions is not None else functions
+        fast, slow = specialisations or ({}, {})
+        self._gradc_all = {**functions, **fast}
+        self._gradc_all_ctypes = {**self._gradc_ctypes, **slow}
         for name, fn in functions.items():
             if not name.startswith("_gradc_"):
                 setattr(self, name, fn)
 
     def __getitem__(self, name: str) -> Callable[..., Any]:
         try:
-            return self._gradc_functions[name]
+            return self._gradc_all[name]
         except KeyError:
             raise KeyError(
                 f"{self._gradc_manifest.module!r} exports no {name!r}; "
@@ -136,11 +144,11 @@ class Library:
         """Export ``name`` on the ctypes path even when it has a fast-call wrapper (for
         benchmarks and tests; shadowed by an export named ``ctypes_function``)."""
         self[name]  # KeyError naming the exports
-        return self._gradc_ctypes[name]
+        return self._gradc_all_ctypes[name]
 
     def is_fast(self, name: str) -> bool:
         """Whether export ``name`` is called through its fast-call wrapper."""
-        return self[name] is not self._gradc_ctypes[name]
+        return self[name] is not self._gradc_all_ctypes[name]
 
 
 def _read_objects(
@@ -236,7 +244,26 @@ def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Libra
         if e.wrapper is not None and e.wrapper.sha256 in wrappers:
             builtin = make_fast(e, manifest.module, tracker[e.wrapper.symbol], call, keepalive)
         functions[e.name] = builtin or call
-    return Library(path, manifest, functions, keepalive, slow)
+    specialisations = _add_dispatchers(manifest, functions), _add_dispatchers(manifest, slow)
+    return Library(path, manifest, functions, keepalive, slow, specialisations)
+
+
+def _add_dispatchers(
+    manifest: Manifest, functions: dict[str, Callable[..., Any]]
+) -> dict[str, Callable[..., Any]]:
+    """Replace in ``functions`` the entries of each function exported with several
+    signatures (format 1.7, ``Entry.dispatch``) by one callable dispatching among them
+    (:func:`~.dispatch.make_dispatcher`); returns the entries replaced, by name."""
+    groups: dict[str, list[Any]] = {}
+    for e in manifest.entries:
+        if e.dispatch:
+            groups.setdefault(e.dispatch, []).append(e)
+    replaced: dict[str, Callable[..., Any]] = {}
+    for name, entries in groups.items():
+        specialisations = [(e, functions.pop(e.name)) for e in entries]
+        replaced.update((e.name, fn) for e, fn in specialisations)
+        functions[name] = make_dispatcher(name, manifest.module, specialisations)
+    return replaced
 
 
 def _check_trust(

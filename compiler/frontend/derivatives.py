@@ -51,6 +51,9 @@ class Derivative:
             returns ``(gradient, aux)``, ``value_and_grad`` ``((value, aux), gradient)``.
         width: ``jvp``/``jacfwd``'s ``width=k``: tangents pushed per forward sweep (1
             unless given).
+        dispatch: for the derivative of one signature of a function with several
+            (:mod:`.overloads`): the declared name the loader dispatches on, while
+            ``name`` is this specialisation's (``df.f64``); None otherwise.
     """
 
     name: str
@@ -62,9 +65,7 @@ class Derivative:
     activity: tuple[str, ...] = ()
     has_aux: bool = False
     width: int = 1
-
-
-#: Keywords of JAX's and others' derivative functions -> what gradc says instead.
+    dispatch: str | None = None
 
 
 def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivative | None:
@@ -81,26 +82,29 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
         raise src.error(f"assign gradc.{kind}(...) to one name", stmt)
     if not value.args or not isinstance(value.args[0], ast.Name):
         raise src.error(f"gradc.{kind} takes the function to differentiate first", value)
-    target = value.args[0].id
+    from gradc.compiler.frontend.overloads import first_overload
+
+    written = value.args[0].id  # the name as declared; target: its first signature's
+    target = first_overload(info, written)
     export = next((e for e in info.exports if e.name == target), None)
     inner = next((d for d in info.derivatives if d.name == target), None)
     if export is None and inner is None:
         raise src.error(
             f"gradc.{kind} needs an exported function or a derivative declaration defined "
-            f"above it; '{target}' is neither (add @gradc.export with parameter types)",
+            f"above it; '{written}' is neither (add @gradc.export with parameter types)",
             value.args[0],
         )
     if kind in ("reverse", "forward"):
         if export is None:
             raise src.error(
-                f"gradc.{kind} differentiates an exported function; '{target}' is a "
+                f"gradc.{kind} differentiates an exported function; '{written}' is a "
                 "derivative declaration (use gradc.grad, gradc.jvp or gradc.vjp of it)",
                 value.args[0],
             )
         return _activity_declaration(info, targets[0].id, kind, export, value)
     if inner is not None and inner.kind in ("reverse", "forward"):
         raise src.error(
-            f"gradc.{kind} of the low-level gradc.{inner.kind} declaration '{target}' is not "
+            f"gradc.{kind} of the low-level gradc.{inner.kind} declaration '{written}' is not "
             "supported; differentiate a gradc.grad, gradc.jvp or gradc.vjp declaration",
             value.args[0],
         )
@@ -116,12 +120,12 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
     for item in items:
         if isinstance(item, ast.Constant) and isinstance(item.value, str):
             if item.value not in params:
-                raise src.error(f"'{target}' has no parameter '{item.value}'", item)
+                raise src.error(f"'{written}' has no parameter '{item.value}'", item)
             index = params.index(item.value)
         elif isinstance(item, ast.Constant) and type(item.value) is int:
             index = item.value
             if index < 0 or (index >= len(params) and (inner is None or inner.kind != "vjp")):
-                raise src.error(f"'{target}' has no parameter at position {index}", item)
+                raise src.error(f"'{written}' has no parameter at position {index}", item)
         else:
             raise src.error("wrt takes parameter names or positions (constants)", item)
         if index in wrt:
@@ -129,7 +133,7 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
         wrt.append(index)
     if not wrt:
         raise src.error(
-            f"gradc.{kind}: wrt selects no parameter of '{target}'; name at least one "
+            f"gradc.{kind}: wrt selects no parameter of '{written}'; name at least one "
             "(or leave wrt out for the first)",
             wrt_node,
         )
@@ -222,14 +226,16 @@ def _activity_declaration(
     positional = call.args[1:]
     if len(positional) > len(params):
         raise src.error(
-            f"gradc.{kind}: '{export.name}' has {len(params)} parameters, "
+            f"gradc.{kind}: '{export.dispatch or export.name}' has {len(params)} parameters, "
             f"got {len(positional)} annotations",
             call,
         )
     items: list[tuple[int, ast.expr]] = list(enumerate(positional))
     for kw in call.keywords:
         if kw.arg is None or kw.arg not in params:
-            raise src.error(f"'{export.name}' has no parameter '{kw.arg}'", kw.value)
+            raise src.error(
+                f"'{export.dispatch or export.name}' has no parameter '{kw.arg}'", kw.value
+            )
         index = params.index(kw.arg)
         if index < len(positional):
             raise src.error(f"parameter '{kw.arg}' is annotated twice", kw.value)
@@ -259,7 +265,9 @@ def _activity_declaration(
         activity_of.append(activity)
     if not wrt:
         raise src.error(
-            f"gradc.{kind}({export.name}, ...) marks no parameter Duplicated or Active", call
+            f"gradc.{kind}({export.dispatch or export.name}, ...) marks no parameter Duplicated "
+            "or Active",
+            call,
         )
     return Derivative(name, kind, export.name, wrt, True, call, tuple(activity_of))
 
@@ -275,6 +283,8 @@ def derivative_callers(info: ModuleInfo) -> list[str]:
     def names_in(node: ast.AST) -> set[str]:
         return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
+    declared |= {d.dispatch for d in info.derivatives if d.dispatch is not None}
+
     def reaches_derivative(name: str, seen: frozenset[str]) -> bool:
         if name not in reaches:
             used = names_in(info.functions[name])
@@ -285,7 +295,7 @@ def derivative_callers(info: ModuleInfo) -> list[str]:
             )
         return reaches[name]
 
-    return [e.name for e in info.exports if reaches_derivative(e.name, frozenset())]
+    return [e.name for e in info.exports if reaches_derivative(e.function, frozenset())]
 
 
 class GradRequestError(ValueError):
@@ -304,21 +314,24 @@ def requested_derivative(info: ModuleInfo, spec: str) -> Derivative:
             of its parameters or is repeated, or ``d_f`` already names a function, an
             export or a derivative of the module (the message says which).
     """
+    from gradc.compiler.frontend.overloads import first_overload
+
     target, _, wrt_text = spec.partition(":")
     target = target.strip()
-    export = next((e for e in info.exports if e.name == target), None)
-    if export is None:
-        exports = ", ".join(e.name for e in info.exports) or "none"
+    export = next((e for e in info.exports if e.name == first_overload(info, target)), None)
+    if export is None or (export.dispatch is None and target != export.name):
+        exports = ", ".join(dict.fromkeys(e.dispatch or e.name for e in info.exports)) or "none"
         raise GradRequestError(f"'{target}' is not an export of {info.name} (exports: {exports})")
     name = f"d_{target}"
-    taken = {e.name for e in info.exports} | {d.name for d in info.derivatives}
+    taken = {e.dispatch or e.name for e in info.exports}
+    taken |= {d.dispatch or d.name for d in info.derivatives}
     if name in taken or name in info.functions:
         raise GradRequestError(
             f"'{name}' already exists in {info.name}; declare the derivative there"
         )
     params = [a.arg for a in export.node.args.args]
     if not wrt_text.strip():
-        return Derivative(name, "grad", target, [0], False, export.node)
+        return Derivative(name, "grad", export.name, [0], False, export.node)
     wrt: list[int] = []
     for item in (w.strip() for w in wrt_text.split(",")):
         if item.isdigit() and int(item) < len(params):
@@ -331,4 +344,4 @@ def requested_derivative(info: ModuleInfo, spec: str) -> Derivative:
         if index in wrt:
             raise GradRequestError(f"parameter '{params[index]}' is listed twice")
         wrt.append(index)
-    return Derivative(name, "grad", target, wrt, len(wrt) > 1, export.node)
+    return Derivative(name, "grad", export.name, wrt, len(wrt) > 1, export.node)

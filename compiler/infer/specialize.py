@@ -117,11 +117,13 @@ class Inference:
 
     def run(self) -> Module:
         for export in self.exports:
-            key = (export.name, tuple(export.param_types))
+            # one of several signatures: its own specialisation of the function, named
+            # by the export (``f.f64``); a helper call with these types calls it
+            key = (export.function, tuple(export.param_types))
             if key in self.symbols:
                 continue
             self.symbols[key] = export.name
-            self.functions[export.name] = FunctionRef(self.info, export.name)
+            self.functions[export.function] = FunctionRef(self.info, export.function)
             spec = self._specialize(key, export.result_type)
             spec.function.exported = True
         self.changed = True
@@ -162,7 +164,7 @@ class Inference:
         if (
             declared is None
             and node.returns is not None
-            and not (ref.module is self.info and name in {e.name for e in self.info.exports})
+            and not (ref.module is self.info and name in {e.function for e in self.info.exports})
         ):
             declared = self._helper_annotation(node.returns)
         spec = Spec(key, lowered, declared)
