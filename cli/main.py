@@ -218,6 +218,9 @@ def build(
         remote = open_remote(remote_cache, remote_cache_readonly)
     with _progress(module):
         built = _build(module, out_dir, options, grads, remote, texts=not no_texts)
+        from gradc.artifacts.stubs import write_stub
+
+        write_stub(out_dir, built.manifest)  # build/m.pyi: the compiled API, for type checkers
     end = time.perf_counter()
     if explain:
         from gradc.cli.explain import explain as explain_lines
