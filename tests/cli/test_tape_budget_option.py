@@ -29,6 +29,7 @@ d_run = gradc.grad(run)
 """
 
 
+@pytest.mark.slow  # two builds
 def test_tape_budget_keys_derivatives_only_and_keeps_the_gradient(tmp_path: Path) -> None:
     src = tmp_path / "m.py"
     src.write_text(SOURCE)
