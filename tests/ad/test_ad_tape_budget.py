@@ -1,7 +1,8 @@
 """Long loops in checkpointed segments (``--tape-budget``, passes/ad/segments.py).
 
-The AD corpus modules with loops are built with a budget of 1 byte, so that every
-segmentable loop of two or more iterations runs in segments of about sqrt(n) iterations:
+tests/ad/corpus/long_loops.py (and, slow, every other AD corpus module) is built with a
+budget of 1 byte, so that every segmentable loop of two or more iterations runs in
+segments of about sqrt(n) iterations:
 their gradients must equal the whole-tape build's (budget 0) to rounding, central finite
 differences, and forward mode (the dot-product test). Which loops are segmented is
 checked on the derivative IR; the slow test measures peak RSS of a 10**7-step loop's
