@@ -468,7 +468,9 @@ def _allocate(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
             return None
         if isinstance(fill, ScalarType):  # np.full(3, 7) is an int64 array
             dtype = I64 if fill.is_int and not fill.is_bool else fill
-    if fill is not None and not isinstance(fill, UnknownType) and not _stores_into(fill, dtype):
+    # np.full/np.full_like copy the fill value with casting='unsafe' (np.full(3, 1,
+    # dtype=bool), np.full_like(ints, 2.5)): any number converts, as by .astype
+    if fill is not None and not isinstance(fill, UnknownType | ScalarType):
         raise inf.error(
             f"cannot fill a {python_name(dtype)} array with a {python_name(fill)}", inst
         )

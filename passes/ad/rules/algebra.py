@@ -59,7 +59,7 @@ class RuleOps:
             fn = MathName(f"ieee_{fn.value}")
         return self.b.math(fn, *args)
 
-    def scale(self, t: Value, p: Value, active_p: bool = False) -> Value:
+    def scale(self, t: Value, p: Value, active_p: bool = False, adjoint: bool = False) -> Value:
         """``t·p`` for a tangent or adjoint ``t`` and a partial ``p``, with a *strong
         zero* (as Enzyme's option; JAX's symbolic zeros do it statically): 0 where ``t``
         or ``p`` is 0, even if the other is ±inf or NaN. So a value whose tangent or
@@ -72,14 +72,22 @@ class RuleOps:
         infinite active value means the function is at ±inf or NaN near there, and its
         derivatives are not finite anyway; the check would cost 14% (one-sided) to 30%
         (gradient) and 20% to 70% (JVP) of a product-bound derivative (a 1000×1000
-        mat-vec, measured). So reverse mode of ``sqrt(x * x)`` at 0 is NaN, as JAX's."""
+        mat-vec, measured). So reverse mode of ``sqrt(x * x)`` at 0 is NaN, as JAX's.
+
+        An ``adjoint`` has the strong zero also with an active ``p``: a value that does
+        not reach the output (an update of a dead copy, a write into an argument) has
+        adjoint 0 at run time while its partial (an operand of ``*``, ``a ** b`` at ``a <
+        0``) may be ±inf or NaN, and an infinite adjoint (``sqrt'(0)`` of ``np.std`` of a
+        constant row) meets partials that are 0; forward mode needs the test less, as
+        the tangents of dead values never reach the output (the array fuzzer's findings,
+        tests/fuzzing/corpus_arrays)."""
         zero = self.c(0.0, t)
         if isinstance(p, ops.Const):
             if float(p.value) == 0.0:
                 return zero
             if math.isfinite(float(p.value)):
                 return self.b.mul(t, p)  # ±inf·p, NaN·p and 0·p are what they should be
-        elif active_p:
+        elif active_p and not adjoint:
             return self.b.mul(t, p)
         # the product itself wherever it is a number, so that its own derivative (a
         # second derivative: forward mode over this code) is ṫ·p + t·ṗ also where p or
