@@ -69,18 +69,12 @@ from typing import TYPE_CHECKING, Any
 
 from gradc import _flags
 from gradc.inline_source import memory_source, prelude_of
+from gradc.runtime_options import RUNTIME_OPTIONS, options_problem
 
 if TYPE_CHECKING:
     from gradc.artifacts.loader.cpu import Library
     from gradc.artifacts.manifest import Manifest
 
-#: ``CompilerOptions`` fields of a runtime-mode build (the defaults of ``gradc build``).
-RUNTIME_OPTIONS: dict[str, object] = {
-    "opt_level": 2,
-    "cpu": "x86-64",
-    "fastmath": False,
-    "boundscheck": True,
-}
 
 CACHE_DIR_ENV = "GRADC_CACHE_DIR"
 NO_COMPILE_ENV = "GRADC_NO_COMPILE"
@@ -249,11 +243,8 @@ def stale_reason(
         return f"runtime ABI {manifest.runtime.abi}, this is {RUNTIME_ABI}"  # loader refuses
     if any(e.abi_version != ABI_VERSION for e in manifest.entries):
         return f"calling convention is not ABI {ABI_VERSION}"  # the loader would refuse it
-    if check_options:
-        for e in manifest.entries:
-            for k, v in RUNTIME_OPTIONS.items():
-                if e.key_components.get(f"options.{k}") != v:
-                    return f"{e.name}: options.{k} {e.key_components.get(f'options.{k}')} -> {v}"
+    if check_options:  # an export's own fastmath=/boundscheck= allowed (runtime_options)
+        return options_problem(manifest)
     return None
 
 

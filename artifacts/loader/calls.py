@@ -128,8 +128,10 @@ def make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Call
     names = tuple(name for name, _ in params)
     defaults = dict(entry.signature.defaults)
     shown = [f"{n}: {t.text}" + (f" = {defaults[n]!r}" if n in defaults else "") for n, t in params]
-    sig_text = f"{entry.name}({', '.join(shown)}) -> {result.text}"
-    bind = _binder(entry.name, names, sig_text, defaults)
+    # errors name the function the user calls: ``f``, not its specialisation ``f.f64.f64``
+    called = entry.dispatch or entry.name
+    sig_text = f"{called}({', '.join(shown)}) -> {result.text}"
+    bind = _binder(called, names, sig_text, defaults)
     unsupported = [t.text for _, t in params if not t.argument_ok]
     if not result.result_ok:
         unsupported.append(result.text)
@@ -145,13 +147,13 @@ def make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Call
         )
         written = set(signature.writes)
         converters = tuple(
-            _written(t.convert, entry.name) if n in written and t.convert is not None else t.convert
+            _written(t.convert, called) if n in written and t.convert is not None else t.convert
             for n, t in params
         )
         checks = tuple(c or FLOAT_CHECKS.get(t.text) for c, (_, t) in zip(converters, params))
         fn = _caller(
             entry, qualname, proto(address), out_type, converters, result,
-            bind, _checker(entry.name, names, checks),
+            bind, _checker(called, names, checks),
         )  # fmt: skip
         if result.array_result is not None:
             fn.__gradc_read_result__ = _result_reader(out_type, result.array_result)  # type: ignore[attr-defined]

@@ -3,21 +3,31 @@ argument types as Numba's dispatcher does for its compiled signatures.
 
 ``@gradc.export(["f64(f64, f64)", "f32(f32, f32)", "i64(i64, i64)"])`` builds entries
 ``f.f64.f64``, ``f.f32.f32`` and ``f.i64.i64``, each with ``dispatch = "f"``
-(docs/artifacts.md). The loader offers ``f``: a call picks
+(docs/artifacts.md). The loader offers ``f``: a call picks, as Numba's dispatcher does,
 
-1. the first signature whose parameter types are exactly the arguments' types,
-2. else the first signature to which every argument converts safely,
-3. else raises TypeError listing the signatures,
+1. among the signatures to which every argument converts safely (an exact match
+   included), the one of least conversion cost, ties broken by the list order;
+2. else raises TypeError listing the signatures,
 
 and calls that specialisation's own callable (fast-call wrapper or ctypes path), which
 converts and checks the arguments as for an export with one signature. The choice is
 cached per tuple of argument types, so a call costs one dict lookup and one extra Python
 call over the specialisation's.
 
+The cost of a signature is the pair (conversions between kinds, widenings within a kind)
+summed over the arguments, compared in that order (Numba's ranking of its ``safe`` over
+its ``promote`` conversions): an argument of the parameter's exact type costs nothing; a
+widening within a kind (``i32`` -> ``i64``, ``f32`` -> ``f64``, ``bool`` -> an integer,
+an unsigned integer to a wider signed one, an array to a parameter of layout ``A``) costs
+(0, 1); a conversion between kinds (an integer or ``bool`` -> a float) costs (1, 0). So
+``np.int32`` or ``bool`` arguments go to an ``i64`` signature before an ``f64`` one listed
+first, and give the exact integer plain Python gives.
+
 The type of an argument is that of Numba's ``typeof``: ``bool``, ``int`` -> ``i64``,
 ``float`` -> ``f64``, a NumPy scalar its dtype, a NumPy array its dtype, rank and layout
 (``C`` when C-contiguous, else ``F`` when Fortran-contiguous, else ``A``). Safe
-conversions (those that lose no value): bool -> any int or float; an integer -> a wider
+conversions (those that lose no value): bool -> any int or float (a NumPy bool to a float
+only: the integer parameters' conversion refuses it, as ``operator.index`` does); an integer -> a wider
 integer, -> ``f64``, and -> ``f32`` from at most 16 bits; ``f32`` -> ``f64``. Never a
 float to an integer, never ``f64`` -> ``f32``. An array converts to a parameter of the
 same dtype and rank whose layout is ``A`` or one the array has (a C-contiguous array to
@@ -48,7 +58,9 @@ _SCALARS = {
     "f64": ("f", 64),
 }
 _PYTHON = {bool: ("scalar", "b", 1), int: ("scalar", "i", 64), float: ("scalar", "f", 64)}
-_EXACT, _SAFE, _NO = 2, 1, 0
+#: Conversion costs of one argument (module docstring): (between kinds, within a kind).
+_EXACT, _WIDEN, _CROSS = (0, 0), (0, 1), (1, 0)
+_NO = None
 
 
 def make_dispatcher(
@@ -68,10 +80,9 @@ def make_dispatcher(
 
     def select(given: dict[int, Any]) -> Callable[..., Any]:
         types = {i: _type_of(v) for i, v in given.items()}
-        for wanted in (_EXACT, _SAFE):
-            for fn, ps in zip(functions, params, strict=True):
-                if all(_match(types[i], ps[i]) >= wanted for i in types):
-                    return fn
+        ranked = [(c, k) for k, ps in enumerate(params) if (c := _cost(types, ps)) is not None]
+        if ranked:
+            return functions[min(ranked)[1]]
         got = ", ".join(
             ("..." if i not in types else _spelt(types[i]) or type(given[i]).__name__)
             for i in range(nparams)
@@ -99,7 +110,7 @@ def make_dispatcher(
     dispatch.__qualname__ = f"{module}.{name}"
     dispatch.__doc__ = "\n".join(shown) + (
         f"\n\nCompiled by gradc with {len(shown)} signatures, dispatched on the argument "
-        "types (exact match first, then safe conversions)."
+        "types (the safe conversion of least cost: exact, then widening, then int -> float)."
     )
     dispatch.__signature__ = _signature(specialisations)  # type: ignore[attr-defined]
     #: signature text (``(x: f64) -> f64``) -> the specialisation's callable
@@ -210,15 +221,29 @@ def _type_of(v: Any) -> ArgType | None:
         return None
     bits = 1 if kind == "b" else dtype.itemsize * 8  # type: ignore[union-attr]
     ndim = getattr(v, "ndim", 0)
-    if type(v).__name__ != "ndarray":
-        return ("scalar", kind, bits)
+    if type(v).__name__ != "ndarray":  # a NumPy bool scalar is kind "B" (_scalar_match)
+        return ("scalar", "B" if kind == "b" else kind, bits)
     flags = v.flags
     layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
     return ("array", kind, bits, ndim, layout, flags.c_contiguous, flags.f_contiguous)
 
 
-def _match(got: ArgType | None, param: AbiType) -> int:
-    """How argument type ``got`` fits ``param``: exactly, by a safe conversion, or not."""
+def _cost(types: dict[int, ArgType | None], params: list[AbiType]) -> tuple[int, int] | None:
+    """The cost of calling a signature of parameter types ``params`` with arguments of
+    ``types`` (parameter index -> type): the sum of :func:`_match`'s, None when some
+    argument does not convert safely."""
+    between = within = 0
+    for i, got in types.items():
+        cost = _match(got, params[i])
+        if cost is None:
+            return None
+        between, within = between + cost[0], within + cost[1]
+    return between, within
+
+
+def _match(got: ArgType | None, param: AbiType) -> tuple[int, int] | None:
+    """The cost of converting an argument of type ``got`` to ``param`` (module
+    docstring), None when it does not convert safely."""
     if got is None:
         return _NO
     if isinstance(param, Scalar):
@@ -231,14 +256,18 @@ def _match(got: ArgType | None, param: AbiType) -> int:
     if param.layout == layout:
         return _EXACT
     fits = {"A": True, "C": c_contiguous, "F": f_contiguous}.get(param.layout, False)
-    return _SAFE if fits else _NO
+    return _WIDEN if fits else _NO
 
 
-def _scalar_match(got: ArgType, param: Scalar) -> int:
+def _scalar_match(got: ArgType, param: Scalar) -> tuple[int, int] | None:
     _, kind, bits = got
     want = _SCALARS.get(str(param))
     if want is None:
         return _NO
+    if kind == "B":  # NumPy's bool: an integer parameter refuses it (operator.index does)
+        if want[0] == "i":
+            return _NO
+        kind = "b"
     if (kind, bits) == want:
         return _EXACT
     to_kind, to_bits = want
@@ -249,7 +278,9 @@ def _scalar_match(got: ArgType, param: Scalar) -> int:
         or (kind in ("i", "u") and to_kind == "f" and (to_bits == 64 or bits <= 16))
         or (kind == "f" and to_kind == "f" and to_bits >= bits)
     )
-    return _SAFE if safe and to_kind != "b" else _NO
+    if not safe or to_kind == "b":
+        return _NO
+    return _CROSS if to_kind == "f" and kind != "f" else _WIDEN
 
 
 def _spelt(t: ArgType | None) -> str:
@@ -257,7 +288,7 @@ def _spelt(t: ArgType | None) -> str:
     if t is None:
         return ""
     kind, bits = t[1], t[2]
-    dtype = "bool" if kind == "b" else f"{'u' if kind == 'u' else kind}{bits}"
+    dtype = "bool" if kind in ("b", "B") else f"{'u' if kind == 'u' else kind}{bits}"
     if t[0] == "scalar":
         return dtype
     ndim, layout = t[3], t[4]

@@ -127,11 +127,10 @@ def test_dispatch_rules(lib: Any) -> None:
     )
     # else the first signature all arguments convert to safely: int -> f64
     assert lib.poly(3, 0.5) == PLAIN.poly(3.0, 0.5) and type(lib.poly(3, 0.5)) is float
-    # no exact match for i32: the first safe signature in the list order, f64 (an i32
-    # converts to f64 and to i64 without loss; f64 is listed first)
-    assert (
-        lib.poly(np.int32(3), np.int32(4)) == PLAIN.poly(3.0, 4.0) and type(lib.poly(3, 4)) is int
-    )
+    # no exact match for i32: the safe conversion of least cost, i32 -> i64 (a widening)
+    # before i32 -> f64 (between kinds), although f64 is listed first
+    i32 = lib.poly(np.int32(3), np.int32(4))
+    assert i32 == PLAIN.poly(3, 4) and type(i32) is int and type(lib.poly(3, 4)) is int
     assert lib.poly.overloads["(x: f64, y: f64) -> f64"](np.int32(3), 4) == PLAIN.poly(3.0, 4.0)
     # f32 with an f64 goes to f64 (f64 -> f32 is not safe)
     assert lib.poly(np.float32(0.1), 0.2) == PLAIN.poly(float(np.float32(0.1)), 0.2)
@@ -146,6 +145,56 @@ def test_dispatch_rules(lib: Any) -> None:
         lib.poly("a", 1)
     with pytest.raises(TypeError, match=r"energy\(\) has no signature .*\(i64\[::1\]\)"):
         lib.energy(np.arange(3))
+
+
+def _python(v: Any) -> Any:
+    """The Python number a NumPy scalar stands for (plain Python's view of an argument)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+#: Arguments whose plain Python result the compiled call must give, type and value
+#: (x * y * x + x - y stays within i64 for these ints).
+SCALARS = st.one_of(
+    st.booleans(),
+    INTS,
+    INTS.map(np.int32),
+    INTS.map(np.int64),
+    st.integers(-(2**15), 2**15 - 1).map(np.int16),
+    FLOATS,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(x=SCALARS, y=SCALARS)
+def test_dispatch_picks_the_least_conversion_giving_pythons_result(
+    lib: Any, x: Any, y: Any
+) -> None:
+    """Numba's rule (issue 14): integers and bools go to the i64 signature even though
+    f64 is listed first, so the result is Python's exact int; a float makes it f64."""
+    expected = PLAIN.poly(_python(x), _python(y))
+    got = lib.poly(x, y)
+    assert type(got) is type(expected) and got == expected
+
+
+def test_integers_keep_their_precision_and_bools_give_an_int(lib: Any) -> None:
+    x, y = np.int32(2**20 - 1), np.int32(2**20 - 3)  # x * y * x needs more than 53 bits
+    assert lib.poly(x, y) == PLAIN.poly(int(x), int(y)) and type(lib.poly(x, y)) is int
+    assert lib.poly(True, True) == PLAIN.poly(True, True) == 1 and type(lib.poly(True, True)) is int
+    # NumPy bools do not go to i64 (its conversion refuses them): f64, listed before f32
+    assert lib.poly(np.True_, np.False_) == PLAIN.poly(1.0, 0.0)
+    assert type(lib.poly(np.True_, np.False_)) is float
+    # f32 arguments still run in f32 (exact), an f32 with an i16 too (i16 -> f32 is safe)
+    f32 = lib.poly(np.float32(0.1), np.int16(3))
+    assert f32 == float(PLAIN.poly(np.float32(0.1), np.float32(3))) != PLAIN.poly(0.1, 3)
+
+
+def test_errors_name_the_function_not_its_specialisation(lib: Any) -> None:
+    with pytest.raises(TypeError, match=r"^poly\(\) missing 1 required argument: 'y'"):
+        lib.poly(1.0)
+    with pytest.raises(OverflowError, match=r"^poly\(\) argument 'x' .*out of range"):
+        lib.poly(2**70, 1)
+    with pytest.raises(TypeError, match=r"^power\(\) got an unexpected keyword argument 'z'"):
+        lib.power(1.0, z=2)
 
 
 def test_keywords_and_defaults_dispatch_on_what_is_given(lib: Any) -> None:
