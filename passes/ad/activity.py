@@ -20,7 +20,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Function, Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
 from gradc.compiler.ir.types import ArrayType, PointerType, ScalarType, TupleType, Type
-from gradc.passes.ad.rules import AD_RULES, NotDifferentiable
+from gradc.passes.ad.rules import AD_RULES
 from gradc.passes.ad.rules.base import ForwardOnly, Refused
 from gradc.passes.analysis.pointers import array_sources
 
@@ -125,6 +125,16 @@ def _new_array(inst: Instruction, active: set[Value]) -> bool:
 @_BECOMES.register(ops.Const)
 def _never(inst: Instruction, active: set[Value]) -> bool:
     return False
+
+
+@_BECOMES.register(ops.Sub, ops.Div, ops.FDiv, ops.Mod)
+def _cancelling(inst: Instruction, active: set[Value]) -> bool:
+    # x - x, x / x, x % x of one value are constant (0, 1, 0 wherever defined): their
+    # derivative is 0, while the chain rule through them sums partials that cancel only
+    # where finite (an infinite adjoint from sqrt'(0) or a NaN ln of a negative base
+    # made inf - inf: sqrt(x - x), (-2.5) ** (x - x))
+    a, b = inst.operands()
+    return a is not b and (a in active or b in active)
 
 
 Share = Callable[[Instruction, set[Value]], bool]
@@ -233,31 +243,6 @@ def check_rules_exist(fn: Function, activity: Activity, *, forward: bool = False
             isinstance(inst, ops.TapePop) and can_be_active(inst.type)
         ):
             raise rule.refusal(inst)
-
-
-def check_flat_tuples(fn: Function, activity: Activity) -> None:
-    """Refuse, in reverse mode, an active tuple that holds another tuple.
-
-    The reverse sweep keeps one adjoint per element of a tuple (``(value, k)``), one level
-    deep; the adjoint of a float inside a nested tuple would be dropped (a silent zero),
-    so such a tuple is a compile-time error instead. Forward mode handles nested tuples.
-
-    Raises:
-        NotDifferentiable: naming the tuple's type; its ``inst`` attribute is the
-            instruction that makes it.
-    """
-    for inst in fn.instructions():
-        t = inst.type
-        if (
-            isinstance(t, TupleType)
-            and inst in activity.active
-            and any(isinstance(e, TupleType) and can_be_active(e) for e in t.elements)
-        ):
-            exc = NotDifferentiable(
-                f"a tuple nested in a tuple ({t}) in reverse mode (gradc.jvp supports it)"
-            )
-            exc.inst = inst  # type: ignore[attr-defined]
-            raise exc
 
 
 def _holds_array(t: Type) -> bool:

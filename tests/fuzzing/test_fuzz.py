@@ -43,11 +43,7 @@ SHORT_RUN = range(1000, 1100)
 SHORT_SIZE = 5
 SHORT_PROFILE = "full"
 #: Seeds of the short run that hit findings still open (issue #18), with their class.
-OPEN_SEEDS: dict[int, str] = {
-    # reverse mode of sqrt(x - x): the adjoint inf meets two cancelling paths, inf - inf
-    # (pending/nan_grad_1092.py; forward mode and finite differences say 0, JAX says NaN)
-    1092: "nan_grad",
-}
+OPEN_SEEDS: dict[int, str] = {}
 LONG_RUN = range(0, 1500)
 
 
