@@ -52,6 +52,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-v", "--verbose", action="store_true", help="print every failing seed")
     p.add_argument("--size", type=int, default=10, help="statements per function body (default 10)")
     p.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        help="seconds (wall) per program before it counts as a timeout (default 120; "
+        "raise it on a loaded machine)",
+    )
+    p.add_argument(
         "--progress", type=int, default=0, help="print the counts every N programs (0: never)"
     )
     args = p.parse_args(argv)
@@ -90,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         minimize_per_key=args.minimize,
         minimize_checks=args.minimize_checks,
         on_program=progress,
+        timeout=args.timeout,
     )
     print(camp.summary())
     written = write_failures(camp, args.out, args.opt)
