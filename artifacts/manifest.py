@@ -31,8 +31,9 @@ identical bytes)::
                                                    # "asm": written up to 1.2 only
         wrapper: {symbol: str, object: "objects/<sha256>.o", sha256: str},
                                                    # optional (1.1): CPython fast-call wrapper
-        variants: [{symbol, object, sha256, key, wrapper?}, ...] }, ...]
+        variants: [{symbol, object, sha256, key, wrapper?}, ...],
                                                    # optional (1.2): one per top-level variant
+        dispatch: str }, ...]                      # optional (1.7): one of several signatures
     variants: [{cpu: str, features: str}, ...]     # optional (1.2): CPU variants, in order
     cuda: {archs, kernels: [...]}                  # optional (1.6): kernels built for CUDA,
                                                    # gradc.artifacts.cuda_manifest
@@ -75,6 +76,11 @@ the trailing parameters a call may omit, each with its value (an int, float or b
 parameter's type), written only when there are some; a 1.4 reader ignores it (every
 argument is then required). 1.6 adds ``cuda`` (``gradc build --target cuda``): per kernel its
 PTX and one cubin per arch under ``cuda/``, each with its own key; a 1.5 reader ignores it.
+1.7 adds ``entries[].dispatch``, written only for the entries of a function exported with
+several signatures (``@gradc.export(["f64(f64)", "f32(f32)"])``): each such entry is named
+``f.f64``, ``f.f32`` and has ``dispatch: "f"``, the name under which the loader offers one
+callable dispatching on the argument types (``gradc.artifacts.loader.dispatch``); a 1.6
+reader ignores it and offers the entries under their own names.
 Readers accept any minor version of their major version (unknown fields are ignored) and
 refuse other major versions with :class:`FormatVersionError`.
 
@@ -100,7 +106,7 @@ from gradc.artifacts.cuda_manifest import CUDA_BLOB_PATH, CudaSection
 from gradc.artifacts.errors import ArtifactError
 
 #: (major, minor) of the format this module writes.
-FORMAT_VERSION: tuple[int, int] = (1, 6)
+FORMAT_VERSION: tuple[int, int] = (1, 7)
 
 MANIFEST_NAME = "manifest.msgpack"
 
@@ -236,6 +242,7 @@ class Entry:
     wrapper: Wrapper | None = None
     variants: tuple[EntryVariant, ...] = ()
     sites: tuple[tuple[str, int, int], ...] = ()
+    dispatch: str = ""
 
     def site(self, number: int) -> tuple[str, int, int] | None:
         """The (file, line, col) of raise site ``number`` (1-based); None if unknown."""
@@ -345,6 +352,7 @@ class Manifest:
                     "sites": [list(site) for site in e.sites],
                     **_wrapper_dict(e.wrapper),
                     **({"variants": [_variant_dict(v) for v in e.variants]} if e.variants else {}),
+                    **({"dispatch": e.dispatch} if e.dispatch else {}),
                 }
                 for e in self.entries
             ],

@@ -45,6 +45,9 @@ def manifest_from_dict(raw: object, where: str) -> Manifest:
     names = [e.name for e in entries]
     if len(set(names)) != len(names):
         raise ArtifactError(f"{where}: duplicate export names in {names}")
+    clash = sorted({e.dispatch for e in entries} & set(names))
+    if clash:
+        raise ArtifactError(f"{where}: {clash[0]!r} names both an export and a dispatch")
     target = Target(
         triple=r.req_str(tgt, "triple", "target"),
         cpu=r.req_str(tgt, "cpu", "target"),
@@ -263,7 +266,15 @@ class _Reader:
             wrapper=wrapper,
             variants=tuple(variants),
             sites=self.sites(m.get("sites", []), f"{name}.sites"),
+            dispatch=self.dispatch(m, name),
         )
+
+    def dispatch(self, m: dict[str, Any], name: str) -> str:
+        """The optional ``dispatch`` name (1.7): a Python identifier."""
+        value = m.get("dispatch", "")
+        if not isinstance(value, str) or (value and not value.isidentifier()):
+            raise self.fail(f"{name}.dispatch must be a Python name, got {value!r}")
+        return value
 
     def wrapper(self, m: dict[str, Any], name: str) -> Wrapper | None:
         """The optional ``wrapper`` map of ``m``."""

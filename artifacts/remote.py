@@ -221,6 +221,12 @@ class RemoteCache:
             self._suspect.add(key)
             self._warn(f"ac/{key[:16]}… names a text blob that is not UTF-8: not used")
             return None
+        foreign = foreign_blobs(key, blobs)
+        if foreign is not None:
+            self._suspect.add(key)
+            where = self._show(f"{self._root}/ac/{key}")
+            self._warn(f"{where} names blobs of another key: {foreign}: not used")
+            return None
         self.stats.hits[key] = record
         return ReusableEntry(blobs["object"], blobs.get("wrapper", b""), llvm, asm)
 
@@ -424,6 +430,53 @@ class LayeredCache(Mapping[str, ReusableEntry]):
 
     def __len__(self) -> int:
         return len(self.local)
+
+
+def foreign_blobs(key: str, blobs: Mapping[str, bytes]) -> str | None:
+    """Why ``blobs`` (kind -> bytes, each already matching its sha256) are not those of
+    cache ``key``; None when they are.
+
+    Each blob is verified against the sha256 its record names, but a record can name
+    blobs of another key's content (a bug or a malicious writer swapped them). An entry's
+    object defines exactly one ABI description, ``__gradc_abi_gradc_<export>_<key16>``,
+    whose last 16 hex digits are its key's first 16 (``abi.symbols.entry_symbol``); its
+    wrapper defines ``gradcpy_<export>_<key16>`` and its LLVM text names the entry
+    symbol. The runtime object defines no description, only runtime functions, and its
+    record names no other blob. (The runtime object names no key: a record of one
+    runtime key pointing at the runtime object of other options is not detected; the
+    loader checks the entry objects' target against the manifest.)
+    """
+    from gradc.artifacts.abi.symbols import (
+        DESCRIPTION_PREFIX,
+        RUNTIME_PREFIXES,
+        wrapper_symbol,
+    )
+    from gradc.artifacts.elf import ElfError, defined_symbols
+
+    try:
+        defined = defined_symbols(blobs["object"])
+        wrapper = defined_symbols(blobs["wrapper"]) if blobs.get("wrapper") else None
+    except ElfError as exc:
+        return f"an object is not an ELF relocatable object ({exc})"
+    entries = sorted(
+        n[len(DESCRIPTION_PREFIX) :] for n in defined if n.startswith(DESCRIPTION_PREFIX)
+    )
+    if not entries:
+        if not any(n.startswith(tuple(RUNTIME_PREFIXES)) for n in defined):
+            return "its object defines neither an entry nor the runtime"
+        if set(blobs) != {"object"}:
+            return (
+                f"the runtime object comes with {', '.join(sorted(set(blobs) - {'object'}))} blobs"
+            )
+        return None
+    if len(entries) != 1 or not entries[0].endswith(f"_{key[:16]}"):
+        return f"its object is the entry {', '.join(entries)}, not one of key {key[:16]}…"
+    symbol = entries[0]
+    if wrapper is not None and wrapper_symbol(symbol) not in wrapper:
+        return f"its wrapper object does not define {wrapper_symbol(symbol)}"
+    if blobs.get("llvm") and symbol.encode() not in blobs["llvm"]:
+        return f"its LLVM text does not define {symbol}"
+    return None
 
 
 def host_toolchain() -> dict[str, str]:

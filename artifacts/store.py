@@ -229,6 +229,7 @@ def _entry(
         wrapper=wrapper,
         variants=tuple(variants),
         sites=tuple((str(f), int(line), int(col)) for f, line, col in getattr(e, "sites", ())),
+        dispatch=str(getattr(e, "dispatch", "")),
     )
 
 

@@ -1,93 +1,83 @@
-"""Many modules: sequential vs a Dask LocalCluster (``gradc build-all --executor local:N``).
+"""Many modules: ``gradc build DIR`` (sequential, this process) vs ``gradc build DIR
+--executor local:W`` (a Dask LocalCluster: front end per module, then one task per
+(export, CPU variant) and runtime).
 
-Writes N generated modules (three exports each, one with a gradient) into a temporary
-folder, builds them sequentially and on ``local:W``, checks that the artifacts are
-byte-identical, and prints both times, the cluster's start-up and the per-task overhead
-(an empty task's round trip through the cluster)::
+Writes N generated modules (``tests/distributed/package.py``: per export group a scalar
+energy with a helper, a loop over an array, a least-squares loss, and the gradients of
+the first and last: 5 exports) of each size in SIZES export groups into a temporary
+folder, builds them both ways, checks that the artifacts are byte-identical and prints
+both times, the cluster's start-up, the number of tasks and the per-task overhead (an
+empty task's round trip through a warm cluster)::
 
-    python benchmarks/build_all.py [N=40] [W=2]
+    python benchmarks/build_all.py [N=40] [W=2] [SIZES=1,4]
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from gradc.artifacts.store import write_artifact
-from gradc.cli.distributed import ModuleTask, build_all, toolchain
-from gradc.compiler.options import CompilerOptions
+from click.testing import CliRunner
 
-MODULE = """\
-import gradc
-from gradc import f64, i64
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.distributed.package
 
-
-@gradc.export
-def poly{k}(x: f64, n: i64) -> f64:
-    s = 0.0
-    for i in range(n):
-        s = s * x + {k}.0 + i
-    return s
+from gradc.cli.main import cli
+from tests.distributed.package import files, write_package
 
 
-@gradc.export
-def energy{k}(x: f64, y: f64) -> f64:
-    return (x - {k}.0) * (x - {k}.0) + 3.0 * y * y * x
+def _build(pkg: Path, out: Path, *args: str) -> tuple[float, str]:
+    begin = time.perf_counter()
+    r = CliRunner().invoke(cli, ["build", str(pkg), "-o", str(out), *args])
+    seconds = time.perf_counter() - begin
+    if r.exit_code != 0:
+        raise SystemExit(r.output)
+    return seconds, r.output
 
 
-d_energy{k} = gradc.grad(energy{k}, wrt="x")
-"""
+def task_overhead(workers: int, n: int = 400) -> float:
+    """Seconds per empty task through a warm LocalCluster of ``workers`` processes."""
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        client.gather(client.map(abs, range(20), pure=False))  # warm up
+        begin = time.perf_counter()
+        client.gather(client.map(abs, range(-n, 0), pure=False))
+        return (time.perf_counter() - begin) / n
 
 
-def files(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name != ".lock"
-    }
-
-
-def main(n: int = 40, workers: int = 2) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "pkg"
-        src.mkdir()
-        for k in range(n):
-            (src / f"m{k:02d}.py").write_text(MODULE.format(k=k))
-        mine = toolchain()
-        outs = {}
-        for executor in ("sequential", f"local:{workers}"):
-            out = Path(tmp) / executor.replace(":", "-")
-            tasks = [
-                ModuleTask(p, out / f"{p.stem}.gradc", CompilerOptions(), mine)
-                for p in sorted(src.glob("*.py"))
-            ]
-            wall = time.perf_counter()
-            results, times = build_all(tasks, executor)
-            for t, r in zip(tasks, results, strict=True):
-                write_artifact(t.output, r.build)
-            wall = time.perf_counter() - wall
-            outs[executor] = files(out)
-            print(
-                f"{executor:<12} {n} modules: {wall:6.2f} s in all "
-                f"(start-up {times['start']:.2f} s, tasks {times['build']:.2f} s)"
+def main(n: int = 40, workers: int = 2, sizes: tuple[int, ...] = (1, 4)) -> None:
+    overhead = task_overhead(workers)
+    print(f"per-task overhead (empty task, {workers} workers): {overhead * 1e3:.2f} ms")
+    for size in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            pkg = write_package(Path(tmp), n, size)
+            seq, _ = _build(pkg, Path(tmp) / "seq")
+            dist, text = _build(
+                pkg, Path(tmp) / "dist", "--executor", f"local:{workers}", "--timings"
             )
-        assert outs["sequential"] == outs[f"local:{workers}"], "artifacts differ"
-        print("artifacts byte-identical")
-        from distributed import Client, LocalCluster
-
-        with (
-            LocalCluster(
-                n_workers=workers, threads_per_worker=1, dashboard_address=None
-            ) as cluster,
-            Client(cluster) as client,
-        ):
-            client.gather(client.map(abs, range(10), pure=False))  # warm up
-            t = time.perf_counter()
-            client.gather(client.map(abs, range(-200, 0), pure=False))
-            print(f"per-task overhead: {(time.perf_counter() - t) / 200 * 1e3:.2f} ms")
+            same = files(Path(tmp) / "seq") == files(Path(tmp) / "dist")
+            if not same:
+                raise SystemExit("artifacts differ")
+            tasks = int(re.search(r"(\d+) objects compiled", text).group(1)) + n  # type: ignore[union-attr]
+            start = float(re.search(r"start\s+([\d.]+) ms", text).group(1)) / 1e3  # type: ignore[union-attr]
+            print(
+                f"{n} modules x {5 * size} exports: sequential {seq:6.2f} s, "
+                f"local:{workers} {dist:6.2f} s (cluster start {start:.2f} s, {tasks} tasks, "
+                f"{seq / n * 1e3:.0f} ms per module sequentially), ratio {seq / dist:.2f}; "
+                "artifacts byte-identical"
+            )
 
 
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:]))
+    args = sys.argv[1:]
+    main(
+        int(args[0]) if args else 40,
+        int(args[1]) if len(args) > 1 else 2,
+        tuple(int(s) for s in args[2].split(",")) if len(args) > 2 else (1, 4),
+    )

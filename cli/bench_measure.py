@@ -215,7 +215,7 @@ def _call_rows(
         a = arguments(e)
     except ValueError as exc:
         return [Row("call", f"call {e.name}", None, None, "", str(exc))]
-    py = plain_function(module, e.name)
+    py = plain_function(module, e.dispatch or e.name)  # one of several signatures: f
     base = per_call(py, a, budget) if py is not None else None
     base_what = f"{e.name} (plain Python)" if py is not None else "(no source)"
     where = f"{e.name}({short_args(a)})"
@@ -261,7 +261,7 @@ def _run_row(
     except ValueError as exc:
         return Row("run", e.name, None, None, "", str(exc), export=e.name)
     row = Row("run", f"{e.name}({short_args(a)})", None, None, "", export=e.name)
-    row.derivative_of = primal_of(module, e.name)
+    row.derivative_of = primal_of(module, e.dispatch or e.name)
     fn = lib[e.name]
     try:
         got = fn(*copy_args(a))
@@ -273,7 +273,7 @@ def _run_row(
         return row
     s = per_call_stats(fn, a, budget)
     row.gradc, row.stdev = s.median, s.stdev
-    py = plain_function(module, e.name)
+    py = plain_function(module, e.dispatch or e.name)  # one of several signatures: f
     if py is None:
         if module is None:
             row.baseline_what = "(no source)"
@@ -282,7 +282,7 @@ def _run_row(
         else:
             row.baseline_what = "(no plain Python function)"
         return row
-    row.baseline_what, row.baseline_plain = f"{e.name} (plain Python)", True
+    row.baseline_what, row.baseline_plain = f"{e.dispatch or e.name} (plain Python)", True
     try:
         want = py(*copy_args(a))
     except Exception as exc:

@@ -1,27 +1,32 @@
-"""``gradc build-all DIR_OR_MODULES... --executor SPEC``: many modules, built on a Dask cluster.
+"""``gradc build DIR_OR_MODULES... [--executor SPEC]``: many modules, optionally fanned
+out over a Dask cluster.
 
-Each module is one task: a worker runs the whole pipeline for it (front end and emission,
-``gradc.compiler.driver.build_module``) and returns the ``BuildOutput``; this process
-writes every artifact (``gradc.artifacts.store.write_artifact``), so the artifacts are
-byte-identical to sequential builds of the same modules with the same options. Before
-compiling, a worker compares its toolchain (gradc, llvmlite and LLVM versions, runtime
-ABI) with this process's and refuses the task when they differ: objects compiled by
-another toolchain would carry keys that do not describe them.
+Without ``--executor`` each module is built here, one after the other, exactly as
+``gradc build MODULE.py`` builds it (``driver.build_artifact``: a previous artifact's
+intact entries are reused). With ``--executor`` the build is split into tasks
+(``gradc.compiler.fanout``): the front end of each module (parse ... keys) is one task;
+as soon as a module's front end is done, each of its (export, CPU variant), each kernel
+(its PTX and cubins) and its runtime object is one more task, shipped as canonical IR
+text; this process gathers the objects into one artifact per module and writes it, byte
+for byte the artifact of the local build (tests/distributed/). Every task's worker first
+checks that its toolchain (gradc, llvmlite, LLVM, runtime ABI; ptxas for
+``--target cuda``) is this process's and the one the keys name, and refuses otherwise.
 
-``--executor local:N`` starts a ``distributed.LocalCluster`` of N single-threaded worker
-processes; ``--executor tcp://host:8786`` uses a running scheduler; ``--executor
-sequential`` builds in this process (the baseline). Needs ``gradc[dask]`` except for
-``sequential``. With ``--remote-cache URL`` (or ``GRADC_REMOTE_CACHE``) each worker
-downloads what the shared cache has and publishes what it compiled
-(``gradc.artifacts.remote``); its warnings are printed by the client. Not done yet
-(issue 15): fanning out emission per (function, CPU variant) inside one module, which
-pays for few large modules.
+``local:N`` starts a ``distributed.LocalCluster`` of N single-threaded worker processes;
+``tcp://host:8786`` uses a running scheduler, whose workers must read the modules at the
+paths given here (a shared file system or the same checkout) and have gradc installed.
+With ``--remote-cache`` the front-end tasks look keys up in the shared cache (their
+warnings are printed here) and this process publishes what the workers compiled. Needs
+``gradc[dask]``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,68 +34,94 @@ from typing import Any
 import click
 
 from gradc.artifacts.remote import RemoteOptions
+from gradc.compiler.fanout import EmitTask, Emitted, ModulePlan
 from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
+from gradc.compiler.results import BuildOutput
 from gradc.runtime_mode import REMOTE_READONLY_ENV, env_flag
 
+#: Held while a task runs in the client's working directory (:func:`in_client_cwd`).
+_CWD_LOCK = threading.Lock()
 
-class ToolchainMismatchError(RuntimeError):
-    """A worker's toolchain differs from the client's: it refuses to compile."""
+
+@contextlib.contextmanager
+def in_client_cwd(cwd: str) -> Iterator[None]:
+    """Run the body in ``cwd``, the client's working directory, so that the paths the
+    user gave (relative ones too) name the same files and diagnostics read as a local
+    build's; one body at a time per worker process (the working directory is the
+    process's).
+
+    Raises:
+        FileNotFoundError: this worker does not see ``cwd`` (the modules must be at the
+            same paths on every worker: a shared file system or the same checkout).
+    """
+    with _CWD_LOCK:
+        before = os.getcwd()
+        if not os.path.isdir(cwd):
+            raise FileNotFoundError(
+                f"this worker does not see the client's working directory {cwd}: the modules "
+                "must be at the same paths on every worker (a shared file system)"
+            )
+        os.chdir(cwd)
+        try:
+            yield
+        finally:
+            os.chdir(before)
 
 
 @dataclass(frozen=True)
-class ModuleTask:
-    """One module to build: its source, where its artifact goes, the build's options,
-    the toolchain the client expects the worker to have, and the remote cache to use."""
+class FrontTask:
+    """One module's front end, as a worker runs it (:func:`front_end`), in ``cwd``."""
 
     source: Path
-    output: Path
     options: CompilerOptions
+    grads: tuple[str, ...]
     toolchain: Mapping[str, str]
     remote: RemoteOptions | None = None
+    cwd: str = ""
+
+
+def emit(task: EmitTask, cwd: str) -> Emitted:
+    """``fanout.emit_task(task)`` in the client's working directory ``cwd`` (on a worker:
+    an internal error reads its source line there, as a local build does)."""
+    from gradc.compiler.fanout import emit_task
+
+    with in_client_cwd(cwd):
+        return emit_task(task)
 
 
 @dataclass(frozen=True)
-class ModuleResult:
-    """What a worker returns: the module's ``BuildOutput``, the remote cache's warnings,
-    and how many objects it downloaded."""
+class FrontResult:
+    """A front-end task's plan, the remote cache's warnings and how many entries it
+    downloaded."""
 
-    build: Any
+    plan: ModulePlan
     warnings: tuple[str, ...] = ()
     downloaded: int = 0
 
 
-def toolchain() -> dict[str, str]:
-    """This process's toolchain identity: gradc, llvmlite, LLVM and runtime ABI versions."""
-    from gradc.artifacts.abi import RUNTIME_ABI
-    from gradc.artifacts.remote import host_toolchain
-
-    return {**host_toolchain(), "runtime": RUNTIME_ABI}
-
-
-def run_task(task: ModuleTask) -> ModuleResult:
-    """Build one module (on a worker), through ``task.remote`` when given.
+def front_end(task: FrontTask) -> FrontResult:
+    """Run one module's front end (on a worker), looking keys up in ``task.remote``.
 
     Raises:
         ToolchainMismatchError: this worker's toolchain is not the client's.
-        CompileError: the module does not compile.
+        CompileError, GradRequestError, OSError ...: as ``driver.build_module``.
     """
-    from gradc.compiler.driver import build_module
-
-    mine = toolchain()
-    if mine != dict(task.toolchain):
-        raise ToolchainMismatchError(
-            f"worker toolchain {mine} differs from the client's {dict(task.toolchain)}: "
-            f"refusing to compile {task.source}"
-        )
-    if task.remote is None:
-        return ModuleResult(build_module(task.source, task.options))
     from gradc.artifacts.remote import RemoteCache, host_toolchain
+    from gradc.compiler.fanout import plan_module
 
     problems: list[str] = []
-    remote = RemoteCache(task.remote, host_toolchain(), warn=problems.append)
-    result = build_module(task.source, task.options, cache=remote.layered({}))
-    remote.publish_build(result)
-    return ModuleResult(result, tuple(problems), len(remote.stats.hits))
+    remote = None
+    if task.remote is not None:
+        remote = RemoteCache(task.remote, host_toolchain(), warn=problems.append)
+    with in_client_cwd(task.cwd):
+        plan = plan_module(
+            task.source,
+            task.options,
+            task.toolchain,
+            grads=task.grads,
+            cache=remote.layered({}) if remote is not None else None,
+        )
+    return FrontResult(plan, tuple(problems), len(remote.stats.hits) if remote else 0)
 
 
 def find_modules(paths: Iterable[Path]) -> list[tuple[Path, Path]]:
@@ -107,35 +138,36 @@ def find_modules(paths: Iterable[Path]) -> list[tuple[Path, Path]]:
     return out
 
 
-def build_all(
-    tasks: Sequence[ModuleTask], executor: str
-) -> tuple[list[ModuleResult], dict[str, float]]:
-    """Run ``tasks`` on ``executor``; their results in order, and timings
-    (``start``: cluster start-up and connection, ``build``: the tasks, in seconds).
+def output_dirs(paths: Sequence[Path], output: Path | None) -> list[tuple[Path, Path]]:
+    """(module, its artifact directory) for every module of ``paths``: with one module
+    file, ``output`` is its artifact (as for ``gradc build MODULE.py``); otherwise
+    ``output/<relative path>/<stem>.gradc``; without ``output``, ``build/<stem>.gradc``
+    beside each module."""
+    from gradc.cli.main import default_output_dir
+
+    modules = find_modules(paths)
+    if output is not None and len(paths) == 1 and not paths[0].is_dir():
+        return [(modules[0][0], output)]
+    if output is None:
+        return [(src, default_output_dir(src)) for src, _ in modules]
+    return [(src, output / rel.parent / f"{rel.stem}.gradc") for src, rel in modules]
+
+
+def connect(executor: str) -> tuple[Any, Any]:
+    """A ``distributed.Client`` for ``executor`` and the ``LocalCluster`` it started
+    (None for a scheduler address).
 
     Raises:
-        click.BadParameter: an unknown executor spec, or dask is not installed.
-        Exception: the first task's error (a compile error, a toolchain mismatch).
+        click.BadParameter: an unknown spec, or dask.distributed is not installed.
     """
-    times: dict[str, float] = {}
-    start = time.perf_counter()
-    if executor == "sequential":
-        times["start"] = 0.0
-        results = [run_task(t) for t in tasks]
-        times["build"] = time.perf_counter() - start
-        return results, times
     try:
         from distributed import Client, LocalCluster
     except ImportError as exc:
         raise click.BadParameter(
             f"needs dask.distributed: pip install 'gradc[dask]' ({exc})", param_hint="'--executor'"
         ) from None
-    cluster = None
     if executor.startswith("local:"):
-        try:
-            n = int(executor.removeprefix("local:"))
-        except ValueError:
-            n = 0
+        n = int(executor[6:]) if executor[6:].isdigit() else 0
         if n < 1:
             raise click.BadParameter(
                 f"{executor!r}: local:N needs N >= 1", param_hint="'--executor'"
@@ -143,24 +175,214 @@ def build_all(
         cluster = LocalCluster(
             n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None
         )
-        client = Client(cluster)
-    elif "://" in executor:
-        client = Client(executor)
-    else:
-        raise click.BadParameter(
-            f"{executor!r}: use local:N, tcp://HOST:PORT or sequential", param_hint="'--executor'"
-        )
+        return Client(cluster), cluster
+    if "://" in executor:
+        return Client(executor), None
+    raise click.BadParameter(
+        f"{executor!r}: use local:N or tcp://HOST:PORT", param_hint="'--executor'"
+    )
+
+
+def run_fanned_out(
+    client: Any, tasks: Sequence[FrontTask]
+) -> tuple[list[tuple[BuildOutput, FrontResult]], dict[str, float]]:
+    """Build ``tasks`` on ``client``'s cluster: each module's front end, and its emit
+    tasks as soon as that front end is done.
+
+    Returns:
+        (the module's ``BuildOutput``, its :class:`FrontResult`) per module, in order;
+        timings in seconds: ``front end`` until the last plan arrived, ``emit`` until the
+        last object arrived.
+
+    Raises:
+        the first module's error (in module order): a compile error, a toolchain
+        mismatch ... exactly as raised on the worker.
+    """
+    from distributed import as_completed
+
+    from gradc.compiler.fanout import assemble
+
+    begin = time.perf_counter()
+    fronts = client.map(front_end, list(tasks), pure=False)
+    index = {f.key: i for i, f in enumerate(fronts)}
+    results: list[FrontResult | None] = [None] * len(tasks)
+    emits: list[list[Any]] = [[] for _ in tasks]
+    for done in as_completed(fronts):
+        if done.status != "finished":
+            continue  # raised below, in module order
+        i = index[done.key]
+        result = results[i] = done.result()
+        plan_tasks = list(result.plan.tasks)
+        emits[i] = client.map(emit, plan_tasks, [tasks[i].cwd] * len(plan_tasks), pure=False)
+    times = {"front end": time.perf_counter() - begin}
+    builds = []
+    for i, f in enumerate(fronts):
+        result = results[i]
+        if result is None:
+            f.result()  # raises the worker's exception
+            raise AssertionError("unreachable: a front-end task neither finished nor failed")
+        builds.append((assemble(result.plan, [e.result() for e in emits[i]]), result))
+    times["emit"] = time.perf_counter() - begin
+    return builds, times
+
+
+def build_fanned_out(
+    modules: Sequence[tuple[Path, Path]],
+    options: CompilerOptions,
+    grads: tuple[str, ...],
+    executor: str,
+    remote: RemoteOptions | None,
+    *,
+    texts: bool = True,
+    timings: bool = False,
+) -> None:
+    """``gradc build ... --executor``: build ``modules`` (source, artifact directory) on
+    ``executor``, write the artifacts here, publish what was compiled, print a summary.
+
+    A compile error (or any error of a task) is printed as ``gradc build`` prints it and
+    exits with its status; nothing is written then.
+    """
+    from gradc.cli.build_errors import exit_for
+    from gradc.compiler.fanout import toolchain_identity
+
+    start = time.perf_counter()
+    toolchain = toolchain_identity(bool(options.cuda_archs), options.cuda_home)
+    cwd = os.getcwd()
+    tasks = [FrontTask(src, options, grads, toolchain, remote, cwd) for src, _ in modules]
+    client, cluster = connect(executor)
+    times = {"start": time.perf_counter() - start}
     try:
-        times["start"] = time.perf_counter() - start
-        begin = time.perf_counter()
-        futures = client.map(run_task, tasks, pure=False)
-        results = client.gather(futures)
-        times["build"] = time.perf_counter() - begin
+        built, phases = run_fanned_out(client, tasks)
+    except Exception as exc:
+        exit_for(exc, modules[0][0] if len(modules) == 1 else Path("the modules"), options.verbose)
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
-    return list(results), times
+    times.update(phases)
+    begin = time.perf_counter()
+    _write_and_publish(modules, built, remote, texts)
+    times["write"] = time.perf_counter() - begin
+    compiled = sum(len(r.plan.tasks) for _, r in built)
+    downloaded = sum(r.downloaded for _, r in built)
+    click.echo(
+        f"wrote {len(modules)} artifact{'s' * (len(modules) != 1)} ({executor}): "
+        f"{compiled} objects compiled"
+        + (f", {downloaded} downloaded" if remote is not None else "")
+        + f", in {time.perf_counter() - start:.2f} s"
+    )
+    if timings:
+        for phase, seconds in times.items():
+            click.echo(f"  {phase:<10} {seconds * 1e3:9.1f} ms")
+
+
+def _write_and_publish(
+    modules: Sequence[tuple[Path, Path]],
+    built: Sequence[tuple[BuildOutput, FrontResult]],
+    remote: RemoteOptions | None,
+    texts: bool,
+) -> None:
+    """Write each artifact; print each remote warning once; publish the compiled keys."""
+    from gradc.artifacts.store import write_artifact
+
+    shown: set[str] = set()
+    cache = None
+    if remote is not None and not remote.readonly:
+        from gradc.cli.remote import open_remote
+
+        cache = open_remote(remote.url, remote.readonly)
+    for (src, out), (build, result) in zip(modules, built, strict=True):
+        write_artifact(out, build, texts=texts)
+        for message in result.warnings:
+            if message not in shown:  # each worker says "unreachable" once
+                shown.add(message)
+                click.echo(f"gradc: warning: {src.name}: {message}", err=True)
+        if cache is not None:
+            from gradc.artifacts.remote import build_entries
+
+            compiled = {t.key for t in result.plan.tasks if t.kind in ("cpu", "runtime")}
+            for key, entry in build_entries(build).items():
+                if key in compiled:
+                    cache.publish(key, entry)
+
+
+def build_many(
+    paths: Sequence[Path],
+    output: Path | None,
+    executor: str | None,
+    options: CompilerOptions,
+    grads: tuple[str, ...],
+    remote_url: str | None,
+    readonly: bool,
+    *,
+    texts: bool = True,
+    timings: bool = False,
+    explain: bool = False,
+) -> None:
+    """``gradc build PATHS...`` with several modules, a folder or an ``--executor``
+    (:func:`output_dirs` says where each artifact goes).
+
+    Raises:
+        click.UsageError: ``--explain`` (it explains one local build), or no module found.
+        click.BadParameter: a bad ``--remote-cache`` URL or ``--executor`` spec.
+    """
+    from gradc.cli.build_errors import exit_for
+    from gradc.compiler.driver import CompileForbiddenError
+    from gradc.runtime_mode import NO_COMPILE_ENV
+
+    if explain:
+        raise click.UsageError("--explain explains the build of one module, without --executor")
+    modules = output_dirs(paths, output)
+    if not modules:
+        raise click.UsageError(f"no module mentioning gradc in {', '.join(map(str, paths))}")
+    if executor is None:
+        build_sequential(
+            modules, options, grads, remote_url, readonly, texts=texts, timings=timings
+        )
+        return
+    if env_flag(NO_COMPILE_ENV):
+        exit_for(
+            CompileForbiddenError(
+                f"compiling {modules[0][0]} is forbidden (GRADC_NO_COMPILE=1): unset "
+                "GRADC_NO_COMPILE to build on a cluster"
+            ),
+            modules[0][0],
+            options.verbose,
+        )
+    try:
+        remote = RemoteOptions(remote_url, readonly) if remote_url else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--remote-cache'") from None
+    build_fanned_out(modules, options, grads, executor, remote, texts=texts, timings=timings)
+
+
+def build_sequential(
+    modules: Sequence[tuple[Path, Path]],
+    options: CompilerOptions,
+    grads: tuple[str, ...],
+    remote_url: str | None,
+    readonly: bool,
+    *,
+    texts: bool = True,
+    timings: bool = False,
+) -> None:
+    """``gradc build`` of each of ``modules`` (source, artifact directory) in turn, in
+    this process, each with ``gradc build``'s summary line (and ``--timings``)."""
+    from gradc.artifacts.remote import RemoteStats
+    from gradc.cli.main import _build, _print_summary, _print_timings
+    from gradc.cli.remote import open_remote
+
+    remote = open_remote(remote_url, readonly)
+    for src, out in modules:
+        start = time.perf_counter()
+        if remote is not None:  # each summary line counts its module's downloads
+            remote.stats = RemoteStats()
+        built = _build(src, out, options, grads, remote, texts=texts)
+        seconds = time.perf_counter() - start
+        same = built.previous is not None and built.previous.encode() == built.manifest.encode()
+        _print_summary(out, built.manifest, built.output, remote, seconds, options.verbose, same)
+        if timings:
+            _print_timings(dict(built.timings), seconds)
 
 
 @click.command("build-all")
@@ -196,7 +418,9 @@ def build_all(
     help="The workers look up the remote cache only, never publish. "
     "[env: GRADC_REMOTE_CACHE_READONLY]",
 )
+@click.pass_context
 def build_all_command(
+    ctx: click.Context,
     paths: tuple[Path, ...],
     output: Path,
     executor: str,
@@ -206,44 +430,19 @@ def build_all_command(
     remote_cache: str | None,
     remote_cache_readonly: bool,
 ) -> None:
-    """Build every module of DIR_OR_MODULES (a folder: its .py files that mention gradc),
-    one task per module, on EXECUTOR; write one artifact per module."""
-    from gradc.artifacts.store import write_artifact
-    from gradc.compiler.diagnostics import CompileError
+    """Alias of ``gradc build DIR_OR_MODULES... -o build --executor EXECUTOR`` (kept for
+    scripts written before ``gradc build`` took several modules)."""
+    from gradc.cli.main import build
 
-    options = CompilerOptions(opt_level=opt_level, cpu=cpu)
-    try:
-        remote = RemoteOptions(remote_cache, remote_cache_readonly) if remote_cache else None
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="'--remote-cache'") from None
-    mine = toolchain()
-    modules = find_modules(paths)
-    tasks = [
-        ModuleTask(src, output / rel.parent / f"{rel.stem}.gradc", options, mine, remote)
-        for src, rel in modules
-    ]
-    try:
-        results, times = build_all(tasks, executor)
-    except CompileError as exc:
-        click.echo(exc.render(), err=True)
-        raise SystemExit(1) from None
-    except ToolchainMismatchError as exc:
-        click.echo(f"gradc: error: {exc}", err=True)
-        raise SystemExit(1) from None
-    begin = time.perf_counter()
-    shown: set[str] = set()
-    for task, result in zip(tasks, results, strict=True):
-        write_artifact(task.output, result.build)
-        for message in result.warnings:
-            if message not in shown:  # each worker says "unreachable" once
-                shown.add(message)
-                click.echo(f"gradc: warning: {task.source.name}: {message}", err=True)
-    times["write"] = time.perf_counter() - begin
-    downloaded = sum(r.downloaded for r in results)
-    click.echo(
-        f"wrote {len(tasks)} artifacts under {output} ({executor})"
-        + (f", {downloaded} objects downloaded" if remote is not None else "")
-    )
+    args = [str(p) for p in paths] + ["-o", str(output), "-O", str(opt_level), "--cpu", cpu]
+    if len(paths) == 1 and not paths[0].is_dir():  # gradc build's -o names this artifact
+        args[args.index("-o") + 1] = str(output / f"{paths[0].stem}.gradc")
+    if executor != "sequential":
+        args += ["--executor", executor]
     if timings:
-        for phase, seconds in times.items():
-            click.echo(f"  {phase:<6} {seconds * 1e3:9.1f} ms")
+        args.append("--timings")
+    if remote_cache:
+        args += ["--remote-cache", remote_cache]
+    if remote_cache_readonly:
+        args.append("--remote-cache-readonly")
+    ctx.invoke(build, **build.make_context("build", args, parent=ctx.parent).params)

@@ -17,6 +17,7 @@ is the environment: ``GRADC_NO_COMPILE=1`` makes ``build`` refuse to compile.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import sys
 import time
@@ -73,13 +74,22 @@ def cli() -> None:
 
 @cli.command()
 @click.argument(
-    "module", type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="MODULE.py"
-)
+    "modules", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path),
+    metavar="MODULE.py|DIR...",
+)  # fmt: skip
 @click.option(
     "-o",
     "--output",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Artifact directory to write [default: build/<MODULE>.gradc beside MODULE.py].",
+    help="Artifact directory to write [default: build/<MODULE>.gradc beside MODULE.py]; "
+    "with several modules or a folder: OUTPUT/<relative path>/<MODULE>.gradc.",
+)
+@click.option(
+    "--executor",
+    metavar="local:N|tcp://HOST:PORT",
+    help="Build on a Dask cluster (gradc[dask]): each module's front end, then each "
+    "export's CPU variants, kernels and runtime, as separate tasks; local:N starts N "
+    "worker processes. The artifacts are those of a local build (docs/remote.md).",
 )
 @click.option(
     "-O",
@@ -134,6 +144,13 @@ def cli() -> None:
 )
 @click.option("-v", "--verbose", is_flag=True, help="Print each export's signature and symbol.")
 @click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    help="Worker processes for code generation [default: the available cores]; the "
+    "artifact is the same for every N.",
+)
+@click.option(
     "--remote-cache",
     metavar="URL",
     envvar="GRADC_REMOTE_CACHE",
@@ -148,8 +165,9 @@ def cli() -> None:
     help="Look up the remote cache only, never publish. [env: GRADC_REMOTE_CACHE_READONLY]",
 )
 def build(
-    module: Path,
+    modules: tuple[Path, ...],
     output: Path | None,
+    executor: str | None,
     opt_level: int,
     cpu: str,
     fastmath: bool,
@@ -161,10 +179,12 @@ def build(
     timings: bool,
     explain: bool,
     verbose: bool,
+    jobs: int | None,
     remote_cache: str | None,
     remote_cache_readonly: bool,
 ) -> None:
-    """Compile the exports of MODULE.py into an artifact directory.
+    """Compile the exports of MODULE.py (or of each module of DIR: its .py files that
+    mention gradc) into an artifact directory.
 
     The module is read, never imported or run. An entry whose cache key matches an
     intact entry of the artifact already there is reused, not recompiled; when nothing
@@ -172,10 +192,20 @@ def build(
     is written (exit status 1). GRADC_NO_COMPILE=1 refuses to compile (exit status 1).
     """
     options = _compiler_options(opt_level, cpu, fastmath, no_boundscheck, timings, verbose)
+    from gradc.compiler.emit_pool import available_cores
+
+    options = dataclasses.replace(options, jobs=jobs or available_cores())
     if target == "cuda":
         from gradc.cli.cuda import cuda_options
 
         options = cuda_options(options, cuda_arch)
+    if executor is not None or len(modules) > 1 or modules[0].is_dir():
+        from gradc.cli.distributed import build_many
+
+        build_many(modules, output, executor, options, grads, remote_cache, remote_cache_readonly,
+                   texts=not no_texts, timings=timings, explain=explain)  # fmt: skip
+        return
+    module = modules[0]
     out_dir = output if output is not None else default_output_dir(module)
     start = time.perf_counter()
     remote = None
@@ -256,9 +286,8 @@ def _build(
     internal compiler error: printed (with the traceback under ``-v``), exit status 70.
     Nothing is written then.
     """
-    from gradc.compiler.diagnostics import CompileError, CudaBuildError, InternalCompilerError
-    from gradc.compiler.driver import CompileForbiddenError, WriteError, build_artifact
-    from gradc.compiler.frontend.derivatives import GradRequestError
+    from gradc.cli.build_errors import exit_for
+    from gradc.compiler.driver import build_artifact
 
     def warn(message: str) -> None:
         click.echo(f"gradc: warning: {message}", err=True)
@@ -275,33 +304,8 @@ def _build(
             on_damage=warn,
             texts=texts,
         )
-    except CompileError as exc:
-        click.echo(exc.render(), err=True)
-        sys.exit(1)
-    except (CompileForbiddenError, WriteError, CudaBuildError) as exc:
-        click.echo(f"gradc: error: {exc}", err=True)
-        sys.exit(1)
-    except GradRequestError as exc:
-        click.echo(f"gradc: error: --grad: {exc}", err=True)
-        sys.exit(1)
-    except Exception as exc:  # a bug in gradc: say so, keep the traceback for -v
-        if options.verbose:
-            import traceback
-
-            traceback.print_exc()
-        if isinstance(exc, InternalCompilerError):  # names the stage, function and line
-            detail = f"gradc: {exc.render()}"
-        else:
-            detail = (
-                f"gradc: internal compiler error while building {module}: "
-                f"{type(exc).__name__}: {exc}"
-            )
-        click.echo(
-            f"{detail}\n"
-            "nothing was written; please report this with the module (-v shows the traceback)",
-            err=True,
-        )
-        sys.exit(70)
+    except Exception as exc:
+        exit_for(exc, module, options.verbose)
 
 
 def _print_summary(
@@ -547,6 +551,16 @@ def _print_manifest(artifact: Path, manifest: Manifest) -> None:
             e.key[:12],
         )
     console.print(table)
+    dispatched: dict[str, list[str]] = {}
+    for e in manifest.entries:
+        if e.dispatch:
+            dispatched.setdefault(e.dispatch, []).append(e.name)
+    for name, names in dispatched.items():
+        console.print(
+            f"{name}: {len(names)} signature{'s' * (len(names) != 1)}, one call dispatching among "
+            f"{', '.join(names)}",
+            highlight=False,
+        )
     if manifest.cuda is not None:
         from gradc.cli.cuda import print_cuda
 

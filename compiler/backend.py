@@ -21,7 +21,7 @@ from typing import Any
 from gradc.artifacts.abi import entry_symbol
 from gradc.artifacts.keys import sha256_key
 from gradc.compiler import keys
-from gradc.compiler.ir.core import Module
+from gradc.compiler.ir.core import Function, Module
 from gradc.compiler.options import CompilerOptions
 from gradc.compiler.results import BuildOutput, CompiledEntry, Param, Signature
 from gradc.compiler.sources import module_relative, source_hashes
@@ -49,12 +49,19 @@ def plan_keys(state: BuildState) -> None:
     state.exports = []
     for plan in _export_plans(state):
         for variant, shared, target in zip(variant_options, shared_of, state.targets, strict=True):
+            # the export's own fastmath=/boundscheck= (@gradc.export) override the build's
+            own = variant
+            for field_name, value in plan.options:
+                own = replace(own, **{field_name: value})  # type: ignore[arg-type]
             components = keys.entry_components(
-                state.hashes[plan.name], shared, plan.signature, derivatives.get(plan.name)
+                state.hashes[plan.name],
+                {**shared, **{f"options.{n}": v for n, v in plan.options}},
+                plan.signature,
+                derivatives.get(plan.name),
             )
             key = sha256_key(components)
             symbol = entry_symbol(plan.name, key)
-            plan.jobs.append(_job(state, plan.name, variant, target, components, key, symbol))
+            plan.jobs.append(_job(state, plan.name, own, target, components, key, symbol))
         state.exports.append(plan)
     # One runtime serves every variant (and every artifact of the process): with several
     # CPUs it is built for the generic CPU, so that it runs wherever any variant does.
@@ -82,6 +89,9 @@ def _export_plans(state: BuildState) -> list[ExportPlan]:
     plans = []
     defaults = {e.name: e.defaults for e in info.exports}
     primal = {d.name: d.target for d in info.derivatives}
+    dispatch = {e.name: e.dispatch for e in info.exports}
+    dispatch.update({d.name: d.dispatch for d in info.derivatives})
+    options = {e.name: e.options for e in info.exports}
     for name in [e.name for e in info.exports] + [d.name for d in info.derivatives]:
         function = state.focus = module.functions[name]
         params = tuple(
@@ -95,7 +105,18 @@ def _export_plans(state: BuildState) -> list[ExportPlan]:
             (loc.file, loc.line, loc.col)
             for loc in site_table(module, name, lambda f: module_relative(f, base_dir))
         )
-        plans.append(ExportPlan(name, signature, reachable(module, name), sites))
+        if name not in options:  # a derivative is compiled with its primal's options
+            options[name] = options[primal[name]]
+        plans.append(
+            ExportPlan(
+                name,
+                signature,
+                reachable(module, name),
+                sites,
+                options=options[name],
+                dispatch=dispatch[name] or "",
+            )
+        )
     return plans
 
 
@@ -146,15 +167,46 @@ def lower(state: BuildState) -> None:
 
 def emit(state: BuildState) -> None:
     """The ``emit`` stage: objects of every lowered job, and the runtime object if the
-    cache did not hold it."""
-    for plan in state.exports:
-        for job in plan.jobs:
-            if job.cached is None:
-                state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
-                _emit_export(job, plan.signature)
+    cache did not hold it; in ``options.jobs`` worker processes when that pays
+    (``gradc.compiler.emit_pool``), with the same bytes either way."""
+    from gradc.compiler.codegen.runtime_cache import cached_runtime, find_runtime
+    from gradc.compiler.emit_pool import EmitTask, emit_all, worth_a_pool
+
+    if state.runtime_object is None:
+        state.runtime_object = find_runtime(state.runtime_key)
+    pending = [(plan, job) for plan in state.exports for job in plan.jobs if job.cached is None]
+    tasks: list[EmitTask] = []
+    focus: list[Function | None] = []  # per task: the user function it compiles
+    slots: list[tuple[int, int | None]] = []  # per pending job: its entry's, wrapper's task
+    for plan, job in pending:
+        state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
+        entry = len(tasks)
+        tasks.append(EmitTask(str(job.llvm_module), job.options, state.step))
+        job.llvm_module = None  # free it: a large gradient's LLVM IR is large
+        wrapper = _wrapper_module(job, plan.signature)
+        if wrapper is not None:
+            tasks.append(EmitTask(str(wrapper), job.options, f"{state.step} (wrapper)"))
+        focus += [state.focus] * (len(tasks) - entry)
+        slots.append((entry, None if wrapper is None else entry + 1))
+    if state.runtime_object is None:
+        tasks.append(EmitTask(_runtime_text(), state.runtime_options, "runtime"))
+        focus.append(None)
+    if worth_a_pool(tasks, state.options.jobs):
+        emitted = emit_all(tasks, state.options.jobs)
+    else:
+        emitted = [_emit_here(state, t, f) for t, f in zip(tasks, focus, strict=True)]
+    for (plan, job), (entry, wrapper_task) in zip(pending, slots, strict=True):
+        state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
+        _accept_export(
+            job,
+            _emitted(emitted[entry]),
+            None if wrapper_task is None else _emitted(emitted[wrapper_task]),
+        )
     if state.runtime_object is None:
         state.focus, state.step = None, "runtime"
-        state.runtime_object = _emit_runtime(state.runtime_options)
+        state.runtime_object = cached_runtime(
+            state.runtime_key, lambda: _accept_runtime(_emitted(emitted[-1]))
+        )
 
 
 def needs_lowering(state: BuildState) -> bool:
@@ -193,37 +245,83 @@ def _lower_export(
     return llvm_module
 
 
-def _emit_export(job: Job, signature: Signature) -> None:
-    """Emit ``job``'s lowered module: its object (checked: relocatable, no forbidden
-    symbols), LLVM text, assembly and fast-call wrapper object."""
+def emit_job(job: Job, signature: Signature) -> None:
+    """Emit one lowered job in this process: its entry object and fast-call wrapper,
+    checked (``gradc build --executor`` runs this on a worker, one job per task)."""
     from gradc.compiler.codegen.emit import emit_object
-    from gradc.compiler.codegen.pywrapper import PYTHON_API_SYMBOLS, emit_wrapper
+
+    entry = emit_object(str(job.llvm_module), job.options)
+    job.llvm_module = None
+    wrapper = _wrapper_module(job, signature)
+    _accept_export(job, entry, None if wrapper is None else emit_object(str(wrapper), job.options))
+
+
+def emit_runtime(options: CompilerOptions) -> bytes:
+    """The runtime object (``gradc_rt*`` functions) for ``options``, checked."""
+    from gradc.compiler.codegen.emit import emit_object
+
+    return _accept_runtime(emit_object(_runtime_text(), options))
+
+
+def _wrapper_module(job: Job, signature: Signature) -> Any:
+    """The LLVM module of ``job``'s fast-call wrapper (None when the export has none)."""
+    from gradc.compiler.codegen.pywrapper import described_wrapper_module
+
+    description = abi_description(job.export, job.symbol, signature, job.target, wrapper=True)
+    return described_wrapper_module(signature, job.symbol, description)
+
+
+def _runtime_text() -> str:
+    """The LLVM IR text of the runtime object (``gradc_rt*`` functions)."""
+    from gradc.compiler.codegen.runtime import runtime_module
+
+    return str(runtime_module())
+
+
+def _emit_here(state: BuildState, task: Any, focus: Function | None) -> Any:
+    """Emit one task in this process (``-j 1``, or a build too small for a pool), with the
+    user function ``focus`` and the task's label as the build's context for errors."""
+    from gradc.compiler.codegen.emit import emit_object
+
+    state.focus, state.step = focus, task.label
+    return emit_object(task.text, task.options)
+
+
+def _emitted(result: Any) -> Any:
+    """A task's emitted object; a worker's failure raised here, with the task's context
+    already in the build state (so the stage runner names the export)."""
+    from gradc.compiler.emit_pool import EmitFailure
+
+    if isinstance(result, EmitFailure):
+        raise RuntimeError(f"{result.kind}: {result.message}\n(in a -j worker)\n{result.trace}")
+    return result
+
+
+def _accept_export(job: Job, emitted: Any, wrapper: Any) -> None:
+    """Check ``job``'s emitted entry object (relocatable, no forbidden symbols) and its
+    wrapper object, and keep them with the LLVM text."""
+    from gradc.compiler.codegen.pywrapper import PYTHON_API_SYMBOLS
     from gradc.compiler.codegen.relocatable import RelocatableError, check_object
     from gradc.compiler.diagnostics import InternalCompilerError
 
-    emitted = emit_object(job.llvm_module, job.options)
-    job.llvm_module = None  # free it: a large gradient's LLVM IR is large
     try:
         check_object(emitted.object_code, job.export, emitted.llvm_text)
     except RelocatableError as exc:
         raise InternalCompilerError(f"relocatable check failed: {exc}") from None
-    description = abi_description(job.export, job.symbol, signature, job.target, wrapper=True)
-    wrapper = emit_wrapper(signature, job.symbol, job.options, description)
-    if wrapper:
+    wrapper_object = b"" if wrapper is None else wrapper.object_code
+    if wrapper_object:
         allowed = frozenset(PYTHON_API_SYMBOLS) | {job.symbol}
-        check_object(wrapper, f"{job.export} (wrapper)", extra_symbols=allowed)
-    job.object_code, job.wrapper_object = emitted.object_code, wrapper
+        check_object(wrapper_object, f"{job.export} (wrapper)", extra_symbols=allowed)
+    job.object_code, job.wrapper_object = emitted.object_code, wrapper_object
     job.llvm_text, job.asm_text = emitted.llvm_text, emitted.asm_text
 
 
-def _emit_runtime(options: CompilerOptions) -> bytes:
-    """The runtime object (``gradc_rt*`` functions) for ``options``, checked."""
+def _accept_runtime(emitted: Any) -> bytes:
+    """The runtime object, checked."""
     from gradc.compiler.codegen.relocatable import check_object
-    from gradc.compiler.codegen.runtime import emit_runtime_object
 
-    runtime = emit_runtime_object(options).object_code
-    check_object(runtime, "runtime")
-    return runtime
+    check_object(emitted.object_code, "runtime")
+    return bytes(emitted.object_code)
 
 
 def abi_description(
@@ -273,6 +371,7 @@ def build_output(state: BuildState) -> BuildOutput:
                 dependencies={n: state.hashes[n] for n in plan.reached},
                 sites=plan.sites,
                 reused=job.cached is not None,
+                dispatch=plan.dispatch,
             )
             for job in plan.jobs
         ]

@@ -53,6 +53,12 @@ class CompileError(Exception):
         #: further errors of the same build, rendered after this one
         self.others: list[CompileError] = []
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle whole (``Exception``'s own pickling passes only ``args`` to
+        ``__init__``, which needs more): an error raised on a Dask worker reaches the
+        client with every attribute."""
+        return (type(self), (self.message, self.loc), self.__dict__)
+
     def render(self) -> str:
         """The full diagnostic: ``file:line:col: error: message``, the line, carets under
         the construct and the ``help:`` line if any."""
@@ -136,9 +142,27 @@ def _with_caret(head: str, loc: Loc, source_line: str | None, end_col: int | Non
     text = source_line.rstrip("\n").rstrip()
     stripped = text.lstrip()
     indent = len(text) - len(stripped)
-    caret_col = max(loc.col - indent, 0)
-    width = 1 if end_col is None else max(min(end_col, len(text)) - max(loc.col, indent), 1)
+    col = max(loc.col, indent)
+    caret_col = _display_width(text[indent:col]) + max(col - len(text), 0)
+    end = col + 1 if end_col is None else max(min(end_col, len(text)), col + 1)
+    width = max(_display_width(text[col:end]), 1)
     return f"{head}\n    {stripped}\n    {' ' * caret_col}{'^' * width}"
+
+
+def _display_width(text: str) -> int:
+    """The columns ``text`` takes in a terminal: two for each wide East Asian character
+    (CJK, fullwidth forms), none for combining marks, one for the others. Columns in
+    ``Loc`` count code points (``SourceFile.loc``); carets are placed by this width."""
+    import unicodedata
+
+    if text.isascii():
+        return len(text)
+    width = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
 
 
 class CudaBuildError(Exception):

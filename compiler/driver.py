@@ -103,6 +103,7 @@ def add_derivative_exports(
                 source.loc(d.node),
                 d.activity,
                 has_aux=d.has_aux,
+                width=d.width,
             )
         except PassError as exc:
             raise info.error(exc.message, exc.loc) from None  # loc may be in an import
@@ -111,12 +112,15 @@ def add_derivative_exports(
 def parse(state: BuildState) -> None:
     """The ``parse`` stage: the module's source, its scan, and the ``--grad`` requests."""
     from gradc.compiler.frontend.module_scan import requested_derivative, scan_module
+    from gradc.compiler.frontend.overloads import expand_derivative
     from gradc.compiler.sources import read_source
 
     state.data, state.source = read_source(state.source_path, state.source_text, state.prelude)
     state.info = scan_module(state.source, Path(state.source_path).stem)
     for spec in state.grads:
-        state.info.derivatives.append(requested_derivative(state.info, spec))
+        derivative = requested_derivative(state.info, spec)
+        target = spec.partition(":")[0].strip()
+        state.info.derivatives.extend(expand_derivative(state.info, derivative, target))
 
 
 def infer(state: BuildState) -> None:
@@ -132,6 +136,10 @@ def infer(state: BuildState) -> None:
     first = copy.copy(state.info)
     first.exports = [e for e in state.info.exports if e.name not in callers]
     state.module = infer_reporting_all(first)
+    if state.options.shuffle_threads:
+        from gradc.compiler.infer.kernels import shuffle_grid_loops
+
+        shuffle_grid_loops(state.module, [e.name for e in first.exports if e.kernel])
 
 
 def lower_arrays(state: BuildState) -> None:
@@ -172,28 +180,35 @@ def differentiate(state: BuildState) -> None:
 
 def _register_custom_rules(module: Module, info: ModuleInfo) -> None:
     """Tell AD the rule functions of each specialisation of a ``@gradc.custom_*`` helper
-    (inference specialised them beside it: ``compiler/infer/specialize.py``)."""
+    or export of the program's modules (the main one and those it imports; inference
+    specialised them beside it: ``compiler/infer/specialize.py``)."""
     from gradc.compiler.infer import symbol_for
     from gradc.compiler.ir.types import TupleType
     from gradc.passes.ad.custom import Custom, register
 
-    for name, rule in info.custom_rules.items():
+    infos = list(info.loader.modules.values()) if info.loader is not None else [info]
+    rules = [
+        (m.symbol_prefix + n, m.symbol_prefix, r) for m in infos for n, r in m.custom_rules.items()
+    ]
+    for name, prefix, rule in rules:
         for fn in list(module.functions.values()):
             types = tuple(p.type for p in fn.params)
-            if fn.exported or fn.name != symbol_for(name, types):
+            if fn.name != (name if fn.exported else symbol_for(name, types)):
                 continue
             names: tuple[str, ...]
             if rule.kind == "jvp":
-                names = (symbol_for(rule.rules[0], (TupleType(types), TupleType(types))),)
+                jvp = prefix + rule.rules[0]
+                names = (symbol_for(jvp, (TupleType(types), TupleType(types))),)
             else:
-                fwd = symbol_for(rule.rules[0], types)
+                fwd = symbol_for(prefix + rule.rules[0], types)
                 t = module.functions[fwd].return_type
                 if not (isinstance(t, TupleType) and len(t.elements) == 2):
                     raise info.error(
                         f"the custom rule '{rule.rules[0]}' must return (value, residuals)",
                         module.functions[fwd].loc,
                     )
-                names = (fwd, symbol_for(rule.rules[1], (t.elements[1], t.elements[0])))
+                bwd = prefix + rule.rules[1]
+                names = (fwd, symbol_for(bwd, (t.elements[1], t.elements[0])))
             register(module, fn.name, Custom(rule.kind, names))
 
 

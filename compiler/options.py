@@ -36,6 +36,12 @@ class CompilerOptions:
             (``keys.cuda_components``), so these are no CPU key field.
         cuda_home: where the CUDA toolkit is (``CUDA_HOME``; ``""``: ptxas on PATH). Not a
             key field: the ``ptxas`` version and libdevice's sha256 are.
+        jobs: worker processes for code generation (``gradc build -j``; 1: in process).
+            Not a key field: every ``jobs`` gives the same bytes.
+        shuffle_threads: the CPU build's grid loops visit blocks and threads in a fixed
+            scrambled order (``compiler/infer/kernel_blocks.py``; for tests: a correct
+            kernel does not depend on the order). Not a key field: it changes the grid
+            loops' IR, which the ``ir`` key component hashes.
     """
 
     opt_level: int = 2
@@ -47,12 +53,16 @@ class CompilerOptions:
     cpus: tuple[str, ...] = ()
     cuda_archs: tuple[str, ...] = ()
     cuda_home: str = ""
+    jobs: int = 1
+    shuffle_threads: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.opt_level <= 3:
             raise ValueError(f"opt_level must be 0..3, got {self.opt_level}")
         if self.cpus and self.cpus[0] != self.cpu:
             raise ValueError(f"cpu {self.cpu!r} must be the first of cpus {self.cpus!r}")
+        if self.jobs < 1:
+            raise ValueError(f"jobs must be at least 1, got {self.jobs}")
 
     def variants(self) -> list[CompilerOptions]:
         """One options value per CPU variant (``[self]`` when ``cpus`` is empty)."""

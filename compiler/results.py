@@ -73,6 +73,8 @@ class CompiledEntry:
         reused: the object came from the cache (nothing was lowered or emitted).
         variants: the same export compiled for the other CPU variants
             (``BuildOutput.variant_targets[1:]``, in order); empty for one CPU.
+        dispatch: for one of several signatures of a function (``f.f64``): the name the
+            loader dispatches on (``f``); ``""`` otherwise.
     """
 
     name: str
@@ -89,6 +91,7 @@ class CompiledEntry:
     sites: tuple[tuple[str, int, int], ...] = ()
     reused: bool = False
     variants: tuple[CompiledEntry, ...] = ()
+    dispatch: str = ""
 
 
 class CachedEntry(Protocol):

@@ -75,6 +75,10 @@ class ExportPlan:
         reached: the export and the functions it calls transitively (callgraph order).
         sites: the raise-site table (module-relative file, line, column).
         jobs: one per CPU variant, in variant order.
+        options: (``CompilerOptions`` field, value) this export overrides
+            (``@gradc.export(fastmath=True)``; a derivative: its primal's).
+        dispatch: the name the loader dispatches on when the export is one of several
+            signatures (``f`` for ``f.f64``), else ``""``.
     """
 
     name: str
@@ -82,6 +86,8 @@ class ExportPlan:
     reached: list[str]
     sites: tuple[tuple[str, int, int], ...]
     jobs: list[Job] = field(default_factory=list)
+    options: tuple[tuple[str, bool], ...] = ()
+    dispatch: str = ""
 
 
 @dataclass(kw_only=True, eq=False)

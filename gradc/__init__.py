@@ -52,6 +52,7 @@ __all__ = [
     "ScalarTypeMarker",
     "bool_",
     "boolean",
+    "broadcast_call",
     "checkpoint",
     "custom_jvp",
     "custom_vjp",
@@ -63,12 +64,15 @@ __all__ = [
     "hessian",
     "i32",
     "i64",
+    "jacfwd",
+    "jacrev",
     "jvp",
     "kernel",
     "load",
     "reverse",
     "runtime_stats",
     "value_and_grad",
+    "vectorize",
     "vjp",
 ]
 
@@ -177,28 +181,42 @@ bool_ = boolean
 @overload
 def export(fn: _F, /) -> _F: ...
 @overload
-def export(signature: str | None = None, /) -> Callable[[_F], _F]: ...
+def export(
+    signature: str | list[str] | tuple[str, ...] | None = None,
+    /,
+    *,
+    fastmath: bool = ...,
+    boundscheck: bool = ...,
+) -> Callable[[_F], _F]: ...
 
 
-def export(fn_or_signature: Any = None, /) -> Any:
+def export(fn_or_signature: Any = None, /, **options: bool) -> Any:
     """Mark a function for ``gradc build``; in plain Python, make it a compiled export.
 
-    Usable bare (``@gradc.export``, types from annotations) or with a Numba-style
-    signature string (``@gradc.export("f64(f64, f64)")``), which ``gradc build`` reads
-    from the source. Run as Python, it returns a
-    :class:`~gradc.runtime_mode.ExportedFunction` that compiles (or loads) on first call
-    (``fn.py_func`` is the Python function), or the function itself when
-    ``GRADC_PLAIN_PYTHON=1``.
+    Usable bare (``@gradc.export``, types from annotations), with a Numba-style
+    signature string (``@gradc.export("f64(f64, f64)")``) or a list of them (one
+    specialisation each, dispatched on the argument types), and with per-function
+    ``fastmath=``/``boundscheck=`` (bool literals), all read by ``gradc build`` from the
+    source. Run as Python, it returns a :class:`~gradc.runtime_mode.ExportedFunction`
+    that compiles (or loads) on first call (``fn.py_func`` is the Python function), or
+    the function itself when ``GRADC_PLAIN_PYTHON=1``.
 
     Raises:
-        TypeError: the argument is neither a function nor a signature string.
+        TypeError: the argument is neither a function nor signature strings, or an
+            option other than ``fastmath``/``boundscheck``.
     """
-    if fn_or_signature is None or isinstance(fn_or_signature, str):
+    unknown = sorted(set(options) - {"fastmath", "boundscheck"})
+    if unknown:
+        raise TypeError(f"gradc.export got an unexpected keyword argument {unknown[0]!r}")
+    signatures = fn_or_signature
+    listed = isinstance(signatures, list | tuple) and all(isinstance(s, str) for s in signatures)
+    if signatures is None or isinstance(signatures, str) or listed:
         return _identity
     if callable(fn_or_signature):
         return _exported(fn_or_signature)
     raise TypeError(
-        "gradc.export takes a function or a signature string such as 'f64(f64, f64)', "
+        "gradc.export takes a function, a signature string such as 'f64(f64, f64)' or a "
+        "list of them, "
         f"got {type(fn_or_signature).__name__}"
     )
 
@@ -231,6 +249,33 @@ def kernel(fn: Callable[..., Any], /) -> Any:
     from gradc.cuda import Kernel
 
     return Kernel(fn)
+
+
+def vectorize(signature: str, /) -> Callable[[Callable[..., Any]], Any]:
+    """Mark a scalar function to be mapped over arrays: ``@gradc.vectorize("f64(f64, f64)")``.
+
+    ``gradc build`` compiles it to a kernel (CPU grid loop, and PTX and cubins with
+    ``--target cuda``) that :func:`broadcast_call` runs over NumPy-broadcast arrays,
+    choosing the grid. In plain Python it returns a :class:`gradc.vectorized.Vectorized`
+    applying the function elementwise.
+
+    Raises:
+        ValueError: a malformed signature string.
+    """
+    from gradc.vectorized import Vectorized
+
+    def decorate(fn: Callable[..., Any]) -> Any:
+        return Vectorized(fn, signature)
+
+    return decorate
+
+
+def broadcast_call(fn: Any, *args: Any, out: Any) -> None:
+    """``out[...] = fn(*args)`` elementwise with broadcasting, for a vectorised function's
+    kernel (CPU build, CUDA) or its plain-Python form: :func:`gradc.vectorized.broadcast_call`."""
+    from gradc.vectorized import broadcast_call as call
+
+    call(fn, *args, out=out)
 
 
 # ---------------------------------------------------------------------------- derivatives
@@ -266,8 +311,8 @@ class DerivativePlaceholder:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         compiled = self._compiled
         root = self.fn
-        while isinstance(root, DerivativePlaceholder):  # a derivative of a derivative
-            root = root.fn
+        while isinstance(root, DerivativePlaceholder | CustomRuleFunction):
+            root = root.fn  # a derivative of a derivative, an export with a custom rule
         if compiled is None and isinstance(root, runtime_mode.ExportedFunction):
             compiled = self._compiled = runtime_mode.resolve_derivative(self, root)
         if compiled is not None:
@@ -314,6 +359,26 @@ def hessian(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
     ``∂²f/∂p_i∂p_j`` (JAX's ``hessian`` layout); docs/ad.md "Higher order".
     """
     return DerivativePlaceholder("hessian", fn, args, kwargs)
+
+
+def jacfwd(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the Jacobian of ``fn`` by forward mode (JAX's ``jacfwd``); built by
+    ``gradc build``.
+
+    ``fn`` returns an f64, an f64 array or (nested) tuples of those; ``wrt`` names f64 scalar or
+    f64 array parameters. Block ``J[i][j]`` has shape ``shape(out_i) + shape(p_j)``
+    (JAX's layout; tuple levels as ``argnums``). ``width=k`` pushes k tangents per sweep;
+    docs/ad.md "Jacobians".
+    """
+    return DerivativePlaceholder("jacfwd", fn, args, kwargs)
+
+
+def jacrev(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:
+    """Declare the Jacobian of ``fn`` by reverse mode, one VJP per element of the result
+    (JAX's ``jacrev``); built by ``gradc build``. ``fn`` returns an f64 or an f64 array;
+    the layout is :func:`jacfwd`'s; docs/ad.md "Jacobians".
+    """
+    return DerivativePlaceholder("jacrev", fn, args, kwargs)
 
 
 def reverse(fn: Any, *args: Any, **kwargs: Any) -> DerivativePlaceholder:

@@ -18,9 +18,11 @@ compiles them to the GPU's special registers (``--target cuda``) or to the count
 grid loop (the CPU build). Imported as plain Python, the module is a *sequential
 simulator*: ``saxpy[blocks, threads](...)`` (:class:`Kernel`) runs the body once per
 thread, blocks in order and threads in order within a block, with this module's names
-reading the running thread's indices. What a sequential run cannot do is refused, never
-approximated: :func:`syncthreads` in a block of more than one thread raises
-``RuntimeError`` (so does the CPU build's grid loop).
+reading the running thread's indices. A kernel whose body calls :func:`syncthreads` runs
+each block of several threads as Python threads that meet at its barriers (threads that
+reach different barriers raise ``RuntimeError``, as the CPU build's phased grid loop
+does); a barrier it cannot see (in a helper function) is refused in such a block, never
+approximated. :func:`shared_array` gives one array per block and call site.
 
 Calling a kernel without a launch configuration (``saxpy(...)``) raises ``TypeError``
 rather than guessing one.
@@ -32,6 +34,7 @@ Attributes:
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -44,6 +47,7 @@ __all__ = [
     "block_idx",
     "grid",
     "grid_dim",
+    "shared_array",
     "syncthreads",
     "thread_idx",
 ]
@@ -57,6 +61,8 @@ class _ThreadState(threading.local):
         self.ctaid = (0, 0, 0)
         self.ntid: tuple[int, int, int] | None = None
         self.nctaid = (1, 1, 1)
+        self.shared: dict[tuple[object, int], Any] = {}
+        self.barrier: _BlockBarrier | None = None
 
 
 _STATE = _ThreadState()
@@ -125,18 +131,35 @@ def grid(ndim: int) -> Any:
 def syncthreads() -> None:
     """CUDA's ``__syncthreads()``: a barrier for the threads of a block.
 
+    A launch whose kernel calls it runs each block's threads as Python threads that
+    wait here for each other (:func:`_run_block`); the others run sequentially.
+
     Raises:
-        RuntimeError: the block has more than one thread (a sequential run cannot wait
-            for the block's other threads).
+        RuntimeError: outside a kernel launch; in a block of more than one thread run
+            sequentially (a helper function calling it); threads of a block that reach
+            different barriers, or return while others wait at one (:data:`DIVERGED`).
     """
     ntid = _STATE.ntid
     if ntid is None:
         raise RuntimeError("cuda.syncthreads() is called outside a kernel launch")
-    if ntid[0] * ntid[1] * ntid[2] != 1:
-        raise RuntimeError(
-            "cuda.syncthreads() cannot run in a sequential grid loop with more than one "
-            "thread per block; run the kernel on a GPU"
-        )
+    barrier = _STATE.barrier
+    if barrier is None:
+        if ntid[0] * ntid[1] * ntid[2] != 1:
+            raise RuntimeError(
+                "cuda.syncthreads() cannot run in a sequential grid loop with more than "
+                "one thread per block; run the kernel on a GPU"
+            )
+        return
+    caller = sys._getframe(1)
+    barrier.wait((caller.f_code, caller.f_lasti))
+
+
+#: The RuntimeError of threads of a block that do not meet at one barrier (as the CPU
+#: build's, compiler/infer/kernel_blocks.py).
+DIVERGED = (
+    "the threads of a block did not all reach the same cuda.syncthreads() (or some "
+    "returned while others waited at it)"
+)
 
 
 def atomic_add(array: Any, index: Any, value: Any) -> Any:
@@ -147,6 +170,37 @@ def atomic_add(array: Any, index: Any, value: Any) -> Any:
     old = array[index]
     array[index] = old + value
     return old
+
+
+def shared_array(shape: int | Sequence[int], dtype: Any) -> Any:
+    """CUDA's ``__shared__`` array: one array per block and call site (the same one
+    however often the site runs in a block), C order, of NumPy dtype ``dtype`` (a
+    gradc type name such as ``f64`` is accepted too). Its content is undefined at the
+    start of each block: the simulator fills floats with NaN and integers with zeros.
+
+    Raises:
+        RuntimeError: outside a kernel launch.
+    """
+    import numpy as np
+
+    if _STATE.ntid is None:
+        raise RuntimeError("cuda.shared_array() is called outside a kernel launch")
+    caller = sys._getframe(1)
+    site = (caller.f_code, caller.f_lasti)
+    with _SHARED_LOCK:
+        array = _STATE.shared.get(site)
+        if array is None:
+            dt = np.dtype(_GRADC_DTYPES.get(str(getattr(dtype, "name", "")), dtype))
+            fill = np.nan if dt.kind == "f" else 0
+            array = _STATE.shared[site] = np.full(shape, fill, dtype=dt)
+    return array
+
+
+_SHARED_LOCK = threading.Lock()
+
+
+#: gradc's scalar type names as NumPy dtypes (``cuda.shared_array(n, f64)``).
+_GRADC_DTYPES = {"f64": "float64", "f32": "float32", "i64": "int64", "i32": "int32"}
 
 
 def _dim3(value: int | Sequence[int], what: str) -> tuple[int, int, int]:
@@ -197,19 +251,95 @@ def _run_grid(
     ntid: tuple[int, int, int],
     args: tuple[Any, ...],
 ) -> None:
-    """Run ``fn(*args)`` once per thread: blocks in order (x fastest), then threads."""
-    saved = (_STATE.tid, _STATE.ctaid, _STATE.ntid, _STATE.nctaid)
+    """Run ``fn(*args)`` once per thread: blocks in order (x fastest), then threads, in
+    order or (``fn`` calls ``syncthreads`` and a block has several threads) as Python
+    threads meeting at its barriers."""
+    threaded = "syncthreads" in fn.__code__.co_names and ntid[0] * ntid[1] * ntid[2] > 1
+    saved = (_STATE.tid, _STATE.ctaid, _STATE.ntid, _STATE.nctaid, _STATE.shared)
     _STATE.ntid, _STATE.nctaid = ntid, nctaid
     try:
         for cz in range(nctaid[2]):
             for cy in range(nctaid[1]):
                 for cx in range(nctaid[0]):
                     _STATE.ctaid = (cx, cy, cz)
-                    for tz in range(ntid[2]):
-                        for ty in range(ntid[1]):
-                            for tx in range(ntid[0]):
-                                _STATE.tid = (tx, ty, tz)
-                                if fn(*args) is not None:
-                                    raise TypeError("a kernel must return None")
+                    _STATE.shared = {}
+                    if threaded:
+                        _run_block(fn, args)
+                        continue
+                    for tid in _threads(ntid):
+                        _STATE.tid = tid
+                        if fn(*args) is not None:
+                            raise TypeError("a kernel must return None")
     finally:
-        _STATE.tid, _STATE.ctaid, _STATE.ntid, _STATE.nctaid = saved
+        _STATE.tid, _STATE.ctaid, _STATE.ntid, _STATE.nctaid, _STATE.shared = saved
+
+
+def _threads(ntid: tuple[int, int, int]) -> list[tuple[int, int, int]]:
+    return [(tx, ty, tz) for tz in range(ntid[2]) for ty in range(ntid[1]) for tx in range(ntid[0])]
+
+
+class _BlockBarrier:
+    """The barrier of the Python threads running one block: all of them at one call
+    site of ``syncthreads`` (code object, bytecode offset), or :data:`DIVERGED`."""
+
+    def __init__(self, threads: int) -> None:
+        self.cond = threading.Condition()
+        self.threads = threads
+        self.sites: list[object] = []
+        self.stopped = 0
+        self.generation = 0
+        self.broken = False
+
+    def wait(self, site: object) -> None:
+        with self.cond:
+            generation = self.generation
+            self.sites.append(site)
+            self._check()
+            self.cond.wait_for(lambda: self.broken or self.generation != generation)
+            if self.generation == generation:
+                raise RuntimeError(DIVERGED)
+
+    def stop(self, failed: bool) -> None:
+        """A thread returned (or raised: ``failed``)."""
+        with self.cond:
+            self.stopped += 1
+            self.broken |= failed
+            self._check()
+
+    def _check(self) -> None:
+        if self.sites and len(self.sites) + self.stopped == self.threads:
+            if self.stopped or len(set(self.sites)) != 1:
+                self.broken = True
+            else:
+                self.sites, self.generation = [], self.generation + 1
+        self.cond.notify_all()
+
+
+def _run_block(fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """The block ``_STATE`` describes, one Python thread per CUDA thread; the first
+    exception of a thread is raised here once all have stopped."""
+    ntid, ctaid, nctaid, shared = _STATE.ntid, _STATE.ctaid, _STATE.nctaid, _STATE.shared
+    assert ntid is not None
+    tids = _threads(ntid)
+    barrier = _BlockBarrier(len(tids))
+    errors: list[BaseException] = []
+
+    def run(tid: tuple[int, int, int]) -> None:
+        _STATE.tid, _STATE.ctaid, _STATE.ntid, _STATE.nctaid = tid, ctaid, ntid, nctaid
+        _STATE.shared, _STATE.barrier = shared, barrier
+        try:
+            if fn(*args) is not None:
+                raise TypeError("a kernel must return None")
+        except BaseException as exc:
+            errors.append(exc)
+            barrier.stop(failed=True)
+        else:
+            barrier.stop(failed=False)
+
+    workers = [threading.Thread(target=run, args=(tid,)) for tid in tids]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    if errors:
+        raise min(errors, key=lambda e: isinstance(e, RuntimeError) and str(e) == DIVERGED)

@@ -460,10 +460,13 @@ AD_NOTES = (
     "`has_aux=True` for `grad` and `value_and_grad` (the function may not write its array "
     "arguments); refused for `jvp`, `vjp`, `hessian`.",
     "Higher order: `grad`/`jvp`/`vjp` of a declaration above (forward-over-reverse), "
-    "`gradc.hessian` of f64 scalar and 1-D f64 array parameters; functions that write "
-    "their array arguments are refused.",
-    "`gradc.custom_jvp`/`custom_vjp` with `defjvp`/`defvjp`: helpers of f64 scalar "
-    "parameters returning an f64 (not exports, not arrays).",
+    "`gradc.hessian` of f64 scalar and 1-D f64 array parameters, third derivatives; "
+    "`gradc.jacfwd`/`jacrev` of f64 and f64-array results by f64 scalar and array "
+    "parameters (JAX's layout); `width=k` for `jvp`/`jacfwd` (k tangents per sweep); "
+    "functions that write their array arguments are refused.",
+    "`gradc.custom_jvp`/`custom_vjp` with `defjvp`/`defvjp`: helpers and exports of f64 "
+    "scalar and f64 array parameters (not F-ordered) returning an f64 or an f64 array, "
+    "also in imported modules.",
     "Derivatives of `@gradc.kernel` CUDA kernels are a compile error (not built yet).",
 )
 

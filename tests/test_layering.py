@@ -56,8 +56,8 @@ def test_import_gradc_is_cheap() -> None:
 
 
 def test_load_imports_what_the_readme_says(tmp_path: Path) -> None:
-    """README: ``gradc.load`` imports the loader, msgpack and ``llvmlite.binding`` (JIT
-    linking); numpy only for array signatures; never click or the compiler."""
+    """README: ``gradc.load`` imports the loader and msgpack; numpy only for array
+    signatures; never llvmlite (gradc's own linker), click or the compiler."""
     from gradc.artifacts.store import write_artifact
     from gradc.compiler.driver import build_module
     from gradc.compiler.options import CompilerOptions
@@ -77,12 +77,12 @@ def test_load_imports_what_the_readme_says(tmp_path: Path) -> None:
         .stdout.strip()
         .split(",")
     )
-    assert {"llvmlite.binding", "msgpack"} <= loaded
-    assert not {m for m in loaded if m.split(".")[0] in ("numpy", "click")}
+    assert "msgpack" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in ("numpy", "click", "llvmlite")}
     # the remote cache (gradc[remote]) is never on the load path
     remote = ("fsspec", "s3fs", "botocore", "aiobotocore", "boto3", "gradc.artifacts.remote")
     assert not {m for m in loaded if m.split(".")[0] in remote or m in remote}
     assert not {m for m in loaded if m.startswith(("gradc.compiler", "gradc.cli"))}
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
-    assert "`gradc.load` imports the loader (`gradc.artifacts`), msgpack" in readme
-    assert "`llvmlite.binding` for JIT linking" in readme
+    assert "`gradc.load` imports the loader (`gradc.artifacts`) and msgpack" in readme
+    assert "never llvmlite, click or the compiler" in readme

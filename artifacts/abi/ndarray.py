@@ -21,7 +21,7 @@ Names a wrapper object leaves undefined and the loader resolves in the running p
 ``gradcnp_NewFromDescr``        NumPy C-API ``PyArray_NewFromDescr`` (``_ARRAY_API[94]``)
 ``gradcnp_SetBaseObject``       NumPy C-API ``PyArray_SetBaseObject`` (``_ARRAY_API[282]``)
 ``gradcnp_ArrayOwner``          ``gradc.artifacts.loader.arrays.ArrayOwner``
-``gradcnp_runtime``             the process's linked runtime (``loader.jit.Runtime``)
+``gradcnp_runtime``             the process's linked runtime (``loader.linking.Runtime``)
 =============================== ========================================================
 
 Imports only the standard library.

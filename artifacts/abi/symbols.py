@@ -45,7 +45,7 @@ ABI_VERSION = 2
 #: references on a tape are released by ``gradc_rt2_tape_free``.
 RUNTIME_ABI = "rt2"
 
-#: JIT library the loader links the process's runtime into; artifacts link against it.
+#: Name of the image the loader links the process's runtime into; artifacts resolve against it.
 RUNTIME_LIBRARY = f"gradc_{RUNTIME_ABI}"
 
 # The array functions keep their rt1 names and contract in rt2; the tape functions are rt2.

@@ -21,7 +21,7 @@ from typing import Any
 from gradc.artifacts.abi.layout import DESCRIPTOR_FIELDS, descriptor_bytes
 from gradc.artifacts.abi.types import Array
 from gradc.artifacts.loader.convert import CType, same
-from gradc.artifacts.loader.jit import Runtime, linked_runtime
+from gradc.artifacts.loader.linking import Runtime, linked_runtime
 
 __all__ = ["ArrayOwner", "array_ctype", "descriptor"]
 

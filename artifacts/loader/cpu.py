@@ -2,8 +2,8 @@
 
 ``load(path)`` reads the manifest, picks the CPU variant this host runs best
 (:mod:`.variants`), verifies every object's sha256, checks that each object describes
-itself as its manifest entry says, links all objects of the variant into one new JIT
-library (:mod:`.jit`), and returns a :class:`Library` with one callable per export: the
+itself as its manifest entry says, links all objects of the variant into one new image
+with gradc's own ELF linker (:mod:`.linking`, :mod:`.link`, :mod:`.memory`), and returns a :class:`Library` with one callable per export: the
 ctypes call path (:mod:`.calls`, with :mod:`.convert`, :mod:`.arrays` and
 :mod:`.exceptions`), or a CPython builtin calling the export's fast-call wrapper
 (:mod:`.fastcall`). The facts of the ABI (exception codes, layouts, symbol names, the
@@ -15,8 +15,9 @@ must describe itself (its ``__gradc_abi_<symbol>`` constant,
 ``writes``, symbols, calling-convention version and target. A manifest that disagrees is
 refused with ``AbiMismatchError``; no call ever uses a signature its object did not state.
 
-This package imports no compiler code and not ``llvmlite.ir`` directly (though
-``llvmlite.binding`` itself imports it); numpy is imported only when a signature has arrays.
+This package imports no compiler code and no llvmlite (except to decide what
+``/proc/cpuinfo`` cannot, :mod:`.variants`); numpy is imported only when a signature has
+arrays.
 """
 
 from __future__ import annotations
@@ -31,13 +32,14 @@ from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, RUNTIME_LIBRAR
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.loader.arrays import ArrayOwner
 from gradc.artifacts.loader.calls import make_export
+from gradc.artifacts.loader.dispatch import make_dispatcher
 from gradc.artifacts.loader.fastcall import FASTCALL_ENV, FastExport, fastcall_enabled, make_fast
-from gradc.artifacts.loader.jit import (
+from gradc.artifacts.loader.link import LinkError
+from gradc.artifacts.loader.linking import (
     Runtime,
     link_library,
     link_runtime,
     linked_runtime,
-    lljit,
     runtime_stats,
 )
 from gradc.artifacts.loader.numpy_api import numpy_symbols
@@ -67,8 +69,10 @@ _RUNTIME_CHANGES = "since rt2 a tape also records the array references pushed on
 class Library:
     """A loaded artifact: one attribute per export, also ``lib["name"]``.
 
-    ``dir(lib)`` and ``iter(lib)`` list the exports. The compiled code stays mapped while
-    the library or any of its functions is referenced.
+    ``dir(lib)`` and ``iter(lib)`` list the exports. A function exported with several
+    signatures is one callable dispatching among them (:mod:`.dispatch`); each
+    specialisation is also ``lib["f.f64"]`` (its entry's name). The compiled code stays
+    mapped while the library or any of its functions is referenced.
     """
 
     def __init__(
@@ -78,19 +82,24 @@ class Library:
         functions: dict[str, Callable[..., Any]],
         tracker: Any,
         ctypes_functions: dict[str, Callable[..., Any]] | None = None,
+        specialisations: tuple[dict[str, Callable[..., Any]], dict[str, Callable[..., Any]]]
+        | None = None,
     ) -> None:
         self._gradc_path = path
         self._gradc_manifest = manifest
         self._gradc_functions = functions
         self._gradc_tracker = tracker
         self._gradc_ctypes = ctypes_functions if ctypes_functions is not None else functions
+        fast, slow = specialisations or ({}, {})
+        self._gradc_all = {**functions, **fast}
+        self._gradc_all_ctypes = {**self._gradc_ctypes, **slow}
         for name, fn in functions.items():
             if not name.startswith("_gradc_"):
                 setattr(self, name, fn)
 
     def __getitem__(self, name: str) -> Callable[..., Any]:
         try:
-            return self._gradc_functions[name]
+            return self._gradc_all[name]
         except KeyError:
             raise KeyError(
                 f"{self._gradc_manifest.module!r} exports no {name!r}; "
@@ -135,11 +144,11 @@ class Library:
         """Export ``name`` on the ctypes path even when it has a fast-call wrapper (for
         benchmarks and tests; shadowed by an export named ``ctypes_function``)."""
         self[name]  # KeyError naming the exports
-        return self._gradc_ctypes[name]
+        return self._gradc_all_ctypes[name]
 
     def is_fast(self, name: str) -> bool:
         """Whether export ``name`` is called through its fast-call wrapper."""
-        return self[name] is not self._gradc_ctypes[name]
+        return self[name] is not self._gradc_all_ctypes[name]
 
 
 def _read_objects(
@@ -191,8 +200,8 @@ _READ_ATTEMPTS = 5
 def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Library:
     """Load the artifact directory ``path`` (``build/NAME.gradc``) into this process.
 
-    Takes about a millisecond per object plus the one-off cost of creating the JIT (and
-    linking the runtime, for the first artifact that carries one). Of an artifact built
+    Takes well under a millisecond per object (plus linking the runtime, for the first
+    artifact that carries one). Of an artifact built
     for several CPUs, only the best variant the host supports is read and linked
     (:func:`select_variant`).
 
@@ -215,14 +224,13 @@ def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Libra
     fast = fastcall_enabled() if fastcall is None else fastcall
     manifest, objects, wrappers, runtime_code = _read_objects(path, fast)
     _check_trust(path, manifest, objects, wrappers)
-    jit = lljit()
     if runtime_code is not None and manifest.runtime is not None:
         try:
-            link_runtime(jit, runtime_code, manifest.runtime.sha256)
-        except RuntimeError as exc:
+            link_runtime(runtime_code, manifest.runtime.sha256)
+        except LinkError as exc:
             raise ArtifactError(f"{path}: linking the runtime object failed: {exc}") from exc
     runtime = linked_runtime()
-    tracker, wrappers = _link(path, jit, manifest, objects, wrappers, runtime)
+    tracker, wrappers = _link(path, manifest, objects, wrappers, runtime)
     keepalive = (tracker, runtime)
     functions = {}
     slow = {}
@@ -236,7 +244,26 @@ def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Libra
         if e.wrapper is not None and e.wrapper.sha256 in wrappers:
             builtin = make_fast(e, manifest.module, tracker[e.wrapper.symbol], call, keepalive)
         functions[e.name] = builtin or call
-    return Library(path, manifest, functions, keepalive, slow)
+    specialisations = _add_dispatchers(manifest, functions), _add_dispatchers(manifest, slow)
+    return Library(path, manifest, functions, keepalive, slow, specialisations)
+
+
+def _add_dispatchers(
+    manifest: Manifest, functions: dict[str, Callable[..., Any]]
+) -> dict[str, Callable[..., Any]]:
+    """Replace in ``functions`` the entries of each function exported with several
+    signatures (format 1.7, ``Entry.dispatch``) by one callable dispatching among them
+    (:func:`~.dispatch.make_dispatcher`); returns the entries replaced, by name."""
+    groups: dict[str, list[Any]] = {}
+    for e in manifest.entries:
+        if e.dispatch:
+            groups.setdefault(e.dispatch, []).append(e)
+    replaced: dict[str, Callable[..., Any]] = {}
+    for name, entries in groups.items():
+        specialisations = [(e, functions.pop(e.name)) for e in entries]
+        replaced.update((e.name, fn) for e, fn in specialisations)
+        functions[name] = make_dispatcher(name, manifest.module, specialisations)
+    return replaced
 
 
 def _check_trust(
@@ -266,7 +293,6 @@ def _check_trust(
 
 def _link(
     path: Path,
-    jit: Any,
     manifest: Manifest,
     objects: dict[str, bytes],
     wrappers: dict[str, bytes],
@@ -285,12 +311,12 @@ def _link(
         if any(a.result.holds_arrays or any(t.holds_arrays for _, t in a.params) for a in abis):
             imports = numpy_symbols(runtime)
         try:
-            return link_library(jit, manifest, objects, wrappers, runtime, imports), wrappers
-        except RuntimeError:
+            return link_library(manifest, objects, wrappers, runtime, imports), wrappers
+        except LinkError:
             pass
     try:
-        return link_library(jit, manifest, objects, {}, runtime), {}
-    except RuntimeError as exc:
+        return link_library(manifest, objects, {}, runtime), {}
+    except LinkError as exc:
         hint = ""
         if any(p in str(exc) for p in RUNTIME_PREFIXES) and runtime is None:
             hint = " (the artifact needs the gradc runtime but carries none: rebuild it)"

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import struct
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,7 @@ from gradc.artifacts.loader.cuda_driver import DeviceFacts, Driver, DriverError,
 from gradc.artifacts.loader.cuda_select import select_variant
 from gradc.artifacts.loader.exceptions import format_message
 
-__all__ = ["CudaKernel", "CudaLibrary", "DriverError", "load"]
+__all__ = ["CudaKernel", "CudaLibrary", "DriverError", "Modules", "load"]
 
 Dims = tuple[int, int, int]
 
@@ -72,18 +73,24 @@ def load(path: str | os.PathLike[str], *, driver: Driver | None = None) -> CudaL
     device = drv.facts()
     kernels: dict[str, CudaKernel] = {}
     jit: list[str] = []
-    for entry in manifest.cuda.kernels:
-        choice = select_variant(entry, device)
-        image = read_blob(art, choice.variant.file)
-        if not choice.jit:  # never call a cubin with a layout it does not have
-            check_param_layout(image, entry.symbol, entry.params)
-        if choice.jit:
-            jit.append(entry.name)
-            image += b"\0"
-        module = drv.load_module(image)
-        record, _ = drv.global_address(module, DEVICE_ERROR_SYMBOL)
-        function = drv.function(module, entry.symbol)
-        kernels[entry.name] = CudaKernel(drv, manifest.module, entry, function, record)
+    modules = Modules(drv)
+    try:
+        for entry in manifest.cuda.kernels:
+            choice = select_variant(entry, device)
+            image = read_blob(art, choice.variant.file)
+            if not choice.jit:  # never call a cubin with a layout it does not have
+                check_param_layout(image, entry.symbol, entry.params)
+            if choice.jit:
+                jit.append(entry.name)
+                image += b"\0"
+            module = modules.load(image)
+            record, _ = drv.global_address(module, DEVICE_ERROR_SYMBOL)
+            function = drv.function(module, entry.symbol)
+            kernels[entry.name] = CudaKernel(drv, manifest.module, entry, function, record)
+            kernels[entry.name].modules = modules
+    except BaseException:
+        modules.close()
+        raise
     if jit:
         warnings.warn(
             f"gradc: {art} has no cubin for {device.name} (sm_{device.cc[0]}{device.cc[1]}): "
@@ -91,7 +98,40 @@ def load(path: str | os.PathLike[str], *, driver: Driver | None = None) -> CudaL
             RuntimeWarning,
             stacklevel=2,
         )
-    return CudaLibrary(art, drv, device, kernels)
+    return CudaLibrary(art, drv, device, kernels, modules)
+
+
+class Modules:
+    """The modules one :func:`load` loaded: unloaded (``cuModuleUnload``) by
+    :meth:`close`, or when neither the library nor any of its kernels is referenced any
+    more (garbage collection; not at interpreter exit, when the driver tears the context
+    down itself)."""
+
+    def __init__(self, driver: Driver) -> None:
+        self._driver = driver
+        self.handles: list[Any] = []
+        self._finalizer = weakref.finalize(self, _unload, driver, self.handles)
+        self._finalizer.atexit = False
+
+    def load(self, image: bytes) -> Any:
+        """Load ``image`` (:meth:`Driver.load_module`); its handle."""
+        handle = self._driver.load_module(image)
+        self.handles.append(handle)
+        return handle
+
+    @property
+    def closed(self) -> bool:
+        """The modules are unloaded."""
+        return not self._finalizer.alive
+
+    def close(self) -> None:
+        """Unload every module now (once)."""
+        self._finalizer()
+
+
+def _unload(driver: Driver, handles: list[Any]) -> None:
+    while handles:
+        driver.unload_module(handles.pop())
 
 
 class CudaKernel:
@@ -108,6 +148,7 @@ class CudaKernel:
         self.entry = entry
         self._function = function
         self._record = record
+        self.modules: Modules | None = None
 
     def __repr__(self) -> str:
         args = ", ".join(f"{n}: {t}" for n, t in self.entry.params)
@@ -129,6 +170,8 @@ class CudaKernel:
             raise TypeError(
                 f"kernel '{self.entry.name}' needs grid= and block= (or kernel[grid, block](...))"
             )
+        if self.modules is not None and self.modules.closed:
+            raise ArtifactError(f"kernel '{self.entry.name}' is unloaded: its library was closed")
         g, b = _dims(grid, "grid"), _dims(block, "block")
         packed = pack_arguments(self.entry.name, self.entry.params, self.entry.writes, args)
         handle = _stream_handle(stream)
@@ -165,12 +208,32 @@ class CudaLibrary:
     """
 
     def __init__(
-        self, path: Path, driver: Driver, device: DeviceFacts, kernels: dict[str, CudaKernel]
+        self,
+        path: Path,
+        driver: Driver,
+        device: DeviceFacts,
+        kernels: dict[str, CudaKernel],
+        modules: Modules,
     ) -> None:
         self.path = path
         self.device = device
         self._driver = driver
         self._kernels = kernels
+        self._modules = modules
+
+    def close(self) -> None:
+        """Wait for the device, then unload the kernels' modules (``cuModuleUnload``); a
+        launch afterwards raises ArtifactError. Also done when the library and its
+        kernels are garbage collected, and by ``with gradc.load(...) as lib:``."""
+        if not self._modules.closed:
+            self._driver.synchronize()
+        self._modules.close()
+
+    def __enter__(self) -> CudaLibrary:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def __getattr__(self, name: str) -> CudaKernel:
         kernels = self.__dict__.get("_kernels", {})

@@ -78,6 +78,10 @@ class Driver(Protocol):
         """Load a cubin or NUL-terminated PTX (JIT-compiled by the driver); a handle."""
         ...
 
+    def unload_module(self, module: Any) -> None:
+        """``cuModuleUnload``: free a module :meth:`load_module` loaded."""
+        ...
+
     def function(self, module: Any, name: str) -> Any:
         """The kernel ``name`` of ``module``."""
         ...
@@ -172,6 +176,11 @@ class LibCuda:
         module = ctypes.c_void_p()
         self._check("cuModuleLoadData", ctypes.byref(module), ctypes.c_char_p(image))
         return module
+
+    def unload_module(self, module: Any) -> None:
+        """``cuModuleUnload`` (on the primary context)."""
+        self._check("cuCtxSetCurrent", self._context)
+        self._check("cuModuleUnload", module)
 
     def function(self, module: Any, name: str) -> Any:
         """``cuModuleGetFunction``."""

@@ -25,7 +25,7 @@ from gradc.artifacts.abi.ndarray import (
     dtype_symbol,
 )
 from gradc.artifacts.abi.types import NUMPY_DTYPES
-from gradc.artifacts.loader.jit import Runtime
+from gradc.artifacts.loader.linking import Runtime
 
 __all__ = ["layout_holds", "numpy_symbols"]
 

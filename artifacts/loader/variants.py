@@ -1,14 +1,21 @@
 """CPU variants: which of an artifact's CPU variants this host runs best
-(docs/artifacts.md "CPU variants")."""
+(docs/artifacts.md "CPU variants").
+
+The host's features are read from ``/proc/cpuinfo`` (:mod:`.hostcpu`), without LLVM;
+only what it cannot decide (a feature the kernel spells otherwise, the LLVM name of the
+host CPU for a variant built for a named CPU model) asks ``llvmlite`` (:func:`host_cpu`),
+and where llvmlite is not installed counts as missing: a variant is never picked on a
+guess.
+"""
 
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
-import llvmlite.binding as llvm
-
 from gradc.artifacts.errors import ArtifactError
+from gradc.artifacts.loader.hostcpu import detect
 from gradc.artifacts.manifest import Manifest, Target
 
 __all__ = ["CPU_LEVEL_FEATURES", "host_cpu", "required_features", "select_variant"]
@@ -43,7 +50,14 @@ def required_features(target: Target) -> frozenset[str] | None:
 
 @functools.cache
 def host_cpu() -> tuple[str, frozenset[str]]:
-    """This host's CPU name and enabled features, as LLVM detects them."""
+    """This host's CPU name and enabled features, as LLVM detects them (imports
+    ``llvmlite.binding``).
+
+    Raises:
+        ImportError: llvmlite is not installed.
+    """
+    import llvmlite.binding as llvm
+
     try:
         features = frozenset(n for n, on in llvm.get_host_cpu_features().items() if on)
     except RuntimeError:  # LLVM cannot detect features on this platform
@@ -51,17 +65,43 @@ def host_cpu() -> tuple[str, frozenset[str]]:
     return llvm.get_host_cpu_name(), features
 
 
-def _misfit(target: Target, host: tuple[str, frozenset[str]]) -> str | None:
-    """Why code for ``target`` cannot run on ``host`` (None: it can)."""
+def _llvm_host() -> tuple[str, frozenset[str]] | None:
+    """:func:`host_cpu`, None without llvmlite."""
+    try:
+        return host_cpu()
+    except ImportError:
+        return None
+
+
+def _misfit(target: Target) -> tuple[str | None, int]:
+    """Why code for ``target`` cannot run on this host (None: it can), and its score
+    (the number of features it needs; all the host's for a named CPU model)."""
     required = required_features(target)
     if required is None:
-        if target.cpu == host[0]:
-            return None
-        return f"cpu {target.cpu!r} is not this host's {host[0]!r} (its features are not recorded)"
-    missing = sorted(required - host[1])
+        llvm = _llvm_host()
+        if llvm is None:
+            return (
+                f"cpu {target.cpu!r} is a named CPU model: without llvmlite its fit is unknown",
+                0,
+            )
+        if target.cpu == llvm[0]:
+            return None, len(llvm[1])
+        why = f"cpu {target.cpu!r} is not this host's {llvm[0]!r} (its features are not recorded)"
+        return why, 0
+    has, undecided = detect(required)
+    if undecided:
+        llvm = _llvm_host()
+        if llvm is not None:
+            has |= undecided & llvm[1]
+    missing = sorted(required - has)
     if missing:
-        return f"cpu {target.cpu!r} needs CPU features this host lacks: {', '.join(missing)}"
-    return None
+        why = f"cpu {target.cpu!r} needs CPU features this host lacks: {', '.join(missing)}"
+        return why, 0
+    return None, len(required)
+
+
+#: os.uname().machine -> the architecture of an LLVM triple, where they differ.
+_ARCH_NAMES = {"AMD64": "x86_64", "amd64": "x86_64", "arm64": "aarch64"}
 
 
 def select_variant(path: Path, manifest: Manifest) -> int:
@@ -75,23 +115,20 @@ def select_variant(path: Path, manifest: Manifest) -> int:
             fits; the message names each variant and what the host lacks.
     """
     want = manifest.target.triple
-    triple = llvm.get_process_triple()
-    if want and want.split("-")[0] != triple.split("-")[0]:
-        raise ArtifactError(f"{path} was built for {want}; this process runs on {triple}")
-    host = host_cpu()
+    machine = os.uname().machine
+    if want and want.split("-")[0] != _ARCH_NAMES.get(machine, machine):
+        raise ArtifactError(f"{path} was built for {want}; this process runs on {machine}")
     best, best_score, reasons = -1, -1, []
     for i, target in enumerate(manifest.targets()):
-        why = _misfit(target, host)
+        why, score = _misfit(target)
         if why is not None:
             reasons.append(why)
             continue
-        required = required_features(target)
-        score = len(host[1]) if required is None else len(required)
         if score > best_score:
             best, best_score = i, score
     if best < 0:
         raise ArtifactError(
-            f"{path}: no CPU variant of this artifact runs on this host ({host[0]}): "
+            f"{path}: no CPU variant of this artifact runs on this host ({machine}): "
             f"{'; '.join(reasons)}; rebuild it with --cpu x86-64 or native"
         )
     return best

@@ -113,15 +113,22 @@ def _c_descriptor(
 def _stack_allocate(
     fl: FunctionLowering, inst: ops.NewArray, at: ArrayType
 ) -> tuple[ll.Value, ll.Value, ll.Value, ll.Value]:
-    """Frame memory for a ``newarray {on_stack}`` (constant shape; an ``alloca`` in the
-    prologue, so LLVM sizes the frame statically); ``meminfo`` is NULL: no reference
-    count."""
-    b = fl.b
+    """Frame memory for a ``newarray {on_stack}`` (:func:`frame_array`)."""
     dims = []
     for d in inst.shape:
         if not isinstance(d, ops.Const) or type(d.value) is not int or d.value < 0:
             raise fl.ice(f"on-stack newarray dimension {d!r} is not a non-negative const")
         dims.append(d.value)
+    return frame_array(fl, at, dims)
+
+
+def frame_array(
+    fl: FunctionLowering, at: ArrayType, dims: Sequence[int]
+) -> tuple[ll.Value, ll.Value, ll.Value, ll.Value]:
+    """A C-contiguous array of constant shape ``dims`` in frame memory (an ``alloca`` in
+    the prologue, so LLVM sizes the frame statically); ``meminfo`` is NULL: no reference
+    count. Returns ``(descriptor, data pointer, nbytes, element count)``."""
+    b = fl.b
     count = 1
     for n in dims:
         count *= n

@@ -8,8 +8,8 @@
 
 Objects are position independent (``reloc="pic"``, small code model): code and data are
 reached PC-relative, external functions (libm, libc) through PLT/GOT relocations against
-their names, so the same bytes link anywhere with LLVM's JIT linkers (JITLink and
-RuntimeDyld) and carry no address of the compiling process (DESIGN.md §2, §7.1).
+their names, so the same bytes link anywhere with gradc's own loader
+(``gradc.artifacts.loader.link``) or LLVM's JIT linkers, and carry no address of the compiling process (DESIGN.md §2, §7.1).
 
 The target is the host's triple; ``options.cpu`` names the CPU (``"native"`` resolves to
 the host CPU and its feature string). Optimisation runs LLVM's new pass manager with the
@@ -150,8 +150,8 @@ def _target_machine(triple: str, cpu: str, features: str, opt_level: int) -> llv
 def target_machine(options: CompilerOptions) -> llvm.TargetMachine:
     """The LLVM target machine for ``options`` (cached per triple, CPU and opt level).
 
-    Host triple; ``reloc="pic"`` and the small code model (what LLVM's JIT linkers and
-    ordinary shared objects link); codegen optimisation level ``options.opt_level``.
+    Host triple; ``reloc="pic"`` and the small code model (what gradc's loader, LLVM's JIT
+    linkers and ordinary shared objects link); codegen optimisation level ``options.opt_level``.
 
     Raises:
         ValueError: LLVM does not know the CPU or cannot use it for the triple

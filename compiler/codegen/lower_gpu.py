@@ -9,10 +9,21 @@ threads, so there it raises RuntimeError unless the block has one thread.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from llvmlite import ir as ll
 
+from gradc.compiler.codegen.array_alloc import frame_array
+from gradc.compiler.codegen.arrays import (
+    DATA,
+    MEMINFO,
+    SHAPE,
+    STRIDES,
+    descriptor_type,
+    itemsize,
+    memory_type,
+)
 from gradc.compiler.codegen.dispatch import LOWERING
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction
@@ -21,6 +32,9 @@ from gradc.compiler.ir.types import PointerType
 if TYPE_CHECKING:
     from gradc.compiler.codegen.lower import ModuleLowering
     from gradc.compiler.codegen.lower_function import FunctionLowering
+
+#: LLVM's NVPTX address space of a block's shared memory (CUDA's ``__shared__``).
+SHARED_ADDRSPACE = 3
 
 #: The barrier of the threads of a block (PTX ``bar.sync 0``).
 BARRIER = "llvm.nvvm.barrier0"
@@ -47,6 +61,37 @@ def _syncthreads(fl: FunctionLowering, inst: Instruction) -> ll.Value:
         many = fl.b.icmp_signed("!=", threads, ll.Constant(threads.type, 1))
         fl.raise_if(many, "RuntimeError", ops.SEQUENTIAL_BARRIER)
     return ll.Constant(ll.IntType(8), 0)
+
+
+@LOWERING.register(ops.SharedArray)
+def _sharedarray(fl: FunctionLowering, inst: Instruction) -> ll.Value:
+    """CUDA: a zero-initialised ``[N x T]`` global in ``addrspace(3)`` named after the
+    function and the array's position in it (no name of the building process); the CPU
+    build: frame memory (``ops.SharedArray`` says why that is the block's array)."""
+    assert isinstance(inst, ops.SharedArray)
+    at = fl.arrays.array_type(inst.type)
+    if not fl.ml.gpu:
+        return frame_array(fl, at, inst.shape)[0]
+    count = math.prod(inst.shape)
+    mem = ll.ArrayType(memory_type(at.dtype), count)
+    taken = {g for g in fl.ml.llmod.globals}
+    name = next(n for k in range(len(taken) + 1) if (n := f"{fl.llfn.name}.shared{k}") not in taken)
+    shared = ll.GlobalVariable(fl.ml.llmod, mem, name=name, addrspace=SHARED_ADDRSPACE)
+    shared.linkage = "internal"
+    shared.initializer = ll.Constant(mem, None)
+    shared.align = 16
+    generic = fl.b.addrspacecast(shared, mem.as_pointer())
+    data = fl.b.bitcast(generic, ll.IntType(8).as_pointer(), name="shared")
+    i64 = ll.IntType(64)
+    desc: ll.Value = ll.Constant(descriptor_type(at), ll.Undefined)
+    desc = fl.b.insert_value(desc, data, DATA)
+    desc = fl.b.insert_value(desc, ll.Constant(ll.IntType(8).as_pointer(), None), MEMINFO)
+    step = itemsize(at.dtype)
+    for axis in reversed(range(at.ndim)):
+        desc = fl.b.insert_value(desc, ll.Constant(i64, inst.shape[axis]), [SHAPE, axis])
+        desc = fl.b.insert_value(desc, ll.Constant(i64, step), [STRIDES, axis])
+        step *= inst.shape[axis]
+    return desc
 
 
 #: Float intrinsics NVPTX implements itself (instructions, no library call); every other

@@ -430,9 +430,16 @@ def emit_wrapper(
     refers to ``symbol`` and to :data:`PYTHON_API_SYMBOLS` only. Deterministic like every
     emitted object.
     """
+    mod = described_wrapper_module(signature, symbol, description)
+    return b"" if mod is None else emit_object(mod, options).object_code
+
+
+def described_wrapper_module(
+    signature: SignatureLike, symbol: str, description: bytes = b""
+) -> ll.Module | None:
+    """The LLVM module :func:`emit_wrapper` emits: :func:`wrapper_module` with the ABI
+    ``description`` of the wrapper added (when given); None for tuple parameters."""
     mod = wrapper_module(signature, symbol)
-    if mod is None:
-        return b""
-    if description:
+    if mod is not None and description:
         add_abi_description(mod, wrapper_symbol(symbol), description)
-    return emit_object(mod, options).object_code
+    return mod

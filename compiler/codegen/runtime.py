@@ -1,16 +1,11 @@
 """The gradc runtime object: owned array blocks with atomic reference counts, and the
 reverse-mode tape.
 
-docs/abi.md "Runtime functions". The loader emits this object once per process, links it
-into its own JIT library and lets every artifact library resolve the ``gradc_rt1_*``
-(arrays) and ``gradc_rt2_*`` (tape) symbols against it (artifact objects only declare
-them)::
-
-    obj = emit_runtime_object(options).object_code
-    rt = llvm.JITLibraryBuilder().add_object_img(obj) \\
-            .export_symbol("gradc_rt1_live").link(jit, "gradc_rt2")
-    lib = llvm.JITLibraryBuilder().add_object_img(artifact_obj) \\
-            .add_jit_library("gradc_rt2").export_symbol(entry).link(jit, "artifact_1")
+docs/abi.md "Runtime functions". The build makes this object once per runtime key
+(:mod:`.runtime_cache`) and stores it in every artifact; the loader links the first one
+it meets once per process into an image of its own and lets every artifact resolve the
+``gradc_rt1_*`` (arrays) and ``gradc_rt2_*`` (tape) symbols against it (artifact objects
+only declare them): ``gradc.artifacts.loader.linking``.
 
 This is runtime ABI ``rt2`` (docs/abi.md "Runtime functions"): the array functions keep
 their ``rt1`` names and contract; the tape functions are ``gradc_rt2_*`` because their

@@ -1,6 +1,7 @@
 """Custom derivative rules (JAX's ``custom_jvp``/``custom_vjp``) declared in a module.
 
-A helper (not an export) of float scalar parameters returning a float may carry one::
+A helper or an export of f64 scalar and f64 array parameters (C or any layout) returning
+an f64 or an f64 array may carry one::
 
     @gradc.custom_jvp
     def f(x, y): ...
@@ -31,8 +32,17 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gradc.compiler.ir.types import F64, ArrayType, Type
+
 if TYPE_CHECKING:
     from gradc.compiler.frontend.module_scan import ModuleInfo
+
+
+def rule_parameter(t: Type) -> bool:
+    """May a function with a custom rule take a parameter of type ``t``? An f64, or an
+    f64 array in C or any layout (an F-ordered array's tangent has another type, ``A``,
+    than the rule's tangent parameter, typed like the primal)."""
+    return t == F64 or (isinstance(t, ArrayType) and t.dtype == F64 and t.layout != "F")
 
 
 @dataclass(frozen=True)
@@ -57,24 +67,17 @@ def scan_custom_rules(info: ModuleInfo) -> dict[str, CustomRule]:
 
     Raises:
         CompileError: a rule for a function without ``@gradc.custom_*`` (or of the other
-            kind), a function declared custom without a rule or with two, a rule that is
-            not a function of the module, or a custom export.
+            kind), a function declared custom without a rule or with two, or a rule that
+            is not a function of the module.
     """
     src = info.source
     declared: dict[str, tuple[str, ast.expr]] = {}
     found: dict[str, tuple[str, tuple[str, ...], ast.AST]] = {}
-    exports = {e.name for e in info.exports}
     for stmt in src.tree.body:
         if isinstance(stmt, ast.FunctionDef):
             for deco in stmt.decorator_list:
                 kind = next((k for k in ("jvp", "vjp") if info.is_gradc(deco, f"custom_{k}")), None)
                 if kind is not None:
-                    if stmt.name in exports:
-                        raise src.error(
-                            f"@gradc.custom_{kind} applies to helpers, not to the export "
-                            f"'{stmt.name}'",
-                            deco,
-                        )
                     declared[stmt.name] = (kind, deco)
                 elif _method(deco, "defjvp") is not None:
                     _found(info, found, _method(deco, "defjvp"), "jvp", (stmt.name,), deco)

@@ -20,7 +20,14 @@ if TYPE_CHECKING:
 #: ``gradc`` functions that declare a derivative export: ``d_f = gradc.grad(f, wrt=...)``.
 #: ``reverse``/``forward`` are the low-level, Enzyme-style forms (docs/ad.md): one activity
 #: annotation per parameter instead of ``wrt``.
-DERIVATIVE_KINDS = ("grad", "value_and_grad", "jvp", "vjp", "hessian", "reverse", "forward")
+DERIVATIVE_KINDS = (
+    *("grad", "value_and_grad", "jvp", "vjp", "hessian", "jacfwd", "jacrev"),
+    *("reverse", "forward"),
+)
+
+#: The largest ``width=`` of ``gradc.jvp``/``gradc.jacfwd`` (the width-k JVP has k
+#: tangent parameters per active parameter).
+MAX_WIDTH = 64
 
 #: Activity annotations of ``gradc.reverse``/``gradc.forward``, by their gradc name.
 ACTIVITIES = {"Duplicated": "duplicated", "Active": "active", "Const": "const"}
@@ -42,6 +49,11 @@ class Derivative:
             parameter, ``"duplicated"`` or ``"active"`` (the others are ``Const``).
         has_aux: JAX's ``has_aux=True``: the target returns ``(value, aux)``; ``grad``
             returns ``(gradient, aux)``, ``value_and_grad`` ``((value, aux), gradient)``.
+        width: ``jvp``/``jacfwd``'s ``width=k``: tangents pushed per forward sweep (1
+            unless given).
+        dispatch: for the derivative of one signature of a function with several
+            (:mod:`.overloads`): the declared name the loader dispatches on, while
+            ``name`` is this specialisation's (``df.f64``); None otherwise.
     """
 
     name: str
@@ -52,9 +64,8 @@ class Derivative:
     node: ast.expr | ast.stmt
     activity: tuple[str, ...] = ()
     has_aux: bool = False
-
-
-#: Keywords of JAX's and others' derivative functions -> what gradc says instead.
+    width: int = 1
+    dispatch: str | None = None
 
 
 def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivative | None:
@@ -71,45 +82,50 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
         raise src.error(f"assign gradc.{kind}(...) to one name", stmt)
     if not value.args or not isinstance(value.args[0], ast.Name):
         raise src.error(f"gradc.{kind} takes the function to differentiate first", value)
-    target = value.args[0].id
+    from gradc.compiler.frontend.overloads import first_overload
+
+    written = value.args[0].id  # the name as declared; target: its first signature's
+    target = first_overload(info, written)
     export = next((e for e in info.exports if e.name == target), None)
     inner = next((d for d in info.derivatives if d.name == target), None)
     if export is None and inner is None:
         raise src.error(
             f"gradc.{kind} needs an exported function or a derivative declaration defined "
-            f"above it; '{target}' is neither (add @gradc.export with parameter types)",
+            f"above it; '{written}' is neither (add @gradc.export with parameter types)",
             value.args[0],
         )
     if kind in ("reverse", "forward"):
         if export is None:
             raise src.error(
-                f"gradc.{kind} differentiates an exported function; '{target}' is a "
+                f"gradc.{kind} differentiates an exported function; '{written}' is a "
                 "derivative declaration (use gradc.grad, gradc.jvp or gradc.vjp of it)",
                 value.args[0],
             )
         return _activity_declaration(info, targets[0].id, kind, export, value)
     if inner is not None and inner.kind in ("reverse", "forward"):
         raise src.error(
-            f"gradc.{kind} of the low-level gradc.{inner.kind} declaration '{target}' is not "
+            f"gradc.{kind} of the low-level gradc.{inner.kind} declaration '{written}' is not "
             "supported; differentiate a gradc.grad, gradc.jvp or gradc.vjp declaration",
             value.args[0],
         )
-    wrt_node, has_aux = _keywords(info, kind, value)
+    wrt_node, has_aux, width = _keywords(info, kind, value)
     params = parameter_names(info, target)
     if wrt_node is None:  # JAX's default: the first parameter
-        return Derivative(targets[0].id, kind, target, [0], False, value, has_aux=has_aux)
+        return Derivative(
+            targets[0].id, kind, target, [0], False, value, has_aux=has_aux, width=width
+        )
     sequence = isinstance(wrt_node, ast.Tuple | ast.List)
     items = wrt_node.elts if isinstance(wrt_node, ast.Tuple | ast.List) else [wrt_node]
     wrt: list[int] = []
     for item in items:
         if isinstance(item, ast.Constant) and isinstance(item.value, str):
             if item.value not in params:
-                raise src.error(f"'{target}' has no parameter '{item.value}'", item)
+                raise src.error(f"'{written}' has no parameter '{item.value}'", item)
             index = params.index(item.value)
         elif isinstance(item, ast.Constant) and type(item.value) is int:
             index = item.value
             if index < 0 or (index >= len(params) and (inner is None or inner.kind != "vjp")):
-                raise src.error(f"'{target}' has no parameter at position {index}", item)
+                raise src.error(f"'{written}' has no parameter at position {index}", item)
         else:
             raise src.error("wrt takes parameter names or positions (constants)", item)
         if index in wrt:
@@ -117,20 +133,24 @@ def derivative_of(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign) -> Derivat
         wrt.append(index)
     if not wrt:
         raise src.error(
-            f"gradc.{kind}: wrt selects no parameter of '{target}'; name at least one "
+            f"gradc.{kind}: wrt selects no parameter of '{written}'; name at least one "
             "(or leave wrt out for the first)",
             wrt_node,
         )
-    return Derivative(targets[0].id, kind, target, wrt, sequence, value, has_aux=has_aux)
+    return Derivative(
+        targets[0].id, kind, target, wrt, sequence, value, has_aux=has_aux, width=width
+    )
 
 
-def _keywords(info: ModuleInfo, kind: str, call: ast.Call) -> tuple[ast.expr | None, bool]:
-    """``(wrt, has_aux)`` of a declaration: ``wrt`` (a keyword, or the second positional
-    argument) or JAX's ``argnums`` (positions only), and ``has_aux`` (a constant bool,
-    ``grad`` and ``value_and_grad`` only)."""
+def _keywords(info: ModuleInfo, kind: str, call: ast.Call) -> tuple[ast.expr | None, bool, int]:
+    """``(wrt, has_aux, width)`` of a declaration: ``wrt`` (a keyword, or the second
+    positional argument) or JAX's ``argnums`` (positions only), ``has_aux`` (a constant
+    bool, ``grad`` and ``value_and_grad`` only) and ``width`` (an int constant >= 1,
+    ``jvp`` and ``jacfwd`` only)."""
     src = info.source
     wrt_node: ast.expr | None = None
     has_aux = False
+    width = 1
     for kw in call.keywords:
         if kw.arg in ("wrt", "argnums"):
             if wrt_node is not None:
@@ -152,31 +172,44 @@ def _keywords(info: ModuleInfo, kind: str, call: ast.Call) -> tuple[ast.expr | N
                     f"has_aux=True goes with gradc.grad and gradc.value_and_grad, not gradc.{kind}",
                     kw.value,
                 )
+        elif kw.arg == "width" and kind in ("jvp", "jacfwd"):
+            if not (isinstance(kw.value, ast.Constant) and type(kw.value.value) is int):
+                raise src.error("width takes an int constant (tangents per sweep)", kw.value)
+            width = kw.value.value
+            if not 1 <= width <= MAX_WIDTH:
+                raise src.error(f"width must be between 1 and {MAX_WIDTH}", kw.value)
         else:
+            extra = ", width=" if kind in ("jvp", "jacfwd") else ""
             raise src.error(
                 f"gradc.{kind}() got an unexpected keyword '{kw.arg}'",
                 kw,
-                help="its keywords are wrt= (or JAX's argnums=) and has_aux=",
+                help=f"its keywords are wrt= (or JAX's argnums=){extra} and has_aux=",
             )
     if len(call.args) == 2 and wrt_node is None:
         wrt_node = call.args[1]
     elif len(call.args) > 2 or (len(call.args) == 2 and wrt_node is not None):
         raise src.error(f"gradc.{kind}(f, wrt=...) takes one function and one wrt", call)
-    return wrt_node, has_aux
+    return wrt_node, has_aux, width
 
 
 def parameter_names(info: ModuleInfo, name: str) -> list[str]:
     """The parameter names of export or derivative declaration ``name`` as the front end
     knows them: an export's own; a derivative's primal's, then for ``jvp`` the tangents
-    ``d_<name>`` of its ``wrt`` parameters. (A ``vjp``'s cotangents depend on the
+    ``d_<name>`` of its ``wrt`` parameters (``dd_<name>`` where ``d_<name>`` is taken). (A ``vjp``'s cotangents depend on the
     inferred result type: they are reached by position only.)"""
     export = next((e for e in info.exports if e.name == name), None)
     if export is not None:
         return [a.arg for a in export.node.args.args]
     d = next(d for d in info.derivatives if d.name == name)
     params = parameter_names(info, d.target)
-    if d.kind == "jvp":
-        return [*params, *(f"d_{params[i]}" for i in d.wrt)]
+    if d.kind == "jvp":  # passes/ad/api.py's tangent_names: dd_x beside d_x
+        names = list(params)
+        for i in d.wrt:
+            name = f"d_{params[i]}"
+            while name in names:
+                name = "d" + name
+            names.append(name)
+        return names
     return params
 
 
@@ -193,14 +226,16 @@ def _activity_declaration(
     positional = call.args[1:]
     if len(positional) > len(params):
         raise src.error(
-            f"gradc.{kind}: '{export.name}' has {len(params)} parameters, "
+            f"gradc.{kind}: '{export.dispatch or export.name}' has {len(params)} parameters, "
             f"got {len(positional)} annotations",
             call,
         )
     items: list[tuple[int, ast.expr]] = list(enumerate(positional))
     for kw in call.keywords:
         if kw.arg is None or kw.arg not in params:
-            raise src.error(f"'{export.name}' has no parameter '{kw.arg}'", kw.value)
+            raise src.error(
+                f"'{export.dispatch or export.name}' has no parameter '{kw.arg}'", kw.value
+            )
         index = params.index(kw.arg)
         if index < len(positional):
             raise src.error(f"parameter '{kw.arg}' is annotated twice", kw.value)
@@ -230,7 +265,9 @@ def _activity_declaration(
         activity_of.append(activity)
     if not wrt:
         raise src.error(
-            f"gradc.{kind}({export.name}, ...) marks no parameter Duplicated or Active", call
+            f"gradc.{kind}({export.dispatch or export.name}, ...) marks no parameter Duplicated "
+            "or Active",
+            call,
         )
     return Derivative(name, kind, export.name, wrt, True, call, tuple(activity_of))
 
@@ -246,6 +283,8 @@ def derivative_callers(info: ModuleInfo) -> list[str]:
     def names_in(node: ast.AST) -> set[str]:
         return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
+    declared |= {d.dispatch for d in info.derivatives if d.dispatch is not None}
+
     def reaches_derivative(name: str, seen: frozenset[str]) -> bool:
         if name not in reaches:
             used = names_in(info.functions[name])
@@ -256,7 +295,7 @@ def derivative_callers(info: ModuleInfo) -> list[str]:
             )
         return reaches[name]
 
-    return [e.name for e in info.exports if reaches_derivative(e.name, frozenset())]
+    return [e.name for e in info.exports if reaches_derivative(e.function, frozenset())]
 
 
 class GradRequestError(ValueError):
@@ -275,21 +314,24 @@ def requested_derivative(info: ModuleInfo, spec: str) -> Derivative:
             of its parameters or is repeated, or ``d_f`` already names a function, an
             export or a derivative of the module (the message says which).
     """
+    from gradc.compiler.frontend.overloads import first_overload
+
     target, _, wrt_text = spec.partition(":")
     target = target.strip()
-    export = next((e for e in info.exports if e.name == target), None)
-    if export is None:
-        exports = ", ".join(e.name for e in info.exports) or "none"
+    export = next((e for e in info.exports if e.name == first_overload(info, target)), None)
+    if export is None or (export.dispatch is None and target != export.name):
+        exports = ", ".join(dict.fromkeys(e.dispatch or e.name for e in info.exports)) or "none"
         raise GradRequestError(f"'{target}' is not an export of {info.name} (exports: {exports})")
     name = f"d_{target}"
-    taken = {e.name for e in info.exports} | {d.name for d in info.derivatives}
+    taken = {e.dispatch or e.name for e in info.exports}
+    taken |= {d.dispatch or d.name for d in info.derivatives}
     if name in taken or name in info.functions:
         raise GradRequestError(
             f"'{name}' already exists in {info.name}; declare the derivative there"
         )
     params = [a.arg for a in export.node.args.args]
     if not wrt_text.strip():
-        return Derivative(name, "grad", target, [0], False, export.node)
+        return Derivative(name, "grad", export.name, [0], False, export.node)
     wrt: list[int] = []
     for item in (w.strip() for w in wrt_text.split(",")):
         if item.isdigit() and int(item) < len(params):
@@ -302,4 +344,4 @@ def requested_derivative(info: ModuleInfo, spec: str) -> Derivative:
         if index in wrt:
             raise GradRequestError(f"parameter '{params[index]}' is listed twice")
         wrt.append(index)
-    return Derivative(name, "grad", target, wrt, len(wrt) > 1, export.node)
+    return Derivative(name, "grad", export.name, wrt, len(wrt) > 1, export.node)

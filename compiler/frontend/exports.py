@@ -1,9 +1,11 @@
 """Read ``@gradc.export`` decorators: which module functions are exported, with what types.
 
 ``@gradc.export`` takes the parameter types from the annotations (and the result type, if
-annotated); ``@gradc.export("f64(f64, i64)")`` from a signature string. An exported
-function takes plain positional parameters, the last ones possibly with constant default
-values, and has no other decorator.
+annotated); ``@gradc.export("f64(f64, i64)")`` from a signature string;
+``@gradc.export(["f64(f64)", "f32(f32)"])`` makes one export per signature, and
+``fastmath=``/``boundscheck=`` override the build's options for the function
+(:mod:`.export_options`). An exported function takes plain positional parameters, the
+last ones possibly with constant default values, and has no other decorator.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from gradc.compiler.frontend.annotations import (
 )
 from gradc.compiler.frontend.constants import Number, default_values
 from gradc.compiler.frontend.derivatives import DERIVATIVE_KINDS
+from gradc.compiler.frontend.export_options import export_arguments, overload_name
 from gradc.compiler.frontend.kernels import kernel_param_types
 from gradc.compiler.frontend.source import SourceFile
 from gradc.compiler.ir.types import I1, NONE, ScalarType, Type, python_name
@@ -40,6 +43,12 @@ class Export:
             value (:func:`~.constants.default_values`), converted to the parameter's type.
         kernel: marked ``@gradc.kernel`` (a CUDA kernel: ``param_types`` are its own
             parameters' types, its result is None; :mod:`.kernels`).
+        options: (``CompilerOptions`` field, value) the decorator overrides for this
+            export (``fastmath=True``), in ``EXPORT_OPTIONS`` order.
+        dispatch: for one of several signatures (``@gradc.export(["f64(f64)",
+            "f32(f32)"])``): the Python name the loader dispatches on, while ``name`` is
+            the specialisation's (``f.f64``, :func:`~.export_options.overload_name`);
+            None for an export with one signature.
     """
 
     name: str
@@ -48,6 +57,13 @@ class Export:
     result_type: Type | None
     defaults: tuple[tuple[str, Number], ...] = ()
     kernel: bool = False
+    options: tuple[tuple[str, bool], ...] = ()
+    dispatch: str | None = None
+
+    @property
+    def function(self) -> str:
+        """The Python name of the exported function (``name`` unless ``dispatch``)."""
+        return self.node.name
 
 
 def is_export_decorator(info: ModuleInfo, deco: ast.expr) -> bool:
@@ -67,8 +83,13 @@ def _gradc_name(info: ModuleInfo, node: ast.expr) -> str | None:
     return info.gradc_names.get(node.id) if isinstance(node, ast.Name) else None
 
 
-def export_of(info: ModuleInfo, fn: ast.FunctionDef) -> Export | None:
-    """The export that ``fn``'s ``@gradc.export`` decorator declares, or None without one.
+#: Decorators an export may carry beside ``@gradc.export``: its custom derivative rule.
+CUSTOM_DECORATORS = ("custom_jvp", "custom_vjp")
+
+
+def export_of(info: ModuleInfo, fn: ast.FunctionDef) -> list[Export]:
+    """The exports that ``fn``'s ``@gradc.export`` decorator declares (one per signature),
+    none without one.
 
     Raises:
         CompileError: another ``gradc`` name used as a decorator, an export with other
@@ -92,36 +113,59 @@ def export_of(info: ModuleInfo, fn: ast.FunctionDef) -> Export | None:
                 ),
                 deco,
             )
-    if len(fn.decorator_list) > 1 and any(is_export_decorator(info, d) for d in fn.decorator_list):
-        other = next(d for d in fn.decorator_list if not is_export_decorator(info, d))
+    # a custom rule (@gradc.custom_jvp/custom_vjp) may decorate an export: only AD reads it
+    others = [
+        d
+        for d in fn.decorator_list
+        if not is_export_decorator(info, d) and _gradc_name(info, d) not in CUSTOM_DECORATORS
+    ]
+    if others and any(is_export_decorator(info, d) for d in fn.decorator_list):
+        other = others[0]
         raise src.error(
             f"exported function '{fn.name}' cannot have other decorators: compiled code "
             "would not apply them",
             other,
         )
     for deco in fn.decorator_list:
-        signature: str | None = None
         if info.is_gradc(deco, "kernel"):
-            return Export(fn.name, fn, kernel_param_types(info, fn), NONE, kernel=True)
+            return [Export(fn.name, fn, kernel_param_types(info, fn), NONE, kernel=True)]
         if info.is_gradc(deco, "export"):
-            pass
-        elif isinstance(deco, ast.Call) and info.is_gradc(deco.func, "export"):
-            if (
-                len(deco.args) != 1
-                or deco.keywords
-                or not isinstance(deco.args[0], ast.Constant)
-                or not isinstance(deco.args[0].value, str)
-            ):
-                raise src.error(
-                    'gradc.export takes one signature string, e.g. @gradc.export("f64(f64, i64)")',
-                    deco,
-                    help=_export_call_help(deco),
-                )
-            signature = deco.args[0].value
-        else:
-            continue
-        return _make_export(info, fn, signature, deco)
-    return None
+            return [_make_export(info, fn, None, deco)]
+        if isinstance(deco, ast.Call) and info.is_gradc(deco.func, "export"):
+            return _exports_of_call(info, fn, deco)
+    return []
+
+
+def _exports_of_call(info: ModuleInfo, fn: ast.FunctionDef, deco: ast.Call) -> list[Export]:
+    """The exports of ``@gradc.export(...)``: one, or one per signature of a list.
+
+    Raises:
+        CompileError: what :func:`~.export_options.export_arguments` raises, or a
+            signature listed twice (the same parameter types).
+    """
+    arguments = export_arguments(info.source, deco)
+    options = arguments.options
+    if not arguments.several:
+        signature = arguments.signatures[0] if arguments.signatures else None
+        export = _make_export(info, fn, signature, deco)
+        export.options = options
+        return [export]
+    listed = deco.args[0]
+    assert isinstance(listed, ast.List | ast.Tuple)
+    exports: list[Export] = []
+    for item, signature in zip(listed.elts, arguments.signatures, strict=True):
+        export = _make_export(info, fn, signature, item)
+        export.name = overload_name(fn.name, export.param_types)
+        export.options, export.dispatch = options, fn.name
+        same = next((e for e in exports if e.param_types == export.param_types), None)
+        if same is not None:
+            raise info.source.error(
+                f"signature {signature!r} takes the same parameter types as an earlier one "
+                f"of '{fn.name}'; each signature needs its own parameter types",
+                item,
+            )
+        exports.append(export)
+    return exports
 
 
 def _make_export(
@@ -199,20 +243,3 @@ def _annotation(src: SourceFile, node: ast.expr) -> Type:
         return type_from_annotation(node)
     except TypeSyntaxError as exc:
         raise src.error(str(exc), node) from None
-
-
-def _export_call_help(deco: ast.Call) -> str:
-    """What to write instead of an ``@gradc.export(...)`` gradc does not take: Numba's
-    list of signatures, or its per-function options."""
-    keywords = {k.arg for k in deco.keywords}
-    if keywords & {"fastmath", "boundscheck"}:
-        return (
-            "fast-math and bounds checks are options of the build, not of one function: "
-            "gradc build --fastmath / --no-boundscheck"
-        )
-    if deco.args and isinstance(deco.args[0], ast.List | ast.Tuple):
-        return (
-            "one export per signature: a module-level helper holding the body, and one "
-            "exported function per signature calling it"
-        )
-    return ""

@@ -76,7 +76,7 @@ def bind_functions(
     if not constants:
         return callee, set()
     first = bound[min(constants)]
-    if callee.name in {x.name for x in callee.module.exports}:
+    if callee.name in {x.function for x in callee.module.exports}:
         raise lw.src.error(
             f"cannot pass function '{constants[min(constants)].shown}' to export '{shown}': "
             "an export's parameters come from Python callers (call a non-exported helper)",

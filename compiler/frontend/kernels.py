@@ -25,11 +25,13 @@ import ast
 from typing import TYPE_CHECKING
 
 from gradc.compiler.frontend.annotations import TypeSyntaxError, type_from_annotation
+from gradc.compiler.frontend.constants import fold_constant
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
-from gradc.compiler.ir.types import I64, NONE, ArrayType, ScalarType, Type
+from gradc.compiler.ir.types import I64, NONE, ArrayType, ScalarType, Type, parse_type
 
 if TYPE_CHECKING:
+    from gradc.compiler.frontend.lower_calls import CallLowering
     from gradc.compiler.frontend.lower_state import LoweringState
     from gradc.compiler.frontend.module_scan import ModuleInfo
 
@@ -42,7 +44,7 @@ THREAD_PARAMS = tuple(
 _DIM3 = {"thread_idx": "tid", "block_idx": "ctaid", "block_dim": "ntid", "grid_dim": "nctaid"}
 
 #: The names of ``gradc.cuda`` compiled code uses.
-CUDA_NAMES = (*_DIM3, "grid", "syncthreads", "atomic_add")
+CUDA_NAMES = (*_DIM3, "grid", "syncthreads", "atomic_add", "shared_array")
 
 #: Parameters of the CPU build's grid loop before the kernel's own (``lib.k(grid_x, ...)``).
 GRID_PARAMS = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")
@@ -133,15 +135,18 @@ def lower_cuda_attribute(lw: LoweringState, e: ast.Attribute) -> Value | None:
     raise lw.src.error(f"module 'gradc.cuda' has no attribute '{name}' in compiled code", e)
 
 
-def lower_cuda_call(lw: LoweringState, name: str, e: ast.Call) -> Value:
-    """``cuda.grid(n)``, ``cuda.syncthreads()``, ``cuda.atomic_add(a, i, v)``.
+def lower_cuda_call(lw: CallLowering, name: str, e: ast.Call) -> Value:
+    """``cuda.grid(n)``, ``cuda.syncthreads()``, ``cuda.atomic_add(a, i, v)``,
+    ``cuda.shared_array(shape, dtype)``.
 
     Raises:
         CompileError: outside a kernel, an unknown function, wrong arguments.
     """
-    if name not in ("grid", "syncthreads", "atomic_add"):
+    if name not in CUDA_NAMES or name in _DIM3:
         raise lw.src.error(f"unsupported function 'cuda.{name}'", e.func)
     _in_kernel(lw, f"cuda.{name}()", e)
+    if name == "shared_array":
+        return _shared_array(lw, e)
     if e.keywords:
         raise lw.src.error("keyword arguments are not supported", e)
     if name == "grid":
@@ -170,6 +175,46 @@ def lower_cuda_call(lw: LoweringState, name: str, e: ast.Call) -> Value:
     value = lw.expr(e.args[2])
     with lw.b.at(lw.src.loc(e)):
         return lw.b.insert(ops.AtomicAddItem(array, indices, value))
+
+
+def _shared_array(lw: CallLowering, e: ast.Call) -> Value:
+    """``cuda.shared_array(shape, dtype)`` (also ``shape=``, ``dtype=``): ``shape`` a
+    positive constant int or a tuple of them (literals, module constants), ``dtype`` a
+    NumPy dtype (``np.float64``, ``"f8"``, ...) or a gradc scalar type (``f64``).
+
+    Raises:
+        CompileError: a shape that is not constant and positive, a bool dtype, other
+            arguments.
+    """
+    names = ("shape", "dtype")
+    bound = dict(zip(names, e.args, strict=False))
+    for kw in e.keywords:
+        if kw.arg not in names or kw.arg in bound:
+            raise lw.src.error("cuda.shared_array() takes 2 arguments: shape, dtype", e)
+        bound[kw.arg] = kw.value
+    if len(e.args) > 2 or len(bound) != 2:
+        raise lw.src.error("cuda.shared_array() takes 2 arguments: shape, dtype", e)
+    shape_node = bound["shape"]
+    parts = shape_node.elts if isinstance(shape_node, ast.Tuple) else [shape_node]
+    shape = [fold_constant(lw.info, p) for p in parts]
+    dims = [d for d in shape if type(d) is int and d >= 1]
+    if not parts or len(dims) != len(shape):
+        raise lw.src.error(
+            "the shape of cuda.shared_array() is a positive constant int or a tuple of them",
+            shape_node,
+        )
+    dtype_node = bound["dtype"]
+    try:
+        dtype = type_from_annotation(dtype_node)
+    except TypeSyntaxError:
+        dtype = parse_type(lw.dtype(dtype_node))
+    if not isinstance(dtype, ScalarType) or dtype.is_bool:
+        raise lw.src.error(
+            f"cuda.shared_array() holds numbers, not {ast.unparse(dtype_node)}", dtype_node
+        )
+    t = ArrayType(dtype, len(dims), "C")
+    with lw.b.at(lw.src.loc(e)):
+        return lw.b.insert(ops.SharedArray(tuple(dims), type=t))
 
 
 def _in_kernel(lw: LoweringState, what: str, node: ast.AST) -> None:

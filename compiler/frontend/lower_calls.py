@@ -125,6 +125,14 @@ class CallLowering(LoweringState):
                 return self.user_call(FunctionRef(self.info, name), name, e)
             if any(d.name == name for d in self.info.derivatives):
                 return self.derivative_call(name, e)
+            if any(d.dispatch == name for d in self.info.derivatives):
+                raise self.src.error(
+                    f"'{name}' is a derivative of a function with several signatures; "
+                    "compiled code cannot call it (the loader dispatches it for Python "
+                    "callers)",
+                    func,
+                    help="differentiate an export with one signature to call its derivative",
+                )
             if name in SUPPORTED_BUILTINS:
                 return self.builtin_call(name, e)
             if name == "range":

@@ -39,7 +39,9 @@ from gradc.compiler.frontend.exports import Export, export_of, is_export_decorat
 from gradc.compiler.frontend.imports import UserBinding, scan_import
 from gradc.compiler.frontend.module_loader import ModuleLoader
 from gradc.compiler.frontend.numpy_constants import is_numpy_constant
+from gradc.compiler.frontend.overloads import expand_derivative
 from gradc.compiler.frontend.source import SourceFile
+from gradc.compiler.frontend.vectorize import is_vectorize, vectorize_export
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.ops import MATH_FUNCTIONS
 
@@ -64,7 +66,8 @@ GRADC_NAMES = frozenset(
         *("CustomRuleFunction", "custom_jvp", "custom_vjp", "hessian", "checkpoint"),
         *("Duplicated", "ScalarTypeMarker", "bool_", "boolean", "export", "f32", "f64"),
         *("forward", "grad", "i32", "i64", "jvp", "load", "reverse", "runtime_stats"),
-        *("value_and_grad", "vjp", "kernel"),
+        *("value_and_grad", "vjp", "kernel", "vectorize", "broadcast_call", "jacfwd"),
+        *("jacrev",),
     }
 )
 
@@ -222,17 +225,24 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
             derivative = derivative_of(info, stmt)
             if derivative is not None:
                 _claim_name(info, top_level_names, derivative.name, stmt, functions=True)
-                info.derivatives.append(derivative)
+                assert isinstance(stmt.value, ast.Call) and isinstance(stmt.value.args[0], ast.Name)
+                written = stmt.value.args[0].id  # the target as declared (not its overload)
+                info.derivatives.extend(expand_derivative(info, derivative, written))
             else:
                 _scan_assignment(info, stmt)
         elif isinstance(stmt, ast.FunctionDef):
-            export = export_of(info, stmt)
-            if export is not None or stmt.name in top_level_names:
+            vectorized = any(is_vectorize(info, d) for d in stmt.decorator_list)
+            if vectorized:
+                vectorized_export = vectorize_export(info, stmt)
+                exports = [] if vectorized_export is None else [vectorized_export]
+            else:
+                exports = export_of(info, stmt)
+            if exports or stmt.name in top_level_names:
                 _claim_name(info, top_level_names, stmt.name, stmt, functions=False)
             info.user_imports.pop(stmt.name, None)
-            info.functions[stmt.name] = stmt
-            if export is not None:
-                info.exports.append(export)
+            if not vectorized:
+                info.functions[stmt.name] = stmt
+            info.exports.extend(exports)
         elif isinstance(stmt, ast.ClassDef):
             info.classes[stmt.name] = stmt
     _check_misplaced_gradc(info)
@@ -281,8 +291,8 @@ def _claim_name(
             declaration, or (with ``functions``, for a derivative declaration) any
             function of the module.
     """
-    exports = {e.name for e in info.exports}
-    derivatives = {d.name for d in info.derivatives}
+    exports = {e.function for e in info.exports}
+    derivatives = {d.name for d in info.derivatives} | {d.dispatch for d in info.derivatives}
     previous = taken.get(name)
     if previous is None and functions and name in info.functions:
         previous = info.functions[name]

@@ -64,8 +64,17 @@ class SourceFile:
         return cls(path, text, tree)
 
     def loc(self, node: ast.AST) -> Loc:
-        """The location of ``node`` (line 1-based, column 0-based)."""
-        return Loc(self.path, getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        """The location of ``node`` (line 1-based, column 0-based in code points: ``ast``
+        counts UTF-8 bytes, which differ after a non-ASCII character on the line)."""
+        line = getattr(node, "lineno", 0)
+        return Loc(self.path, line, self._chars(line, getattr(node, "col_offset", 0)))
+
+    def _chars(self, lineno: int, offset: int) -> int:
+        """The code-point column of UTF-8 byte ``offset`` on line ``lineno``."""
+        text = self.line(lineno)
+        if text is None or text.isascii():
+            return offset
+        return len(text.encode("utf-8")[:offset].decode("utf-8", errors="ignore"))
 
     def line(self, lineno: int) -> str | None:
         """The text of line ``lineno`` (1-based), or None."""
@@ -82,7 +91,8 @@ class SourceFile:
         line = self.line(loc.line)
         end: int | None = None
         if getattr(node, "end_lineno", None) == loc.line:
-            end = getattr(node, "end_col_offset", None)
+            end_offset = getattr(node, "end_col_offset", None)
+            end = None if end_offset is None else self._chars(loc.line, end_offset)
         elif getattr(node, "end_lineno", None) is not None and line is not None:
             end = _code_end(line)  # a construct over several lines: its first line
         return CompileError(message, loc, line, help=help, end_col=end)

@@ -12,17 +12,19 @@ another, blocks in order and threads in order within a block (x fastest)::
           tid.z < block_z, tid.y < block_y, tid.x < block_x:
         call @k.thread(tid.x, tid.y, tid.z, ctaid.x, ..., block_x, ..., grid_z, %a, %x)
 
-The CUDA build compiles ``k.thread`` under its own entry instead
+A kernel with barriers (``cuda.syncthreads()``) runs each block in phases instead, all
+its threads up to the next barrier, then on (``compiler/infer/kernel_blocks.py``), where
+its phase function allows (``compiler/infer/kernel_phases.py``). The CUDA build compiles
+``k.thread`` under its own entry instead
 (``compiler/codegen/cuda.py``). No products of dimensions are formed, so no count can
 overflow.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from gradc.compiler.frontend.kernels import GRID_PARAMS, THREAD_PARAMS
+from gradc.compiler.infer.kernel_blocks import block_arrays, points, run_phases
+from gradc.compiler.infer.kernel_phases import Phased, phase_function
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Argument, Function, Module, Value
@@ -30,6 +32,9 @@ from gradc.compiler.ir.types import I1, I64, NONE
 
 #: Suffix of the IR name of a kernel's per-thread function.
 THREAD_SUFFIX = ".thread"
+
+#: Suffix of the IR name of a kernel's phase function (``compiler/infer/kernel_phases.py``).
+PHASES_SUFFIX = ".phases"
 
 #: The ValueError of a grid or block dimension below 1 (CUDA refuses such launches too).
 BAD_DIMENSION = "grid and block dimensions must be >= 1"
@@ -40,18 +45,35 @@ def thread_function(kernel: str) -> str:
     return kernel + THREAD_SUFFIX
 
 
-def add_grid_loops(module: Module, kernels: list[str]) -> None:
+def add_grid_loops(module: Module, kernels: list[str], shuffle: bool = False) -> None:
     """Make each kernel of ``kernels`` (IR names of exported, typed kernel functions) a
-    per-thread function with a grid-loop export of its name (module docstring)."""
+    per-thread function with a grid-loop export of its name (module docstring); with
+    ``shuffle``, one visiting blocks and threads in a fixed scrambled order
+    (``kernel_blocks.points``): a correct kernel does not depend on the order."""
     for name in kernels:
         body = module.functions.pop(name)
         body.name = thread_function(name)
         body.exported = False
         module.add(body)
-        module.add(_grid_loop(name, body))
+        phased = phase_function(body, name + PHASES_SUFFIX)
+        if phased is not None:
+            module.add(phased.function)
+        module.add(_grid_loop(name, body, phased, shuffle))
 
 
-def _grid_loop(name: str, body: Function) -> Function:
+def shuffle_grid_loops(module: Module, kernels: list[str]) -> None:
+    """Replace the grid loops :func:`add_grid_loops` made for ``kernels`` by shuffled-order
+    ones (``CompilerOptions.shuffle_threads``)."""
+    for name in kernels:
+        module.functions.pop(name)
+        module.functions.pop(name + PHASES_SUFFIX, None)
+        body = module.functions.pop(thread_function(name))
+        body.name, body.exported = name, True
+        module.add(body)
+    add_grid_loops(module, kernels, shuffle=True)
+
+
+def _grid_loop(name: str, body: Function, phased: Phased | None, shuffle: bool) -> Function:
     own = body.params[len(THREAD_PARAMS) :]
     fn = Function(name, return_type=NONE, loc=body.loc, source_name=body.source_name)
     fn.exported = True
@@ -62,43 +84,21 @@ def _grid_loop(name: str, body: Function) -> Function:
     b = Builder(fn)
     b.position_at_end(fn.add_block("entry"))
     with b.at(body.loc):
-        zero, one = b.const(0, I64), b.const(1, I64)
+        one = b.const(1, I64)
         bad: Value = b.const(False, I1)
         for d in dims:
             bad = b.insert(ops.BitOr(bad, b.cmp("lt", d, one), type=I1))
         with b.if_then(bad, "baddim"):
             b.raise_("ValueError", BAD_DIMENSION)
         grid, block = dims[:3], dims[3:]
-        with (
-            _loop(b, grid[2], zero, one, "ctaid.z") as cz,
-            _loop(b, grid[1], zero, one, "ctaid.y") as cy,
-            _loop(b, grid[0], zero, one, "ctaid.x") as cx,
-            _loop(b, block[2], zero, one, "tid.z") as tz,
-            _loop(b, block[1], zero, one, "tid.y") as ty,
-            _loop(b, block[0], zero, one, "tid.x") as tx,
-        ):
-            thread = [tx, ty, tz, cx, cy, cz, *block, *grid]
-            b.call(body.name, [*thread, *fn.params[len(dims) :]], result=NONE)
+        own_args: list[Value] = list(fn.params[len(dims) :])
+        arrays = block_arrays(b, phased, block) if phased is not None else []
+        with points(b, grid, "ctaid", shuffle) as (cx, cy, cz):
+            if phased is not None:
+                run_phases(b, phased, arrays, [cx, cy, cz], [*block, *grid], own_args, shuffle)
+            else:
+                with points(b, block, "tid", shuffle) as (tx, ty, tz):
+                    thread = [tx, ty, tz, cx, cy, cz, *block, *grid]
+                    b.call(body.name, [*thread, *own_args], result=NONE)
         b.ret(None)
     return fn
-
-
-@contextmanager
-def _loop(b: Builder, n: Value, zero: Value, one: Value, label: str) -> Iterator[Value]:
-    """``for i in range(n)`` (``n`` >= 1 is not assumed); the body inside the ``with``."""
-    assert b.block is not None
-    before = b.block
-    head, body, done = b.new_block(label), b.new_block(f"{label}.body"), b.new_block(f"{label}.end")
-    b.jump(head)
-    b.position_at_end(head)
-    i = b.phi(I64, name=label)
-    i.incoming.append((before, zero))
-    b.branch(b.cmp("lt", i, n), body, done)
-    b.position_at_end(body)
-    yield i
-    latch = b.block
-    assert latch is not None
-    step = b.add(i, one)
-    b.jump(head)
-    i.incoming.append((latch, step))
-    b.position_at_end(done)

@@ -401,6 +401,12 @@ def _syncthreads(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     return NONE
 
 
+@TRANSFER.register(ops.SharedArray)
+def _sharedarray(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
+    """The front end types ``cuda.shared_array()`` from its constant arguments."""
+    return inst.type
+
+
 def _stores_into(item: Type, dtype: ScalarType) -> bool:
     """NumPy's 'same_kind' rule: bool → int → float, and within a kind any width."""
     if not isinstance(item, ScalarType):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from gradc.compiler.diagnostics import CompileError
 from gradc.compiler.frontend.annotations import TypeSyntaxError, type_from_annotation
+from gradc.compiler.frontend.custom_rules import rule_parameter
 from gradc.compiler.frontend.imports import FunctionRef
 from gradc.compiler.frontend.lower import LoweredFunction, UnpackCheck, lower_function
 from gradc.compiler.frontend.module_scan import ModuleInfo
@@ -20,7 +21,6 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Function, Instruction, Module
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import (
-    F64,
     NONE,
     UNKNOWN,
     ArrayType,
@@ -117,11 +117,13 @@ class Inference:
 
     def run(self) -> Module:
         for export in self.exports:
-            key = (export.name, tuple(export.param_types))
+            # one of several signatures: its own specialisation of the function, named
+            # by the export (``f.f64``); a helper call with these types calls it
+            key = (export.function, tuple(export.param_types))
             if key in self.symbols:
                 continue
             self.symbols[key] = export.name
-            self.functions[export.name] = FunctionRef(self.info, export.name)
+            self.functions[export.function] = FunctionRef(self.info, export.function)
             spec = self._specialize(key, export.result_type)
             spec.function.exported = True
         self.changed = True
@@ -162,7 +164,7 @@ class Inference:
         if (
             declared is None
             and node.returns is not None
-            and not (ref.module is self.info and name in {e.name for e in self.info.exports})
+            and not (ref.module is self.info and name in {e.function for e in self.info.exports})
         ):
             declared = self._helper_annotation(node.returns)
         spec = Spec(key, lowered, declared)
@@ -180,26 +182,29 @@ class Inference:
             CompileError: a custom helper specialised with a parameter that is not f64.
         """
         for (name, arg_types), spec in list(self.specs.items()):
-            rule = self.info.custom_rules.get(name)
-            if rule is None or self.functions[name].module is not self.info:
+            ref = self.functions[name]  # a function of the main module or of an import
+            rule = ref.module.custom_rules.get(ref.name)
+            if rule is None or ref.bound:
                 continue
-            if any(t != F64 for t in arg_types):
+            if not all(rule_parameter(t) for t in arg_types):
                 shown = ", ".join(python_name(t) for t in arg_types)
                 raise self.error(
                     f"@gradc.custom_{rule.kind} function '{name}' is called with ({shown}): "
-                    "its parameters must be floats",
+                    "its parameters must be floats or f64 arrays (C or any layout)",
                     spec.function.loc,
                 )
+            rules = [FunctionRef(ref.module, r) for r in rule.rules]
             if rule.kind == "jvp":
-                self._rule_spec(rule.rules[0], (TupleType(arg_types), TupleType(arg_types)))
+                self._rule_spec(rules[0], (TupleType(arg_types), TupleType(arg_types)))
                 continue
-            fwd = self._rule_spec(rule.rules[0], arg_types)
+            fwd = self._rule_spec(rules[0], arg_types)
             t = fwd.return_type
             if isinstance(t, TupleType) and len(t.elements) == 2:
-                self._rule_spec(rule.rules[1], (t.elements[1], t.elements[0]))
+                self._rule_spec(rules[1], (t.elements[1], t.elements[0]))
 
-    def _rule_spec(self, name: str, arg_types: tuple[Type, ...]) -> Spec:
-        self.functions.setdefault(name, FunctionRef(self.info, name))
+    def _rule_spec(self, ref: FunctionRef, arg_types: tuple[Type, ...]) -> Spec:
+        name = ref.symbol
+        self.functions.setdefault(name, ref)
         key = (name, arg_types)
         return self.specs[key] if key in self.specs else self._specialize(key, None)
 

@@ -40,6 +40,12 @@ class MissingRule(LookupError):
         self.table = table
         self.opname = opname
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle whole (``Exception``'s own pickling passes only ``args`` to
+        ``__init__``, which needs more): an error raised on a Dask worker reaches the
+        client with every attribute."""
+        return (type(self), (self.table, self.opname), self.__dict__)
+
 
 class OpTable(Generic[R]):
     """Rules of one consumer, keyed by the exact operation class.

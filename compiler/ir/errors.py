@@ -22,3 +22,9 @@ class PassError(Exception):
         super().__init__(message)
         self.message = message
         self.loc = loc
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle whole (``Exception``'s own pickling passes only ``args`` to
+        ``__init__``, which needs more): an error raised on a Dask worker reaches the
+        client with every attribute."""
+        return (type(self), (self.message, self.loc), self.__dict__)

@@ -7,6 +7,7 @@ Python list (the interpreter's module docstring).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -203,6 +204,20 @@ def _atomicadd(m: Machine, inst: Instruction, vals: list[object]) -> object:
         half = 1 << (t.bits - 1)
         p.array[_element(p)] = (old + value + half) % (1 << t.bits) - half  # type: ignore[operator]
     return old
+
+
+@RULES.register(ops.SharedArray)
+def _sharedarray(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    """The thread's own array (``ops.SharedArray``: no valid sequential run can tell it
+    from the block's), NaN-filled floats or zeros: its content is undefined."""
+    import numpy as np  # lazily: only array programs need NumPy
+
+    assert isinstance(inst, ops.SharedArray)
+    t = inst.type
+    if not isinstance(t, ArrayType):
+        raise InterpreterError(f"sharedarray result type {t} is not an array")
+    fill = math.nan if t.dtype.is_float else 0
+    return np.full(inst.shape, fill, dtype=NUMPY_DTYPES[t.dtype.name])
 
 
 @RULES.register(ops.SyncThreads)

@@ -26,6 +26,12 @@ class IRParseError(Exception):
         self.source_line = source_line
         super().__init__(f"line {line}:{col + 1}: {message}\n  {source_line}\n  {' ' * col}^")
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle whole (``Exception``'s own pickling passes only ``args`` to
+        ``__init__``, which needs more): an error raised on a Dask worker reaches the
+        client with every attribute."""
+        return (type(self), (self.message, self.line, self.col, self.source_line), self.__dict__)
+
 
 # ---------------------------------------------------------------------------------
 # tokens

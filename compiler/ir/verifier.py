@@ -93,6 +93,16 @@ class VerificationError(Exception):
             where += f", instruction `{instruction}`"
         super().__init__(f"{where}: {reason}")
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle whole (``Exception``'s own pickling passes only ``args`` to
+        ``__init__``, which needs more): an error raised on a Dask worker reaches the
+        client with every attribute."""
+        return (
+            type(self),
+            (self.reason, self.function, self.block, self.instruction),
+            self.__dict__,
+        )
+
 
 def verify_module(mod: Module, *, typed: bool = True) -> None:
     """Verify every function of ``mod`` (see the module docstring for the invariants).

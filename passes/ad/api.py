@@ -43,6 +43,7 @@ def add_derivative_export(
     activity: tuple[str, ...] = (),
     tape: TapeOptions = DEFAULT_OPTIONS,
     has_aux: bool = False,
+    width: int = 1,
 ) -> Function:
     """Add the exported derivative function ``name`` of ``target`` to ``module``.
 
@@ -52,7 +53,9 @@ def add_derivative_export(
     ``reverse``/``forward`` (:mod:`.lowlevel`), whose ``activity`` gives each ``wrt``
     parameter's annotation. ``tape``: the taping strategies of ``grad``,
     ``value_and_grad`` and ``vjp`` (:class:`.taping.TapeOptions`). ``has_aux``: JAX's,
-    for ``grad``/``value_and_grad`` (:mod:`.aux`).
+    for ``grad``/``value_and_grad`` (:mod:`.aux`). ``jacfwd``/``jacrev``: Jacobians
+    (:mod:`.jacobians`); ``width``: tangents per forward sweep of ``jvp``/``jacfwd``
+    (:mod:`.vector_forward`).
 
     Raises:
         PassError: a ``wrt`` parameter cannot be differentiated (an int, a bool), or the
@@ -71,6 +74,14 @@ def add_derivative_export(
             )
     if kind in ("reverse", "forward"):
         return activity_export(module, name, kind, fn, wrt, activity, loc)
+    if kind in ("jacfwd", "jacrev"):
+        from gradc.passes.ad.jacobians import jacobian_export
+
+        return jacobian_export(module, name, kind, fn, wrt, wrt_sequence, loc, width)
+    if kind == "jvp" and width > 1:
+        from gradc.passes.ad.vector_forward import vector_jvp_export
+
+        return vector_jvp_export(module, name, fn, wrt, loc, width)
     if has_aux:  # gradc.grad/value_and_grad(f, has_aux=True): f returns (value, aux)
         from gradc.passes.ad.aux import aux_export
 
@@ -84,6 +95,21 @@ def add_derivative_export(
     from gradc.passes.ad.reverse_exports import reverse_export
 
     return reverse_export(module, name, kind, fn, wrt, wrt_sequence, loc, tape)
+
+
+def tangent_names(fn: Function, wrt: list[int]) -> dict[int, str]:
+    """The names of a JVP export's tangent parameters, by ``wrt`` index: ``d_<name>``,
+    with one more ``d`` while that names a parameter already (a JVP of a JVP: ``dd_x``
+    beside ``x`` and ``d_x``); ``compiler/frontend/derivatives.py`` names them alike."""
+    taken = {p.name for p in fn.params}
+    names: dict[int, str] = {}
+    for i in wrt:
+        name = f"d_{fn.params[i].name}"
+        while name in taken:
+            name = "d" + name
+        taken.add(name)
+        names[i] = name
+    return names
 
 
 def _copy_params(fn: Function, wrapper: Function) -> list[Argument]:
@@ -101,10 +127,9 @@ def _jvp_export(module: Module, name: str, fn: Function, wrt: list[int], loc: Lo
     wrapper = Function(name, loc=loc, source_name=name, exported=True)
     params = _copy_params(fn, wrapper)
     tangents: dict[int, Value] = {}
+    names = tangent_names(fn, wrt)
     for i in wrt:
-        t = Argument(
-            type=fn.params[i].type, name=f"d_{fn.params[i].name}", index=len(wrapper.params)
-        )
+        t = Argument(type=fn.params[i].type, name=names[i], index=len(wrapper.params))
         wrapper.params.append(t)
         tangents[i] = t
     wrapper.return_type = derived.return_type

@@ -46,18 +46,10 @@ def higher_order_export(
     ``value_and_grad``/``vjp`` of ``fn`` that runs a reverse sweep.
 
     Raises:
-        PassError: a Hessian of reverse-mode code (a third derivative), a gradient of a
-            non-float result, a vjp of results other than f64 and 1-D f64 arrays, a ``wrt`` parameter that is
+        PassError: a gradient of a non-float result, a vjp of results other than f64 and 1-D f64 arrays, a ``wrt`` parameter that is
             not an f64 scalar or 1-D f64 array, or ``fn`` writing an array argument.
     """
     what = f"gradc.{kind}"
-    nested = runs_reverse_sweep(module, fn)
-    if nested and kind == "hessian":
-        raise PassError(
-            f"{what} of '{fn.source_name}', which runs a reverse sweep (a derivative "
-            "declaration): a third derivative; use gradc.jvp or gradc.grad of it",
-            loc,
-        )
     if kind == "vjp":
         check_columns(module, fn, wrt, what, loc)
         out = fn.return_type
@@ -81,7 +73,12 @@ def higher_order_export(
     check_columns(module, fn, wrt, what, loc)
     gname = f"{fn.name}.grad.{'_'.join(map(str, wrt))}" + (".tuple" if wrt_sequence else "")
     g = module.functions.get(gname)
-    if g is None:
+    if g is None and runs_reverse_sweep(module, fn):
+        # a third derivative: the gradient by forward columns, its Jacobian by columns
+        # of that gradient's JVP (forward-over-forward-over-reverse)
+        g = higher_order_export(module, gname, "grad", fn, wrt, wrt_sequence, loc, tape)
+        g.exported = False
+    elif g is None:
         g = reverse_export(module, gname, "grad", fn, wrt, wrt_sequence, loc, tape)
         g.exported = False
     like = [k if isinstance(fn.params[i].type, ArrayType) else None for k, i in enumerate(wrt)]

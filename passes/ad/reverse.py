@@ -33,11 +33,12 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.clone import clone_function
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module
 from gradc.compiler.ir.errors import PassError
-from gradc.compiler.ir.types import TAPE, ArrayType
+from gradc.compiler.ir.types import TAPE, ArrayType, Type
 from gradc.passes.ad.activity import analyze, check_rules_exist
 from gradc.passes.ad.checkpoint import TAPED, checkpointed, declare, is_checkpointed
 from gradc.passes.ad.custom import custom_of, custom_vjp
 from gradc.passes.ad.forward_sweep import block_needs, instrument, make_shadows
+from gradc.passes.ad.layout import shadow_type
 from gradc.passes.ad.memory import MemoryFacts, callee_writes
 from gradc.passes.ad.reverse_sweep import ReverseSweep
 from gradc.passes.ad.rules import NotDifferentiable
@@ -100,9 +101,11 @@ def vjp_functions(
     if fwd_name in module.functions:
         return Derived(module.functions[fwd_name], module.functions[rev_name], arrays, scalars)
     rule = custom_of(module, fn, "vjp")
-    if rule is not None:  # @gradc.custom_vjp: float scalars only
-        fwd, rev = custom_vjp(module, fn, pattern, (fwd_name, rev_name), rule)
-        return Derived(fwd, rev, [], sorted(pattern))
+    if rule is not None:  # @gradc.custom_vjp: bwd's array cotangents go to the shadows
+        arrays = [i for i in arrays if i in pattern]
+        shadows = [_shadow_type(fn.params[i].type, c_shadows) for i in arrays]
+        fwd, rev = custom_vjp(module, fn, pattern, (fwd_name, rev_name), rule, shadows)
+        return Derived(fwd, rev, arrays, [i for i in sorted(pattern) if i not in arrays])
     if not taped and is_checkpointed(module, fn):
         wrappers = declare(module, fn, (fwd_name, rev_name))
         # nothing writes the arguments between the recomputation and its reverse sweep
@@ -117,6 +120,14 @@ def vjp_functions(
     )
     _derive(module, fn, pattern, frozen, options, derived, c_shadows)
     return derived
+
+
+def _shadow_type(t: Type, c_shadows: bool) -> Type:
+    """The type of a reverse sweep's shadow parameter of an array parameter of type
+    ``t`` (as :mod:`.reverse_sweep` makes it)."""
+    if c_shadows and isinstance(t, ArrayType):
+        t = ArrayType(t.dtype, t.ndim, "C")
+    return shadow_type(t)
 
 
 def _derive(

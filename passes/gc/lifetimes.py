@@ -62,7 +62,7 @@ def _managed(v: Value) -> bool:
 
 def _owns(v: Value) -> bool:
     """Does ``v`` hold a reference of its own (rather than borrow one)?"""
-    if isinstance(v, ops.NewArray) and v.on_stack:
+    if (isinstance(v, ops.NewArray) and v.on_stack) or isinstance(v, ops.SharedArray):
         return False
     return _managed(v) and not isinstance(v, Argument)
 

@@ -290,12 +290,12 @@ def _counts() -> dict[str, Any]:
 def test_runtime_is_linked_once(artifact: Path, tmp_path: Path) -> None:
     import shutil
 
-    from gradc.artifacts.loader import jit
+    from gradc.artifacts.loader import linking
 
     gradc.load(artifact)
-    first = jit.linked_runtime()
+    first = linking.linked_runtime()
     copy = shutil.copytree(artifact, tmp_path / "again.gradc")
     lib2 = gradc.load(copy)
-    assert jit.linked_runtime() is first
+    assert linking.linked_runtime() is first
     assert _counts()["live"] >= 0
     assert np.array_equal(lib2.zeros(2), [0.0, 0.0])

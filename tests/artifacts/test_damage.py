@@ -105,9 +105,9 @@ def test_load_refuses_damage_naming_the_file(
 
 
 def _runtime_linked() -> bool:
-    from gradc.artifacts.loader import jit
+    from gradc.artifacts.loader import linking
 
-    return jit.linked_runtime() is not None
+    return linking.linked_runtime() is not None
 
 
 @pytest.mark.parametrize("which", ["runtime", "object"])

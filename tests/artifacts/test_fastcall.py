@@ -21,7 +21,7 @@ import pytest
 import gradc
 from gradc.artifacts.abi import wrapper_symbol
 from gradc.artifacts.abi.symbols import RUNTIME_DECREF
-from gradc.artifacts.loader import jit, numpy_api
+from gradc.artifacts.loader import linking, numpy_api
 from gradc.artifacts.loader.cpu import FastExport, Library
 from gradc.artifacts.store import read_manifest, write_artifact
 from gradc.compiler.codegen import pywrapper
@@ -127,7 +127,7 @@ def test_manifest_and_symbols(artifact: Path, lib: Library) -> None:
 
 def test_python_api_resolves() -> None:
     """Every CPython symbol a wrapper may leave undefined has an address in this process."""
-    api = jit._python_api()
+    api = linking._python_api()
     numpy = numpy_api.numpy_symbols(runtime=object())  # type: ignore[arg-type]
     assert set(api) | set(numpy) | {RUNTIME_DECREF} == pywrapper.PYTHON_API_SYMBOLS
     assert all(api.values()) and all(numpy.values())

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from gradc.artifacts.abi.types import Array, Scalar
 from gradc.artifacts.loader.cpu import ArrayOwner
-from gradc.artifacts.loader.jit import runtime_stats
+from gradc.artifacts.loader.linking import runtime_stats
 
 HERE = Path(__file__).parent
 MODULES = (HERE / "fastcall_arrays" / "kernels.py", HERE.parent / "ad" / "lowlevel" / "kernels.py")

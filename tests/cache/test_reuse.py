@@ -40,7 +40,7 @@ def _no_lowering(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("an export was lowered although its key was cached")
 
     monkeypatch.setattr(backend, "_lower_export", refuse)
-    monkeypatch.setattr(backend, "_emit_runtime", refuse)
+    monkeypatch.setattr(backend, "_runtime_text", refuse)
 
 
 def test_unchanged_rebuild_reuses_everything_and_writes_nothing(

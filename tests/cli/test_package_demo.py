@@ -127,3 +127,78 @@ def test_wheel_builds_with_build_isolation_against_a_local_gradc_wheel(tmp_path:
     assert wheel.name == f"package_demo-0.1.0-cp311-abi3-{platform}.whl", wheel.name
     names = zipfile.ZipFile(wheel).namelist()
     assert "package_demo/kernels.gradc/manifest.msgpack" in names
+
+
+def _only(packages: list[str], into: Path) -> Path:
+    """A folder holding links to just ``packages`` (their modules, bundled libraries and
+    dist-info) of this environment, for a venv to see through a ``.pth`` file."""
+    import importlib.util
+
+    into.mkdir()
+    for name in packages:
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.origin is not None
+        where = Path(spec.origin).parent.parent
+        for entry in where.iterdir():
+            stem = entry.name.split("-")[0].split(".")[0].lower()
+            if stem == name and not (into / entry.name).exists():
+                (into / entry.name).symlink_to(entry)
+    return into
+
+
+@pytest.mark.slow
+def test_wheel_runs_in_a_venv_without_llvmlite(tmp_path: Path) -> None:
+    """gradc's own wheel (no extras: numpy and msgpack only) and package_demo's wheel in a
+    fresh venv that has no llvmlite, click or any other package: the artifacts load and
+    run (issue 13; ~40 s)."""
+    pytest.importorskip("wheel", reason="building wheels without isolation needs `wheel`")
+    root = Path(__file__).resolve().parents[2]
+    pip = [sys.executable, "-m", "pip"]
+    dist = tmp_path / "dist"
+    _run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(root)])
+    src = tmp_path / "src"
+    shutil.copytree(DEMO, src, ignore=shutil.ignore_patterns("build", "dist", "*.egg-info"))
+    _run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), "."], cwd=src)
+    (gradc_wheel,) = dist.glob("gradc-*.whl")
+    (demo_wheel,) = dist.glob("package_demo-*.whl")
+    requires = zipfile.ZipFile(gradc_wheel).read("gradc-0.1.0.dist-info/METADATA").decode()
+    plain = [
+        r for r in requires.splitlines() if r.startswith("Requires-Dist:") and "extra" not in r
+    ]
+    assert sorted(r.split()[1].split(">")[0] for r in plain) == ["msgpack", "numpy"]
+
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    python = venv / "bin" / "python"
+    purelib = _run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]
+    ).stdout.strip()
+    deps = _only(["numpy", "msgpack"], tmp_path / "deps")
+    Path(purelib, "zz_deps.pth").write_text(f"{deps}\n")
+    for wheel in (gradc_wheel, demo_wheel):
+        _run([*pip, "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)])
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "GRADC"))}
+    env["GRADC_NO_COMPILE"] = "1"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    probe = (
+        "import importlib.util as u; print([m for m in ('llvmlite', 'click') if u.find_spec(m)])"
+    )
+    assert _run([str(python), "-c", probe], cwd=elsewhere, env=env).stdout.strip() == "[]"
+    out = json.loads(_run([str(python), "-c", _RUN], cwd=elsewhere, env=env).stdout)
+    assert Path(out["file"]).parent == Path(purelib) / "package_demo"
+    cli = subprocess.run(
+        [str(python), "-m", "gradc", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=elsewhere,
+        env=env,
+    )
+    assert cli.returncode != 0
+    assert "needs click and llvmlite: pip install 'gradc[compiler]'" in cli.stderr
+    assert out["compiler_modules"] == []
+    import math
+
+    assert out["d_softplus"][1] == pytest.approx(0.5, rel=1e-12)
+    assert out["softplus"][0] == pytest.approx(math.log1p(math.exp(-3.0)), rel=1e-12)

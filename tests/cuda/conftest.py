@@ -23,6 +23,29 @@ def toolchain_or_skip() -> Any:
         pytest.skip(str(exc))
 
 
+_SHUFFLED: dict[str, Any] = {}
+
+
+@pytest.fixture(
+    scope="module", params=["sequential", pytest.param("shuffled", marks=pytest.mark.slow)]
+)
+def lib(request: pytest.FixtureRequest, compile_module: Any, tmp_path_factory: Any) -> Any:
+    """The corpus's CPU build: its grid loops in order, and (slow) in a shuffled order
+    (``CompilerOptions.shuffle_threads``), where every result must be the same."""
+    if request.param == "sequential":
+        return compile_module(CORPUS)
+    if "lib" not in _SHUFFLED:
+        import gradc
+        from gradc.artifacts.store import write_artifact
+        from gradc.compiler.driver import build_module
+        from gradc.compiler.options import CompilerOptions
+
+        out = tmp_path_factory.mktemp("shuffled") / "kernels_corpus.gradc"
+        write_artifact(out, build_module(CORPUS, CompilerOptions(shuffle_threads=True)))
+        _SHUFFLED["lib"] = gradc.load(out)
+    return _SHUFFLED["lib"]
+
+
 @pytest.fixture(scope="session")
 def cuda_artifact(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The corpus's artifact directory, built with ``--target cuda --cuda-arch sm_80,sm_90``."""

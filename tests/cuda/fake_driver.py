@@ -32,6 +32,7 @@ class FakeDriver:
     launches: list[Launch] = field(default_factory=list)
     synced_streams: list[int] = field(default_factory=list)
     memory: dict[int, bytearray] = field(default_factory=dict)
+    unloaded: list[int] = field(default_factory=list)
 
     def facts(self) -> DeviceFacts:
         return self.device
@@ -39,6 +40,10 @@ class FakeDriver:
     def load_module(self, image: bytes) -> Any:
         self.images.append(image)
         return len(self.images) - 1
+
+    def unload_module(self, module: Any) -> None:
+        assert module not in self.unloaded, f"module {module} unloaded twice"
+        self.unloaded.append(module)
 
     def function(self, module: Any, name: str) -> Any:
         return (module, name)

@@ -6,10 +6,12 @@ the exit status is 1 when one failed. Without a GPU or CuPy the script says so a
 exits 0 (nothing to check). The corpus (``kernels_corpus.py``) is built for the device's
 own arch and sm_80.
 
-Checks: forward kernels vs NumPy (max ulp), cubin vs PTX-JIT results (bitwise), a cubin
+Checks: forward kernels vs NumPy (max ulp), shared memory and a vectorised function vs the
+CPU build, cubin vs PTX-JIT results (bitwise), a cubin
 of another major arch refused by the driver, a device IndexError raised at synchronize()
 with file:line, CuPy interop (its stream honoured), load time (ms), launch overhead (µs),
-and an elementwise kernel's bandwidth as a fraction of a device-to-device copy.
+and elementwise kernels' bandwidth (saxpy, a vectorised function over 2**26 elements) as a
+fraction of a device-to-device copy.
 """
 
 from __future__ import annotations
@@ -97,6 +99,29 @@ def check_forward(lib: Any, cp: Any) -> str:
     assert np.array_equal(blocks.get(), expected), "block_reverse (syncthreads)"
     assert u1 <= 4 and u2 <= 64, f"saxpy {u1} ulp, math_mix {u2} ulp"
     return f"forward vs NumPy: saxpy {u1} ulp, math_mix {u2} ulp, histogram and barrier exact"
+
+
+def check_shared_and_vectorize(art: Path, lib: Any, cp: Any) -> str:
+    """Shared memory with barriers (a block tree sum) and a vectorised function run by
+    ``gradc.broadcast_call`` on CuPy arrays vs the CPU build of the same artifact."""
+    import gradc
+
+    cpu = gradc.load(art)
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, 8 * 1000 - 5)
+    sums, ref = cp.zeros(1000), np.zeros(1000)
+    lib.block_sum_shared[1000, 8](cp.asarray(x), sums)
+    cpu.block_sum_shared(1000, 1, 1, 8, 1, 1, x, ref)
+    lib.synchronize()
+    assert np.array_equal(sums.get(), ref), "block_sum_shared: GPU and CPU build differ"
+    r, delta = rng.uniform(-3, 3, (300, 200)), rng.uniform(0.1, 2, 200)
+    out, expected = cp.zeros((300, 200)), np.zeros((300, 200))
+    gradc.broadcast_call(lib.huber, cp.asarray(r), cp.asarray(delta), out=out)
+    gradc.broadcast_call(cpu.huber, r, delta, out=expected)
+    lib.synchronize()
+    u = ulps(out.get(), expected)
+    assert u <= 1, f"huber: {u} ulp from the CPU build"
+    return f"shared-memory block sums exact, vectorised huber (broadcast) {u} ulp vs the CPU build"
 
 
 def check_ptx_jit(art: Path, lib: Any, cp: Any) -> str:
@@ -196,13 +221,18 @@ def timings(art: Path, lib: Any, cp: Any) -> str:
         cp.cuda.Device().synchronize()
         return (time.perf_counter() - start) / reps
 
+    import gradc
+
     saxpy = run(lambda: lib.saxpy[grid, 256](2.0, a, b, c))
+    huber = run(lambda: gradc.broadcast_call(lib.huber, a, b, out=c))
     copy = run(lambda: c.__setitem__(slice(None), a))
-    # saxpy moves 3 arrays, the copy 2: compare bytes per second
+    # saxpy and huber move 3 arrays, the copy 2: compare bytes per second
     fraction = (3 * n * 8 / saxpy) / (2 * n * 8 / copy)
+    vectorised = (3 * n * 8 / huber) / (2 * n * 8 / copy)
     return (
-        f"load {load_ms:.1f} ms, launch {launch_us:.1f} µs, saxpy bandwidth "
-        f"{fraction:.0%} of a device-to-device copy ({3 * n * 8 / saxpy / 1e9:.0f} GB/s)"
+        f"load {load_ms:.1f} ms, launch {launch_us:.1f} µs (ctypes driver), saxpy bandwidth "
+        f"{fraction:.0%} of a device-to-device copy ({3 * n * 8 / saxpy / 1e9:.0f} GB/s), "
+        f"vectorised huber {vectorised:.0%}"
     )
 
 
@@ -227,6 +257,7 @@ def main() -> int:
         lib = gradc.load(art, target="cuda")
         for name, check in [
             ("forward", lambda: check_forward(lib, cp)),
+            ("shared-vectorize", lambda: check_shared_and_vectorize(art, lib, cp)),
             ("ptx-jit", lambda: check_ptx_jit(art, lib, cp)),
             ("wrong-arch", lambda: check_wrong_arch(art)),
             ("device-error", lambda: check_device_error(lib, cp)),

@@ -17,11 +17,6 @@ from tests.cuda import kernels_corpus as corpus
 CORPUS = Path(__file__).parent / "kernels_corpus.py"
 
 
-@pytest.fixture(scope="module")
-def lib(compile_module: Any) -> Any:
-    return compile_module(CORPUS)
-
-
 def _launch(lib: Any, name: str, grid: tuple[int, ...], block: tuple[int, ...], *args: Any) -> None:
     """Run kernel ``name`` compiled (``lib``) with a 3-component grid and block."""
     g = (*grid, *(1,) * (3 - len(grid)))
@@ -129,9 +124,50 @@ def test_index_error_and_bad_launch(lib: Any) -> None:
         _launch(lib, "saxpy", (0,), (1,), 1.0, x, x, x)
 
 
-def test_barrier_in_one_thread_blocks(lib: Any) -> None:
-    x, tmp = np.arange(5.0), np.zeros(5)
-    _launch(lib, "block_reverse", (5,), (1,), x, tmp)
-    assert np.array_equal(x, np.arange(5.0))
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(0, 80), blocks=st.integers(1, 4), seed=st.integers(0, 2**16))
+def test_barriers_and_shared_memory(lib: Any, n: int, blocks: int, seed: int) -> None:
+    # a block's threads run in phases between barriers (compiler/infer/kernel_blocks.py)
+    x = np.random.default_rng(seed).uniform(-1, 1, n)
+    out = np.full(blocks, np.nan)
+    _launch(lib, "block_sum_shared", (blocks,), (8,), x, out)
+    padded = np.zeros(8 * blocks)
+    padded[: min(n, 8 * blocks)] = x[: 8 * blocks]
+    np.testing.assert_allclose(out, padded.reshape(blocks, 8).sum(axis=1), rtol=1e-14, atol=1e-14)
+    sim = np.full(blocks, np.nan)
+    corpus.block_sum_shared[blocks, 8](x, sim)
+    assert np.array_equal(out, sim)
+    t = _blocks(n, blocks)
+    y, tmp = x.copy(), np.zeros(n)
+    _launch(lib, "block_reverse", (blocks,), (t,), y, tmp)
+    ref = x.copy()
+    for i in range(n):  # each block reversed, within the array
+        j = i // t * t + t - 1 - i % t
+        if j < n:
+            ref[i] = x[j]
+    assert np.array_equal(y, ref)
+    xf = x.astype(np.float32)
+    state, sim_state = np.zeros(n), np.zeros(n)
+    _launch(lib, "barrier_state", (_blocks(n, 16),), (16,), xf, state)
+    corpus.barrier_state[_blocks(n, 16), 16](xf, sim_state)
+    assert np.array_equal(state, sim_state)  # bool, f32, int, phi values across barriers
+    scratch = np.full(n, np.nan)
+    _launch(lib, "shared_scratch", (_blocks(n, 32),), (32,), x, scratch)
+    expected = np.zeros(n)
+    for k in range(4):  # float32 slots, summed in float64 in order
+        expected += (x * (k + 1)).astype(np.float32)
+    assert np.array_equal(scratch, expected)
+
+
+def test_barriers_the_cpu_build_refuses(lib: Any) -> None:
+    x, out = np.arange(5.0), np.zeros(5)
+    _launch(lib, "barrier_tuple", (5,), (1,), x, out)
+    assert np.array_equal(out, 2 * x)
     with pytest.raises(RuntimeError, match="more than one thread per block"):
-        _launch(lib, "block_reverse", (1,), (5,), x, tmp)
+        _launch(lib, "barrier_tuple", (1,), (5,), x, out)
+    with pytest.raises(RuntimeError, match=r"did not all reach the same cuda\.syncthreads"):
+        _launch(lib, "divergent_barrier", (1,), (4,), x)
+    with pytest.raises(RuntimeError, match=r"did not all reach the same cuda\.syncthreads"):
+        corpus.divergent_barrier[1, 4](x)
+    with pytest.raises(ValueError, match="a block has at most 1024 threads"):
+        _launch(lib, "block_reverse", (1,), (33, 32), x, out)

@@ -20,7 +20,16 @@ from tests.cuda.conftest import ARCHS, CORPUS, toolchain_or_skip
 KERNELS = [
     "saxpy", "math_mix", "scale_f32", "histogram", "total",
     "add2d", "indices3d", "row_sums", "grid_stride", "out_of_bounds", "block_reverse",
+    "block_sum_shared", "shared_scratch", "barrier_tuple", "divergent_barrier", "huber",
+    "scaled_sin", "clip_scale", "horner", "matvec", "stencil3", "transpose_tiled",
+    "dot_blocks", "count_positive", "softplus", "relu_mix", "visit_order", "barrier_state",
 ]  # fmt: skip
+
+#: The kernels with a barrier (``bar.sync 0`` in their PTX).
+BARRIERS = {
+    *("block_reverse", "block_sum_shared", "barrier_tuple", "divergent_barrier"),
+    *("transpose_tiled", "dot_blocks", "barrier_state"),
+}
 
 
 def test_every_kernel_has_ptx_and_a_cubin_per_arch(cuda_artifact: Path) -> None:
@@ -59,7 +68,10 @@ def test_ptx_entry_matches_the_kernel_abi(cuda_artifact: Path) -> None:
         assert ".extern" not in ptx  # no symbol left for the driver to resolve
         assert "trap;" not in ptx  # errors go to the record, never kill the context
         assert ".visible .global .align 8 .b8 __gradc_error[56];" in ptx
-        assert bool(re.search(r"bar.sync\s+0;", ptx)) == (k.name == "block_reverse")
+        assert bool(re.search(r"bar.sync\s+0;", ptx)) == (k.name in BARRIERS)
+        if k.name == "block_sum_shared":  # the block's array: shared memory, 8 doubles
+            assert re.search(r"\.shared \.align 16 \.b8 \S+shared0\[64\];", ptx)
+            assert "st.shared" in ptx and "ld.shared" in ptx
         if k.name == "row_sums":  # Python rounds s - 0.25 * a twice: no contraction to an fma
             assert "fma" not in ptx and "mul.rn.f64" in ptx
         head = ptx[ptx.index(f".visible .entry {k.symbol}(") :]
@@ -73,6 +85,7 @@ def test_ptx_entry_matches_the_kernel_abi(cuda_artifact: Path) -> None:
         assert "".join(codes[p] for p in params) == expected.replace("Q", "q"), k.name
 
 
+@pytest.mark.slow  # the whole corpus (26 kernels) built again in another process: ~40 s
 def test_builds_are_byte_identical_across_processes(cuda_artifact: Path, tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     source = tmp_path / "src" / CORPUS.name
@@ -171,13 +184,13 @@ def test_a_rebuild_reuses_intact_variants(
     art = tmp_path / "copy.gradc"
     shutil.copytree(cuda_artifact, art)
     compiled: list[str] = []
-    original = cuda_backend._compile
+    original = cuda_backend.compile_kernel
 
-    def counting(state, name, *args):  # type: ignore[no-untyped-def]
-        compiled.append(name)
-        return original(state, name, *args)
+    def counting(module, plan, *args):  # type: ignore[no-untyped-def]
+        compiled.append(plan.name)
+        return original(module, plan, *args)
 
-    monkeypatch.setattr(cuda_backend, "_compile", counting)
+    monkeypatch.setattr(cuda_backend, "compile_kernel", counting)
     before = (art / "manifest.msgpack").read_bytes()
     build_artifact(CORPUS, art, CompilerOptions(cuda_archs=ARCHS))
     assert compiled == []

@@ -34,6 +34,10 @@ def test_forward(gpu: tuple[Path, Any, Any]) -> None:
     gpu_check.check_forward(gpu[1], gpu[2])
 
 
+def test_shared_memory_and_vectorize(gpu: tuple[Path, Any, Any]) -> None:
+    gpu_check.check_shared_and_vectorize(gpu[0], gpu[1], gpu[2])
+
+
 def test_ptx_jit_agrees(gpu: tuple[Path, Any, Any]) -> None:
     gpu_check.check_ptx_jit(gpu[0], gpu[1], gpu[2])
 

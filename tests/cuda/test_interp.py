@@ -35,7 +35,18 @@ def test_interpreter_runs_grid_loops(module: Any, compile_module: Any) -> None:
     run_function(module, "histogram", [5, 1, 1, 8, 1, 1, xi, c1])
     lib.histogram(5, 1, 1, 8, 1, 1, xi, c2)
     assert np.array_equal(c1, c2) and np.array_equal(c1, np.bincount(xi, minlength=4))
+    x5, tmp = np.arange(5.0), np.zeros(5)
+    run_function(module, "block_reverse", [1, 1, 1, 5, 1, 1, x5, tmp])
+    assert np.array_equal(x5, np.arange(5.0)[::-1])
     with pytest.raises(RuntimeError, match="more than one thread per block"):
-        run_function(module, "block_reverse", [1, 1, 1, 2, 1, 1, x, y])
+        run_function(module, "barrier_tuple", [1, 1, 1, 2, 1, 1, x, y])
+    sums, theirs_sums = np.zeros(5), np.zeros(5)  # shared memory: per block, per thread
+    run_function(module, "block_sum_shared", [5, 1, 1, 8, 1, 1, x, sums])
+    lib.block_sum_shared(5, 1, 1, 8, 1, 1, x, theirs_sums)
+    assert np.array_equal(sums, theirs_sums)
+    scratch, theirs_scratch = np.zeros(37), np.zeros(37)
+    run_function(module, "shared_scratch", [2, 1, 1, 32, 1, 1, x, scratch])
+    lib.shared_scratch(2, 1, 1, 32, 1, 1, x, theirs_scratch)
+    assert np.array_equal(scratch, theirs_scratch)
     with pytest.raises(ValueError, match="grid and block dimensions must be >= 1"):
         run_function(module, "saxpy", [0, 1, 1, 16, 1, 1, 1.5, x, y, ours])

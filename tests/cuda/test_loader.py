@@ -205,3 +205,42 @@ def test_cuda_load_imports_no_compiler_llvmlite_or_click(cuda_artifact: Path) ->
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == ""
+
+
+def test_modules_are_unloaded_on_close_and_collection(cuda_artifact: Path) -> None:
+    import gc
+
+    lib, driver = _load(cuda_artifact, H200)
+    n = len(driver.images)
+    saxpy = lib.saxpy
+    del lib
+    gc.collect()
+    assert driver.unloaded == []  # a kernel still holds the modules
+    del saxpy
+    gc.collect()
+    assert sorted(driver.unloaded) == list(range(n))
+    with _load(cuda_artifact, H200)[0] as lib2:
+        kernel = lib2.saxpy
+    driver2 = lib2._driver
+    assert isinstance(driver2, FakeDriver) and sorted(driver2.unloaded) == list(range(n))
+    lib2.close()  # once only (the fake driver refuses a second unload)
+    x = DeviceArray((4,))
+    with pytest.raises(ArtifactError, match="'saxpy' is unloaded: its library was closed"):
+        kernel[1, 4](1.0, x, x, x)
+
+
+def test_modules_are_unloaded_when_loading_fails(
+    cuda_artifact: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    driver = FakeDriver(H200)
+    calls = iter(range(100))
+
+    def failing(module: int, name: str) -> tuple[int, str]:
+        if next(calls) == 2:
+            raise ArtifactError("no such function")
+        return (module, name)
+
+    monkeypatch.setattr(driver, "function", failing)
+    with pytest.raises(ArtifactError, match="no such function"):
+        cuda_loader.load(cuda_artifact, driver=driver)
+    assert sorted(driver.unloaded) == [0, 1, 2]

@@ -45,12 +45,35 @@ def _barrier(x):  # type: ignore[no-untyped-def]
     x[cuda.grid(1)] += 1.0
 
 
-def test_syncthreads_needs_single_thread_blocks() -> None:
+def _helper_barrier() -> None:
+    cuda.syncthreads()
+
+
+@gradc.kernel
+def _barrier_in_helper(x):  # type: ignore[no-untyped-def]
+    _helper_barrier()
+    x[cuda.grid(1)] += 1.0
+
+
+@gradc.kernel
+def _shift(x, out):  # type: ignore[no-untyped-def]
+    buf = cuda.shared_array(4, np.float64)
+    t = cuda.thread_idx.x
+    buf[t] = x[cuda.grid(1)]
+    cuda.syncthreads()
+    out[cuda.grid(1)] = buf[(t + 1) % 4]
+
+
+def test_syncthreads_meets_the_threads_of_a_block() -> None:
     x = np.zeros(4)
     _barrier[4, 1](x)
-    assert np.array_equal(x, np.ones(4))
+    _barrier[1, 4](x)  # the block's threads run as Python threads
+    assert np.array_equal(x, np.full(4, 2.0))
+    out = np.zeros(8)
+    _shift[2, 4](np.arange(8.0), out)  # one shared array per block
+    assert np.array_equal(out, [1, 2, 3, 0, 5, 6, 7, 4])
     with pytest.raises(RuntimeError, match="sequential grid loop"):
-        _barrier[1, 4](x)
+        _barrier_in_helper[1, 4](x)  # not seen in the kernel's own code: run in order
 
 
 def test_atomic_add_returns_old_value() -> None:
@@ -59,7 +82,7 @@ def test_atomic_add_returns_old_value() -> None:
     assert a[1] == 2.5
 
 
-def test_cpu_build_runs_syncthreads_only_in_one_thread_blocks(tmp_path: Path) -> None:
+def test_cpu_build_runs_barriers_in_phases(tmp_path: Path) -> None:
     from gradc.artifacts.store import write_artifact
     from gradc.compiler.driver import build_module
     from gradc.compiler.options import CompilerOptions
@@ -67,13 +90,17 @@ def test_cpu_build_runs_syncthreads_only_in_one_thread_blocks(tmp_path: Path) ->
     src = tmp_path / "m.py"
     src.write_text(
         "import gradc\nfrom gradc import cuda, f64\n\n@gradc.kernel\ndef k(x: f64[:]):\n"
-        "    cuda.syncthreads()\n    x[cuda.grid(1)] += 1.0\n"
+        "    cuda.syncthreads()\n    x[cuda.grid(1)] += 1.0\n\n"
+        "@gradc.kernel\ndef t(x: f64[:]):\n    p = (cuda.grid(1), 1.0)\n"
+        "    cuda.syncthreads()\n    x[p[0]] += p[1]\n"
     )
     write_artifact(tmp_path / "m.gradc", build_module(src, CompilerOptions()))
     lib = gradc.load(tmp_path / "m.gradc")
     x = np.zeros(3)
     lib.k(3, 1, 1, 1, 1, 1, x)
-    assert np.array_equal(x, np.ones(3))
+    lib.k(1, 1, 1, 3, 1, 1, x)
+    assert np.array_equal(x, np.full(3, 2.0))
+    lib.t(3, 1, 1, 1, 1, 1, x)
     with pytest.raises(RuntimeError, match="sequential grid loop with more than one") as info:
-        lib.k(1, 1, 1, 3, 1, 1, x)
-    assert info.value.__notes__ == ["raised by compiled m.k at m.py:6"]
+        lib.t(1, 1, 1, 3, 1, 1, x)  # a tuple lives across the barrier: no phases
+    assert info.value.__notes__ == ["raised by compiled m.t at m.py:12"]

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,6 +115,11 @@ def _compile_error_type() -> type[Exception]:
     return CompileError
 
 
+def _columns(text: str) -> int:
+    """Terminal columns of ``text``: two per wide East Asian character (UAX #11)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def check_rendering(err: Exception, path: Path, source: str) -> None:
     """``str(err)``: head line, the source line, a caret under ``err.loc.col``."""
     loc = err.loc  # type: ignore[attr-defined]
@@ -133,12 +139,15 @@ def check_rendering(err: Exception, path: Path, source: str) -> None:
     assert caret.strip().startswith("^"), f"no caret in {caret!r}"
     indent = len(src) - len(src.lstrip())
     start = shown.index(stripped)
-    # the line is shown without its indentation: a column inside it gets the caret at 0
-    assert caret.index("^") - start == max(loc.col - indent, 0), (
+    # the line is shown without its indentation: a column inside it gets the caret at 0;
+    # columns count code points, carets terminal columns (a CJK character takes two)
+    col = max(loc.col, indent)
+    assert caret.index("^") - start == _columns(src[indent:col]) + max(col - len(src), 0), (
         f"caret not under column {loc.col}:\n{shown}\n{caret}"
     )
     end_col = getattr(err, "end_col", None)
-    width = 1 if end_col is None else min(end_col, len(src.rstrip())) - max(loc.col, indent)
+    end = col + 1 if end_col is None else max(min(end_col, len(src.rstrip())), col + 1)
+    width = _columns(src[col:end])
     assert caret.strip() == "^" * max(width, 1), f"carets not under the construct:\n{err}"
     help = getattr(err, "help", "")
     after = [f"note: {n}" for n in getattr(err, "notes", [])] + ([f"help: {help}"] if help else [])
@@ -158,14 +167,17 @@ def test_error_program_is_valid_python(exp: Expectation) -> None:
     source = exp.path.read_text()
     compile(source, str(exp.path), "exec")
     tree = ast.parse(source)
-    assert any("gradc.export" in line or "gradc.kernel" in line for line in source.splitlines()), (
-        "no export"
-    )
+    assert any(
+        "gradc.export" in line or "gradc.kernel" in line or "gradc.vectorize" in line
+        for line in source.splitlines()
+    ), "no export"
     if exp.cols is None:
         return
     assert exp.nodes, f"{exp.path.name}: expect-col needs expect-node"
+    lines = source.splitlines()
+    # ast counts UTF-8 bytes, expect-col code points (as errors do)
     found = {
-        (type(n).__name__, n.lineno, n.col_offset)
+        (type(n).__name__, n.lineno, len(lines[n.lineno - 1].encode()[: n.col_offset].decode()))
         for n in ast.walk(tree)
         if hasattr(n, "lineno") and hasattr(n, "col_offset")
     }

@@ -152,6 +152,7 @@ ALL_OPS = ir("""
       store %p, %y
       %old = atomicadd %p, %y : f64
       syncthreads(%i, %d, %i)
+      %sh = sharedarray [4, 8] : array[f32,2,C]
       %b = newarray(%d), %v : array[f64,1,C]
       %e = newarray(%d) : array[f64,1,C]
       %two = const 2 : i64

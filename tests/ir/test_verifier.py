@@ -729,6 +729,18 @@ CASES += [
         func("^entry:\n  ret %x", params="%x: f64, %p: ptr[f64]"),
         "in function @f: parameter %p has pointer type ptr[f64]",
     ),
+    (
+        "sharedarray is a C array of its shape's rank",
+        arr("^entry:\n  %s = sharedarray [4, 2] : array[f64,2,C]\n  ret %x"),
+        arr("^entry:\n  %s = sharedarray [4] : array[f64,2,C]\n  ret %x"),
+        "sharedarray result type array[f64,2,C] is not a C array of rank 1",
+    ),
+    (
+        "sharedarray has a positive shape",
+        arr("^entry:\n  %s = sharedarray [1] : array[i64,1,C]\n  ret %x"),
+        arr("^entry:\n  %s = sharedarray [0] : array[i64,1,C]\n  ret %x"),
+        "sharedarray shape (0,) is not a tuple of positive ints",
+    ),
 ]
 
 

@@ -45,6 +45,7 @@ WITHOUT_RULE = [
     "raisef",
     "ret",
     "setitem",
+    "sharedarray",
     "syncthreads",
 ]
 

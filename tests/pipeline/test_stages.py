@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import gradc.compiler.backend as backend
+import gradc.compiler.codegen.emit as emit
 import gradc.passes.opt.dce as dce
 from gradc.cli.main import cli
 from gradc.compiler.diagnostics import CompileError, InternalCompilerError
@@ -83,7 +83,7 @@ def test_a_crash_while_emitting_names_the_export(
     def broken(*args: object) -> None:
         raise RuntimeError("LLVM said no")
 
-    monkeypatch.setattr(backend, "_emit_export", broken)
+    monkeypatch.setattr(emit, "emit_object", broken)
     with pytest.raises(InternalCompilerError) as info:
         build_module(module, CompilerOptions())
     ice = info.value

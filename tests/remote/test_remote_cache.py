@@ -30,6 +30,7 @@ from gradc.artifacts.remote import (
     RemoteOptions,
     build_entries,
     encode_record,
+    foreign_blobs,
     host_toolchain,
     open_filesystem,
 )
@@ -304,7 +305,9 @@ def test_missing_blob_is_a_miss_a_warning_and_is_stored_again(
     assert _get(remote_url, s3_env, f"cas/{sha}") == blob  # machine B healed it
 
 
-@pytest.mark.parametrize("fault", ["other toolchain", "garbage", "other key"])
+@pytest.mark.parametrize(
+    "fault", ["other toolchain", "garbage", "other key", "blobs of another key"]
+)
 def test_bad_record_is_a_miss_and_a_warning(
     fault: str,
     source: Path,
@@ -322,14 +325,45 @@ def test_bad_record_is_a_miss_and_a_warning(
     elif fault == "garbage":
         data = b"\x93not a record"
         expected = "is unreadable"
-    else:
+    elif fault == "other key":
         g_key = read_manifest(seeded).entry("g").key
         data = _get(remote_url, s3_env, f"ac/{g_key}")
         expected = "is unreadable (it is the record of key"
+    else:  # a well-formed record of f's key naming g's (intact) blobs
+        g_key = read_manifest(seeded).entry("g").key
+        blobs = _record(remote_url, s3_env, g_key)["blobs"]
+        data = encode_record(key, record["toolchain"], blobs)
+        expected = "names blobs of another key: its object is the entry gradc_g_"
     _put(remote_url, s3_env, f"ac/{key}", data)
     text = _machine_b(source, tmp_path, remote_url, seeded)
     assert f"ac/{key[:16]}… {expected}" in text
     assert text.count("gradc: warning") == 1, text
+
+
+def test_blobs_must_belong_to_their_key(machine_a: tuple[Any, Path]) -> None:
+    """Each check of ``foreign_blobs`` on the blobs of a real build: f's own blobs and
+    the runtime's are accepted; g's object, wrapper or LLVM text under f's key, blobs
+    beside the runtime object, and bytes that are no ELF object are not."""
+    result = machine_a[0]
+    f, g = (next(e for e in result.entries if e.name == n) for n in ("f", "g"))
+
+    def blobs(e: Any) -> dict[str, bytes]:
+        return {"object": e.object_code, "wrapper": e.wrapper_object, "llvm": e.llvm_text.encode()}
+
+    assert foreign_blobs(f.key, blobs(f)) is None
+    assert "not one of key" in str(foreign_blobs(f.key, blobs(g)))
+    assert "wrapper object does not define gradcpy_f_" in str(
+        foreign_blobs(f.key, {**blobs(f), "wrapper": g.wrapper_object})
+    )
+    assert "LLVM text does not define gradc_f_" in str(
+        foreign_blobs(f.key, {**blobs(f), "llvm": g.llvm_text.encode()})
+    )
+    runtime = {"object": result.runtime_object}
+    assert foreign_blobs(result.runtime_key, runtime) is None
+    assert "comes with llvm blobs" in str(
+        foreign_blobs(result.runtime_key, {**runtime, "llvm": b"x"})
+    )
+    assert "not an ELF relocatable object" in str(foreign_blobs(f.key, {"object": b"junk"}))
 
 
 def test_record_that_differs_from_ours_is_reported_as_non_reproducible(
@@ -470,7 +504,7 @@ def test_runtime_mode_downloads_instead_of_compiling(
         raise AssertionError("compiled although the remote cache has everything")
 
     monkeypatch.setattr(backend, "_lower_export", refuse)
-    monkeypatch.setattr(backend, "_emit_runtime", refuse)
+    monkeypatch.setattr(backend, "_runtime_text", refuse)
     out = tmp_path / "cache" / "m.gradc"
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a warning would mean something was not used
@@ -483,7 +517,8 @@ def test_build_all_workers_share_the_cache(
     tmp_path: Path, remote_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``gradc build-all --remote-cache``: a second build of the same modules elsewhere
-    downloads every object (nothing lowered or emitted) and writes the same bytes."""
+    downloads every object (nothing lowered or emitted) and writes the same bytes, here
+    and with ``gradc build --executor local:1``."""
     import gradc.compiler.backend as backend
 
     pkg = tmp_path / "pkg"
@@ -504,10 +539,22 @@ def test_build_all_workers_share_the_cache(
         raise AssertionError("compiled although the remote cache has everything")
 
     monkeypatch.setattr(backend, "_lower_export", refuse)
-    monkeypatch.setattr(backend, "_emit_runtime", refuse)
+    monkeypatch.setattr(backend, "_runtime_text", refuse)
     second = runner.invoke(
         cli, ["build-all", str(pkg), "-o", str(tmp_path / "B"), "--remote-cache", remote_url]
     )
     assert second.exit_code == 0, second.output
-    assert "8 objects downloaded" in second.output and "warning" not in second.output
+    assert second.output.count("4 objects downloaded") == 2, second.output
+    assert "warning" not in second.output
     assert files(tmp_path / "B") == files(tmp_path / "A")
+    # the same on a Dask cluster: the front-end tasks download, no emit task is made
+    pytest.importorskip("distributed", reason="needs dask.distributed (pip install -e '.[test]')")
+    third = runner.invoke(
+        cli,
+        ["build", str(pkg), "-o", str(tmp_path / "C"), "--executor", "local:1"],
+        env={"GRADC_REMOTE_CACHE": remote_url},
+    )
+    assert third.exit_code == 0, third.output
+    assert "0 objects compiled, 8 downloaded" in third.output, third.output
+    assert "warning" not in third.output
+    assert files(tmp_path / "C") == files(tmp_path / "A")

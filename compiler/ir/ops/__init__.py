@@ -77,7 +77,13 @@ from gradc.compiler.ir.ops.frontend import (
     NumpyCall,
     SetItem,
 )
-from gradc.compiler.ir.ops.gpu import SEQUENTIAL_BARRIER, AtomicAdd, AtomicAddItem, SyncThreads
+from gradc.compiler.ir.ops.gpu import (
+    SEQUENTIAL_BARRIER,
+    AtomicAdd,
+    AtomicAddItem,
+    SharedArray,
+    SyncThreads,
+)
 from gradc.compiler.ir.ops.indexing import Compress, FlatGet, FlatIndex, Take
 from gradc.compiler.ir.ops.linalg import Contract, ContractKind, Outer, Trace
 from gradc.compiler.ir.ops.mathcall import (
@@ -226,6 +232,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         AtomicAddItem,
         AtomicAdd,
         SyncThreads,
+        SharedArray,
     )
 }
 
@@ -338,6 +345,7 @@ __all__ = [
     "Return",
     "Select",
     "SetItem",
+    "SharedArray",
     "SliceView",
     "Store",
     "Sub",

@@ -11,7 +11,7 @@ from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
 from gradc.compiler.ir.ops.checks import front_end_only
-from gradc.compiler.ir.types import I1, I64, NONE, PointerType
+from gradc.compiler.ir.types import I1, I64, NONE, ArrayType, PointerType
 
 
 @final
@@ -68,10 +68,12 @@ class AtomicAdd(Instruction):
 class SyncThreads(Instruction):
     """``cuda.syncthreads()``: every thread of the block waits here until all have
     arrived, and their earlier writes to memory are visible to each other (CUDA's
-    ``__syncthreads``). ``dims`` is the block's shape (``ntid.x``, ``.y``, ``.z``): a
-    sequential grid loop (the CPU build, the interpreter) cannot wait for the block's
-    other threads, so there it raises RuntimeError unless the block has one thread
-    (:data:`SEQUENTIAL_BARRIER`), as ``gradc.cuda``'s simulator does."""
+    ``__syncthreads``). ``dims`` is the block's shape (``ntid.x``, ``.y``, ``.z``). The
+    CPU build and the interpreter run a kernel with barriers block by block in phases
+    (``compiler/infer/kernel_phases.py``), so this operation is left only in per-thread
+    functions run one thread after another (the CUDA build's, and that of a kernel whose
+    phases could not be cut): there it raises RuntimeError unless the block has one
+    thread (:data:`SEQUENTIAL_BARRIER`)."""
 
     OPNAME: ClassVar[str] = "syncthreads"
     OPERANDS: ClassVar[tuple[str, ...]] = ("dims",)
@@ -93,3 +95,43 @@ SEQUENTIAL_BARRIER = (
     "cuda.syncthreads() cannot run in a sequential grid loop with more than one thread per "
     "block; run the kernel on a GPU"
 )
+
+
+@final
+@dataclass(eq=False, slots=True)
+class SharedArray(Instruction):
+    """``cuda.shared_array(shape, dtype)``: the block's shared array of static ``shape``
+    (C order, the result type's dtype), uninitialised. Every thread of a block sees the
+    same memory; each ``sharedarray`` of a kernel is its own array, the same one however
+    often it runs (CUDA's ``__shared__``). On CUDA it is a global in ``addrspace(3)``.
+
+    On the CPU (and in the interpreter) a kernel with barriers runs block by block in
+    phases (``compiler/infer/kernel_phases.py``): there each ``sharedarray`` is a
+    parameter, one array per block made by the grid loop. Without a barrier the threads
+    of a block run one after another and none can read another's shared writes without a
+    data race (a race on a GPU too), so each thread gets frame memory of the shape, which
+    no valid kernel can tell from the block's. The descriptor is borrowed (``meminfo``
+    NULL, no reference count), as an on-stack ``newarray``'s."""
+
+    OPNAME: ClassVar[str] = "sharedarray"
+    ATTRS: ClassVar[tuple[str, ...]] = ("shape",)
+    shape: tuple[int, ...]
+
+    def verify_attrs(self, ctx: VerifyContext) -> str | None:
+        """``shape`` is a non-empty tuple of positive ints."""
+        if (
+            not isinstance(self.shape, tuple)
+            or not self.shape
+            or not all(type(d) is int and d >= 1 for d in self.shape)
+        ):
+            return f"sharedarray shape {self.shape!r} is not a tuple of positive ints"
+        return None
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """A C-contiguous array result of rank ``len(shape)``, not of ``bool``."""
+        t = self.type
+        if not isinstance(t, ArrayType) or t.layout != "C" or t.ndim != len(self.shape):
+            return f"sharedarray result type {t} is not a C array of rank {len(self.shape)}"
+        if t.dtype == I1:
+            return "sharedarray of bool"
+        return None
