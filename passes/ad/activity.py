@@ -127,14 +127,36 @@ def _never(inst: Instruction, active: set[Value]) -> bool:
     return False
 
 
-@_BECOMES.register(ops.Sub, ops.Div, ops.FDiv, ops.Mod)
+@_BECOMES.register(ops.Add, ops.Sub, ops.Div, ops.FDiv, ops.Mod)
 def _cancelling(inst: Instruction, active: set[Value]) -> bool:
-    # x - x, x / x, x % x of one value are constant (0, 1, 0 wherever defined): their
-    # derivative is 0, while the chain rule through them sums partials that cancel only
-    # where finite (an infinite adjoint from sqrt'(0) or a NaN ln of a negative base
-    # made inf - inf: sqrt(x - x), (-2.5) ** (x - x))
+    # x - x, x + (-x), x / x, x % x of one value (:func:`_same_value`) are constant (0,
+    # 1, 0 wherever defined): their derivative is 0, while the chain rule through them
+    # sums partials that cancel only where finite (an infinite adjoint from sqrt'(0) or a
+    # NaN ln of a negative base made inf - inf: sqrt(x - x), (-2.5) ** (x - x))
     a, b = inst.operands()
-    return a is not b and (a in active or b in active)
+    if not (a in active or b in active):
+        return False
+    x, y = _same_value(a), _same_value(b)
+    if isinstance(inst, ops.Add):
+        return _negated(x) is not y and _negated(y) is not x
+    return x is not y
+
+
+def _negated(v: Value) -> Value | None:
+    """The value ``v`` negates (``-x``: ``x``, as :func:`_same_value`), or None."""
+    return _same_value(v.operands()[0]) if isinstance(v, ops.Neg) else None
+
+
+def _same_value(v: Value) -> Value:
+    """``v``, or the value it equals whatever the inputs: the operand of ``min(x, x)``,
+    ``max(x, x)`` or a ``select`` of one value on both sides (``x - min(x, x)`` is 0)."""
+    while True:
+        if isinstance(v, ops.Min | ops.Max) and v.operands()[0] is v.operands()[1]:
+            v = v.operands()[0]
+        elif isinstance(v, ops.Select) and v.if_true is v.if_false:
+            v = v.if_true
+        else:
+            return v
 
 
 Share = Callable[[Instruction, set[Value]], bool]
