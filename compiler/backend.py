@@ -58,6 +58,7 @@ def plan_keys(state: BuildState) -> None:
                 {**shared, **{f"options.{n}": v for n, v in plan.options}},
                 plan.signature,
                 derivatives.get(plan.name),
+                options.tape_budget,
             )
             key = sha256_key(components)
             symbol = entry_symbol(plan.name, key)

@@ -70,11 +70,15 @@ class WriteError(OSError):
 
 
 def add_derivative_exports(
-    module: Module, info: ModuleInfo, source: SourceFile, roots: Container[str] | None = None
+    module: Module,
+    info: ModuleInfo,
+    source: SourceFile,
+    roots: Container[str] | None = None,
+    tape_budget: int = 0,
 ) -> None:
     """Add the derivative exports ``info`` (a scanned module) declares to ``module``, its
     inferred IR, in declaration order (only those differentiating, at the root, an export
-    in ``roots``, when given).
+    in ``roots``, when given). ``tape_budget``: ``CompilerOptions.tape_budget``.
 
     Raises:
         CompileError: a declaration AD cannot carry out, at its (or its import's) line.
@@ -82,6 +86,7 @@ def add_derivative_exports(
     from gradc.compiler.ir.errors import PassError
     from gradc.passes.ad.api import add_derivative_export
     from gradc.passes.ad.nested import content_named
+    from gradc.passes.ad.taping import TapeOptions
 
     declared = {d.name: d for d in info.derivatives}
     for d in info.derivatives:
@@ -103,6 +108,7 @@ def add_derivative_exports(
                 source.loc(d.node),
                 d.activity,
                 has_aux=d.has_aux,
+                tape=TapeOptions(budget=tape_budget),
                 width=d.width,
             )
         except PassError as exc:
@@ -165,7 +171,8 @@ def differentiate(state: BuildState) -> None:
     _register_checkpoints(module, info)
     callers = set(derivative_callers(info))
     first = {e.name for e in info.exports} - callers
-    add_derivative_exports(module, info, state.source, first)
+    budget = state.options.tape_budget
+    add_derivative_exports(module, info, state.source, first, budget)
     if not callers:
         return
     made = {
@@ -175,7 +182,7 @@ def differentiate(state: BuildState) -> None:
     for fn in typed.functions.values():
         if fn.name not in module.functions:  # helpers both reach are typed alike
             module.add(fn)
-    add_derivative_exports(module, info, state.source, callers)
+    add_derivative_exports(module, info, state.source, callers, budget)
 
 
 def _register_custom_rules(module: Module, info: ModuleInfo) -> None:

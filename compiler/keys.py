@@ -6,7 +6,8 @@ its *components*, one field each, as ``gradc inspect --key`` lists them::
     ir                   Merkle hash of the export's IR and of every function it reaches
     ad                   the derivative declaration (kind, target, wrt, activity), if any
     signature            parameter names and types, result, written parameters
-    options.<field>      CompilerOptions.key_fields(): opt level, CPU, fast-math, bounds checks
+    options.<field>      CompilerOptions.key_fields(): opt level, CPU, fast-math, bounds checks;
+                         a derivative's also options.tape_budget
     target.<field>       triple, cpu, features
     versions.<field>     gradc, abi, runtime, llvm, format, key (:data:`KEY_FORMAT`)
 
@@ -75,6 +76,7 @@ def entry_components(
     shared: Mapping[str, Component],
     signature: Signature,
     derivative: Derivative | None = None,
+    tape_budget: int = 0,
 ) -> dict[str, Component]:
     """The components of one export's key (see the module docstring), in manifest order.
 
@@ -83,9 +85,14 @@ def entry_components(
         shared: :func:`shared_components` of the variant being compiled.
         signature: the export's signature.
         derivative: the declaration that made the export, when it is a derivative.
+        tape_budget: ``CompilerOptions.tape_budget``, a component of a derivative's key
+            only, when not 0 (``options.tape_budget``; it changes reverse-mode code
+            alone, and 0, the default, keeps the keys made before the option).
     """
     components: dict[str, Component] = {"ir": ir_hash, **shared}
     if derivative is not None:
+        if tape_budget:
+            components["options.tape_budget"] = tape_budget
         components["ad"] = sha256_key(
             {
                 "kind": derivative.kind,

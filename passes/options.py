@@ -1,8 +1,8 @@
 """Pass options: the inside of ``name{key=value key=v1,v2}`` as a frozen dataclass.
 
 Each pass that takes options declares them as a frozen dataclass whose fields are
-``str``, ``bool`` (spelled ``true``/``false``) or ``tuple[str, ...]`` (spelled
-``v1,v2``); fields without a default are required. :func:`parse_options` builds it from
+``str``, ``bool`` (spelled ``true``/``false``), ``int`` (non-negative, in decimal) or
+``tuple[str, ...]`` (spelled ``v1,v2``); fields without a default are required. :func:`parse_options` builds it from
 the text; the pass registry (:mod:`gradc.passes.registry`) binds it into the pass.
 """
 
@@ -61,4 +61,8 @@ def _option_value(name: str, key: str, t: object, value: str) -> object:
         return value == "true"
     if t == tuple[str, ...]:
         return tuple(v for v in value.split(",") if v)
+    if t is int:
+        if not value.isdigit():
+            raise PassOptionError(f"{name}: option {key} is a non-negative integer, not {value!r}")
+        return int(value)
     return value

@@ -9,7 +9,8 @@ NUMPY_CONSTANTS (compiler/ir/numpy_math.py), UFUNCS (compiler/ir/ufuncs.py),
 OPERATOR_UFUNCS/COMPARISON_UFUNCS/ARRAY_DTYPES (compiler/infer/elementwise.py),
 ARRAY_REDUCTIONS/BUILTIN_REDUCTIONS (compiler/frontend/array_reductions.py),
 LINALG_FUNCTIONS/CONSTRUCT_FUNCTIONS/SCALAR_TYPES (compiler/frontend/numpy_linalg.py),
-VIEW_METHODS (compiler/frontend/slicing.py), ARRAY_UFUNCS (compiler/frontend/
+VIEW_METHODS (compiler/frontend/slicing.py), ARRAY_FUNCTIONS/ARRAY_METHODS (compiler/
+frontend/array_functions.py), ARRAY_UFUNCS (compiler/frontend/
 numpy_arrays.py), the allocators and dtype spellings (compiler/frontend/lower_calls.py),
 MATH_FUNCTIONS (compiler/ir/ops/mathcall.py), MATH_CONSTANTS (compiler/frontend/
 constants.py) and the unsupported constructs (compiler/frontend/constructs.py). Dtype
@@ -29,7 +30,13 @@ import re
 import sys
 from pathlib import Path
 
-from gradc.compiler.frontend import array_reductions, constructs, lower_calls, lower_expr
+from gradc.compiler.frontend import (
+    array_functions,
+    array_reductions,
+    constructs,
+    lower_calls,
+    lower_expr,
+)
 from gradc.compiler.frontend.annotations import SCALAR_NAMES
 from gradc.compiler.frontend.constants import MATH_CONSTANTS
 from gradc.compiler.frontend.derivatives import ACTIVITIES, DERIVATIVE_KINDS
@@ -287,6 +294,9 @@ def examples() -> dict[str, list[str]]:
          "ravel": "np.sum(A.copy().ravel())", "flatten": "np.sum(A.flatten())"}[m]
         for m in VIEW_METHODS
     ]  # fmt: skip
+    array_fns = {"diff": "np.sum(np.diff(A, axis=0))", "clip": "np.sum(A.clip(0.2, s))"}
+    out["array functions"] = [array_fns[n] for n in
+                              (*array_functions.ARRAY_FUNCTIONS, *array_functions.ARRAY_METHODS)]  # fmt: skip
     out["views"] += ["np.sum(x[1:] - x[:-1])", "np.sum(A[::-1, 0])", "np.sum(x[i])",
                      "np.sum(x[b])", "x.flat[0]", "np.sum(x.astype(np.float32))",
                      "np.sum(x.copy())"]  # fmt: skip
@@ -417,6 +427,9 @@ def _views_construction_linalg() -> list[str]:
     lines = ["## Indexing and views", ""]
     lines += _table(("form", "note"), list(INDEXING))
     lines += _table(("method", "accepts"), [(f"`a.{m}`", d) for m, d in VIEW_METHODS.items()])
+    rows = [(f"`np.{n}`", d) for n, d in array_functions.ARRAY_FUNCTIONS.items()]
+    rows += [(f"`a.{n}`", d) for n, d in array_functions.ARRAY_METHODS.items()]
+    lines += _table(("array function or method", "accepts"), rows)
     lines += ["## Construction", ""]
     rows = [
         (f"`np.{n}`", ", ".join(ps))
@@ -489,8 +502,11 @@ DIFFERENCES = (
     ("compiler/infer/rules.py", "Scalars are Python numbers, also where NumPy's are NumPy "
      "scalars (`np.sum(a)`, `np.dot(a, b)`, an element `a[i]`): a scalar `/`, `//` or `%` "
      "by zero raises ZeroDivisionError (as CPython and Numba's default error model do) "
-     "where NumPy returns inf/nan with a RuntimeWarning. Whole-array division follows "
-     "NumPy (inf/nan, no exception)."),
+     "where NumPy returns inf/nan with a RuntimeWarning; so does `0.0 ** y` for a negative "
+     "`y` (NumPy: inf), a negative float to a fractional power raises ValueError (NumPy: "
+     "nan), and an int to a negative int power raises ValueError (CPython: a float; "
+     "gradc's ints stay ints). Whole-array division and powers follow NumPy (inf/nan, no "
+     "exception)."),
 )  # fmt: skip
 
 

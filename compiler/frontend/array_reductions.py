@@ -69,7 +69,7 @@ ARRAY_REDUCTIONS: dict[str, ArrayReduction] = {
     "all": ArrayReduction("all", _ANY),
     "cumsum": ArrayReduction("cumsum", _CUM, axes="int"),
     "cumprod": ArrayReduction("cumprod", _CUM, axes="int"),
-    "linalg.norm": ArrayReduction("norm", ("ord", "axis", "keepdims"), method=False, axes="none"),
+    "linalg.norm": ArrayReduction("norm", ("ord", "axis", "keepdims"), method=False),
 }
 
 #: Python's builtins of one iterable, on a 1-D array: the :class:`~ops.ReduceKind`.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import math
 
-from gradc.compiler.frontend import numpy_linalg, slicing
+from gradc.compiler.frontend import array_functions, numpy_linalg, slicing
 from gradc.compiler.frontend.array_reductions import lower_reduction
 from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.constructs import builtin_help
@@ -86,6 +86,8 @@ class CallLowering(LoweringState):
         if reduction is not None:
             return reduction
         func = e.func
+        if self._array_method(func, "clip"):  # a.clip(lo, hi)
+            return array_functions.clip_method(self, func, e)  # type: ignore[arg-type]
         if e.keywords and self.info.numpy_attr(func) is None and not self._user_function(func):
             raise self.src.error("keyword arguments are not supported", e)
         math_fn = self.info.math_attr(func)
@@ -175,6 +177,8 @@ class CallLowering(LoweringState):
         """
         if name in NUMPY_FUNCTIONS or name in ARRAY_UFUNCS:
             return self.numpy_math_call(name, e)
+        if name in array_functions.ARRAY_FUNCTIONS:
+            return array_functions.diff_call(self, e)
         if name in numpy_linalg.ARRAY_FUNCTION_NAMES:
             return numpy_linalg.array_function_call(self, name, e)
         if name not in _NUMPY_ALLOCATORS:
@@ -328,6 +332,15 @@ class CallLowering(LoweringState):
         """A call of module-level derivative declaration ``name`` (``df(x, w)``): a call
         of its export, typed once AD has made it."""
         return self.b.call(name, [self.expr(a) for a in e.args])
+
+    def _array_method(self, func: ast.expr, name: str) -> bool:
+        """``func`` is ``<value>.name`` of a value that is not a module (an array method)."""
+        if not isinstance(func, ast.Attribute) or func.attr != name:
+            return False
+        modules = self.info.math_modules | self.info.numpy_modules
+        if isinstance(func.value, ast.Name) and func.value.id in modules:
+            return False
+        return self.info.numpy_attr(func) is None and not self._is_imported(func)
 
     def _user_function(self, func: ast.expr) -> bool:
         """``func`` names a function of a user module (which binds keyword arguments)."""

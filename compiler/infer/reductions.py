@@ -79,7 +79,11 @@ def resolve(inst: ops.NumpyReduce, t: ArrayType) -> Resolved | str:
     """The reduction ``inst`` makes of an array of type ``t``, or the compile error's
     message."""
     shown = inst.shown
-    if inst.fn in _NORMS:
+    if inst.fn in _NORMS and inst.axes is not None:
+        problem = _norm_axes(inst, t)
+        if problem is not None:
+            return problem
+    elif inst.fn in _NORMS:
         if inst.fn == "norm:fro" and t.ndim != 2:
             return f"{shown} with ord='fro' needs a 2-D array, got {python_name(t)}"
         if inst.fn in ("norm:1", "norm:2", "norm:inf") and t.ndim != 1:
@@ -109,6 +113,25 @@ def resolve(inst: ops.NumpyReduce, t: ArrayType) -> Resolved | str:
     if inst.ddof and kind not in (ops.ReduceKind.VAR, ops.ReduceKind.STD):
         return f"{shown} takes no ddof"  # the table gives ddof only to var and std
     return Resolved(kind, axes, reduced_type(t, axes, inst.keepdims, dtype))
+
+
+def _norm_axes(inst: ops.NumpyReduce, t: ArrayType) -> str | None:
+    """Why ``np.linalg.norm(x, ord, axis=...)`` is not supported (None: it is): vector
+    norms along one axis (ord None, 1, 2, inf) and the Frobenius norm over two (ord None
+    or 'fro'), as NumPy's ``norm`` computes them (``sqrt(add.reduce(x * x, axis))``,
+    ``add.reduce(abs(x), axis)``, ``abs(x).max(axis, initial=0)``); NumPy's messages for
+    the orders that do not apply."""
+    assert inst.axes is not None
+    if len(inst.axes) == 1 and inst.fn == "norm:fro":
+        return f"{inst.shown}: Invalid norm order 'fro' for vectors"
+    if len(inst.axes) == 2 and inst.fn not in ("norm:None", "norm:fro"):
+        return (
+            f"{inst.shown} over two axes with ord={inst.fn[5:]} (a matrix norm) is not "
+            "supported; only the Frobenius norm"
+        )
+    if len(inst.axes) > 2:
+        return f"{inst.shown}: Improper number of dimensions to norm."
+    return None
 
 
 def _normalized(axes: tuple[int, ...] | None, ndim: int) -> tuple[int, ...] | str:

@@ -14,7 +14,7 @@ warns), so the transcendental functions call the non-checking ``ieee_*`` twins
   type (``np.abs`` of an int is an int, ``np.floor`` of an int the int itself; integer
   ``abs``/``square`` wrap as NumPy's), ``f32`` included (``floor``/``ceil``/``trunc``
   exact in ``f64``, the others computed in ``f32``) except for ``power``;
-- predicates (``isnan``, ``isinf``, ``isfinite``): ``bool``.
+- predicates (``isnan``, ``isinf``, ``isfinite``, ``logical_and/or/xor/not``): ``bool``.
 
 Not supported (a compile error naming the function and the operand type): ``float``
 functions of ``bool`` operands only (NumPy computes them in ``float16``), of ``f32``
@@ -160,6 +160,28 @@ def _always(b: Builder, args: list[Value]) -> Value:
     return b.const(True, I1)
 
 
+def _truth(b: Builder, x: Value) -> Value:
+    """NumPy's truth of an element: ``x != 0`` (a NaN is true), a bool itself."""
+    if x.type == I1:
+        return x
+    t = x.type
+    assert isinstance(t, ScalarType)
+    return b.cmp("ne", x, b.const(0.0 if t.is_float else 0, t))
+
+
+def _logical(cls: type[ops.BinaryOp] | None) -> NumpyFn:
+    """``logical_and``/``or``/``xor`` (``cls`` of the operands' truths) and ``logical_not``
+    (None): NumPy's ``?``-result loops of every type, computed in the joined type."""
+
+    def expand(b: Builder, args: list[Value]) -> Value:
+        truths = [_truth(b, a) for a in args]
+        if cls is None:
+            return b.unary(ops.Not, truths[0])
+        return b.binary(cls, truths[0], truths[1])
+
+    return NumpyFn(1 if cls is None else 2, Kind.PREDICATE, expand, expand, True, native=True)
+
+
 def _float(fn: Expand, exact_f32: bool = False, arity: int = 1) -> NumpyFn:
     return NumpyFn(arity, Kind.FLOAT, fn, exact_f32=exact_f32)
 
@@ -229,6 +251,10 @@ NUMPY_FUNCTIONS: dict[str, NumpyFn] = {
     "isnan": _predicate(MathName.ISNAN, _never),
     "isinf": _predicate(MathName.ISINF, _never),
     "isfinite": _predicate(MathName.ISFINITE, _always),
+    "logical_and": _logical(ops.BitAnd),
+    "logical_or": _logical(ops.BitOr),
+    "logical_xor": _logical(ops.BitXor),
+    "logical_not": _logical(None),
 }
 
 #: NumPy's constants (``np.pi``).

@@ -250,6 +250,13 @@ def _from_numpy_math(name: str) -> Ufunc:
     return Ufunc(name, fn.arity, loop, expand)
 
 
+def _diff(b: Builder, args: list[Value], result: ScalarType) -> Value:
+    """``np.diff``'s step: ``subtract``, of bools ``not_equal`` (NumPy's ``diff``)."""
+    if result == I1:
+        return b.cmp("ne", args[0], args[1])
+    return b.binary(ops.Sub, args[0], args[1])
+
+
 _BOOL_SUBTRACT = (
     "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the "
     "`^` operator, or the logical_xor function instead (NumPy's TypeError)"
@@ -283,6 +290,7 @@ _OPERATORS = (
     Ufunc("greater_equal", 2, _predicate, _compare("ge")),
     Ufunc("where", 3, _same, _where, condition_first=True),
     Ufunc("clip", 3, _same, _clip),
+    Ufunc("_diff", 2, _same, _diff),  # np.diff (compiler/frontend/array_functions.py)
 )
 
 #: Every ufunc an elementwise operation may apply, by NumPy's name.

@@ -38,7 +38,9 @@ Options (names as in ``gradc.grad``; parameters by name or position):
   c=Active)`` declares them;
 * ``tape`` (``ad-reverse``, kinds ``grad``/``value_and_grad``/``vjp``): the taping
   strategies allowed, of ``hoist,count_loops,reload,recompute`` (default all; ``none``
-  for none; :class:`.taping.TapeOptions`).
+  for none; :class:`.taping.TapeOptions`);
+* ``budget`` (``ad-reverse``, the same kinds): ``--tape-budget`` in bytes (default 0:
+  every loop taped whole; :mod:`.segments`).
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class ReverseOptions:
     duplicated: tuple[str, ...] = ()
     active: tuple[str, ...] = ()
     tape: tuple[str, ...] = STRATEGIES
+    budget: int = 0
 
     def __post_init__(self) -> None:
         _check_kind(self.kind, REVERSE_KINDS, self.wrt, self.duplicated + self.active)
@@ -129,7 +132,7 @@ def run_reverse(module: Module, options: ReverseOptions) -> Module:
     """
     fn = _function(module, options.fn)
     on = set(options.tape) & set(STRATEGIES)
-    tape = TapeOptions(**{s: s in on for s in STRATEGIES})
+    tape = TapeOptions(**{s: s in on for s in STRATEGIES}, budget=options.budget)
     _add(module, fn, options.name, options.kind, options.wrt, options, tape)
     return module
 

@@ -42,6 +42,7 @@ from gradc.passes.ad.layout import shadow_type
 from gradc.passes.ad.memory import MemoryFacts, callee_writes
 from gradc.passes.ad.reverse_sweep import ReverseSweep
 from gradc.passes.ad.rules import NotDifferentiable
+from gradc.passes.ad.segments import segment_loops
 from gradc.passes.ad.sweep_state import Derived, Primal, returns
 from gradc.passes.ad.taping import DEFAULT_OPTIONS, TapeOptions, plan_tape
 from gradc.passes.analysis.cfg import split_critical_edges
@@ -89,12 +90,23 @@ def vjp_functions(
     variant += TAPED if taped else ""
     fwd_name = f"{fn.name}.fwd.{variant}"
     rev_name = f"{fn.name}.rev.{variant}"
+    # long loops in checkpointed segments (a copy of fn, made again for a memoised
+    # name: its segment calls decide which arrays are active; the segments' own
+    # derivations are a checkpointed helper's, taped=True: nothing is segmented twice)
+    segmented = (
+        None
+        if taped
+        or not options.budget
+        or is_checkpointed(module, fn)
+        or custom_of(module, fn, "vjp")
+        else segment_loops(module, fn, options.budget, pattern, frozen)
+    )
     # An array parameter outside the pattern that active values are stored into is
     # active too: its shadow carries those values' adjoints between the sweeps.
-    activity = analyze(fn, pattern)
+    activity = analyze(segmented or fn, pattern)
     arrays = [
         p.index
-        for p in fn.params
+        for p in (segmented or fn).params
         if isinstance(p.type, ArrayType) and (p.index in pattern or p in activity)
     ]
     scalars = [i for i in sorted(pattern) if i not in arrays]
@@ -113,7 +125,7 @@ def vjp_functions(
         inner = vjp_functions(module, fn, pattern, unwritten, options, c_shadows, taped=True)
         return checkpointed(fn, inner, *wrappers, frozen)
     derived = Derived(
-        clone_function(fn, fwd_name).function,
+        clone_function(segmented or fn, fwd_name).function,
         Function(rev_name, loc=fn.loc, source_name=fn.source_name),
         arrays,
         scalars,
@@ -186,7 +198,11 @@ def _derive(
         check_rules_exist(fwd, activity)
         shadows = make_shadows(p)
         plans = block_needs(p, shadows)
-        memory = MemoryFacts(fwd, p.body, frozen, callee_writes(module, fn.name))
+        writes = callee_writes(module, fn.name)
+        for inst in fwd.instructions():  # the segment functions of segmented loops
+            if isinstance(inst, ops.Call) and inst.callee not in writes:
+                writes.update(callee_writes(module, inst.callee))
+        memory = MemoryFacts(fwd, p.body, frozen, writes)
         for block in blocks:
             for inst in p.body[block]:
                 if isinstance(inst, ops.Call) and inst in activity.call_patterns:

@@ -84,12 +84,15 @@ class TapeOptions:
             recomputed from them.
         reload: load again, in the reverse sweep, elements that cannot have changed.
         recompute: rebuild cheap pure values instead of taping them.
+        budget: tape bytes per loop above which a long ``range`` loop runs in
+            checkpointed segments (:mod:`.segments`); 0: every loop is taped whole.
     """
 
     hoist: bool = True
     count_loops: bool = True
     reload: bool = True
     recompute: bool = True
+    budget: int = 0
 
 
 #: What derivative exports use.

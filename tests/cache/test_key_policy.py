@@ -76,3 +76,16 @@ def test_canonical_ir_text_renames_values_and_blocks_but_not_strings() -> None:
     assert keys.canonical_ir_text(text) == (
         'func @f() {\n^b0:\n  %v1 = const "%a.3 ^x" : str\n  ret %v1\n}'
     )
+
+
+def test_tape_budget_is_a_component_of_derivatives_only() -> None:
+    shared = keys.shared_components(CompilerOptions(), TARGET, VERSIONS)
+    derivative = types.SimpleNamespace(
+        kind="grad", target="f", wrt=(0,), wrt_sequence=False, activity=("active",)
+    )
+    a = keys.entry_components("00" * 32, shared, SIGNATURE, derivative, 1 << 20)  # type: ignore[arg-type]
+    b = keys.entry_components("00" * 32, shared, SIGNATURE, derivative, 2 << 20)  # type: ignore[arg-type]
+    assert a["options.tape_budget"] == 1 << 20
+    assert sha256_key(a) != sha256_key(b)
+    plain = keys.entry_components("00" * 32, shared, SIGNATURE, None, 1 << 20)
+    assert "options.tape_budget" not in plain

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-TEST_COMMAND = 'python -m pytest -q -m "not slow"'
+TEST_COMMAND = 'python -m pytest -q -m "not slow" -n auto'
 
 
 def _quickstart_commands() -> list[str]:

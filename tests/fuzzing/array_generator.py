@@ -4,8 +4,9 @@
 (arrays of f64/f32/i64/bool with shapes that broadcast, including size-1 and 0-length
 axes, and f64/i64/bool scalars):
 
-* ``f`` returns an array or a scalar: operators, ufuncs, comparisons and ``np.where``,
-  reductions with ``axis``/``keepdims``, slices with steps on either axis, views used in
+* ``f`` returns an array or a scalar: operators, ufuncs (``np.logical_*`` too),
+  comparisons and ``np.where``, ``np.clip``/``a.clip``, ``np.diff``, ``np.full_like`` with
+  a dtype, reductions with ``axis``/``keepdims`` (``np.linalg.norm`` along an axis too), slices with steps on either axis, views used in
   expressions, slice assignment and in-place updates (of copies and of parameters);
 * ``g`` returns an f64 scalar (a reduction) and is differentiated (``gradc.grad``,
   ``gradc.jvp``, ``gradc.value_and_grad``) with respect to its f64 parameters; it writes
@@ -33,8 +34,19 @@ DTYPES = ("f64", "f64", "f64", "f32", "i64", "bool")
 NP = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "bool": np.bool_}
 NAME = {np.dtype(v): k for k, v in NP.items()}
 FLOAT_UFUNCS = ("sqrt", "exp", "sin", "cos", "tanh", "log1p", "arctan", "expm1")
-ANY_UFUNCS = ("abs", "absolute", "square", "sign", "floor", "ceil", "trunc")
-BINARY_UFUNCS = ("minimum", "maximum", "fmin", "fmax", "arctan2", "hypot", "copysign")
+ANY_UFUNCS = ("abs", "absolute", "square", "sign", "floor", "ceil", "trunc", "logical_not")
+BINARY_UFUNCS = (
+    "minimum",
+    "maximum",
+    "fmin",
+    "fmax",
+    "arctan2",
+    "hypot",
+    "copysign",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+)
 REDUCTIONS = (
     "sum",
     "sum",
@@ -156,8 +168,28 @@ class ArrayGen:
         if k < 0.74:
             return f"np.where({self.expr(d - 1)} > {self.leaf()}, {a}, {self.expr(d - 1)})"
         if k < 0.77 and isinstance(self.typed(a), np.ndarray):
-            return f"np.clip({a}, -1.0, {self.r.choice(['1.0', '0.5', '2'])})"
+            hi = self.r.choice(["1.0", "0.5", "2"])
+            return f"({a}).clip(-1.0, {hi})" if self.chance(0.4) else f"np.clip({a}, -1.0, {hi})"
+        if k < 0.8:
+            return self.array_function(a)
         return self.reduction(a)
+
+    def array_function(self, a: str) -> str:
+        """``np.diff``, ``np.linalg.norm`` along an axis or ``np.full_like`` of ``a``."""
+        value = self.typed(a)
+        if not isinstance(value, np.ndarray):
+            return a
+        k = self.r.random()
+        axis = self.r.randrange(-value.ndim, value.ndim)
+        if k < 0.45:
+            return f"np.diff({a}, axis={axis})" if self.chance(0.5) else f"np.diff({a})"
+        if k < 0.75:
+            order = self.r.choice(["", "1, ", "2, ", "np.inf, "])
+            keep = ", keepdims=True" if self.chance(0.3) else ""
+            return f"np.linalg.norm({a}, {order}axis={axis}{keep})"
+        dtype = self.r.choice(["bool", "np.float64", "np.int64", "None"])
+        fill = self.r.choice([*self.scalars(), "1", "-1.5", "True", "0.0"])
+        return f"np.full_like({a}, {fill}, dtype={dtype})"
 
     def reduction(self, a: str) -> str:
         fn = self.r.choice(REDUCTIONS)

@@ -70,7 +70,8 @@ def test_array_generator_covers_the_constructs() -> None:
         "np.where(", "np.sum(", ".sum(", "axis=", "keepdims=True", "::-1", "::2", "[:, ",
         ".T", ".copy()", "] = ", "] += ", "] *= ", " += ", "np.maximum(", "np.sqrt(", " < ",
         " & ", " // ", " % ", " ** ", "f32[", "i64[", "bool[", "(0,", "1)", "gradc.jvp(",
-        "gradc.grad(", "gradc.value_and_grad(", "np.mean(", "np.max(",
+        "gradc.grad(", "gradc.value_and_grad(", "np.mean(", "np.max(", "np.logical_",
+        ".clip(", "np.diff(", "np.linalg.norm(", "np.full_like(",
     ):  # fmt: skip
         assert construct in text, construct
     tree = ast.parse(text.replace("import numpy as np\n", ""))

@@ -59,7 +59,7 @@ class RuleOps:
             fn = MathName(f"ieee_{fn.value}")
         return self.b.math(fn, *args)
 
-    def scale(self, t: Value, p: Value, active_p: bool = False) -> Value:
+    def scale(self, t: Value, p: Value, active_p: bool = False, adjoint: bool = False) -> Value:
         """``t·p`` for a tangent or adjoint ``t`` and a partial ``p``, with a *strong
         zero* (as Enzyme's option; JAX's symbolic zeros do it statically): 0 where ``t``
         or ``p`` is 0, even if the other is ±inf or NaN. So a value whose tangent or
@@ -72,7 +72,17 @@ class RuleOps:
         infinite active value means the function is at ±inf or NaN near there, and its
         derivatives are not finite anyway; the check would cost 14% (one-sided) to 30%
         (gradient) and 20% to 70% (JVP) of a product-bound derivative (a 1000×1000
-        mat-vec, measured). So reverse mode of ``sqrt(x * x)`` at 0 is NaN, as JAX's."""
+        mat-vec, measured). So reverse mode of ``sqrt(x * x)`` at 0 is NaN, as JAX's.
+
+        An ``adjoint`` of 0 gives 0 also with an active ``p`` that is ±inf or NaN: a value
+        that does not reach the output (an update of a dead copy, a write into an argument
+        holding NaN) has adjoint 0 at run time while its partial (an operand of ``*``) may
+        be NaN (the array fuzzer's findings, tests/fuzzing/corpus_arrays). The test
+        replaces only such a ``p`` (``p - p`` is NaN), so the product keeps its own
+        derivative ``ṫ·p + t·ṗ`` where ``t`` is 0 and ``p`` finite (forward over reverse);
+        it costs ~6% of a product-bound gradient (bench_ad.py matvec-sum and gmm, within
+        the noise of a loaded machine), against ~30% for the full check. Forward mode
+        needs no such test: the tangents of dead values never reach the output."""
         zero = self.c(0.0, t)
         if isinstance(p, ops.Const):
             if float(p.value) == 0.0:
@@ -80,6 +90,14 @@ class RuleOps:
             if math.isfinite(float(p.value)):
                 return self.b.mul(t, p)  # ±inf·p, NaN·p and 0·p are what they should be
         elif active_p:
+            if adjoint:  # 0 where t is 0 and p is ±inf or NaN (p - p is NaN), else t·p
+                spread = self.b.sub(p, p)
+                dead = self.b.binary(
+                    ops.BitAnd,
+                    self.b.cmp(CmpPred.EQ, t, zero),
+                    self.b.cmp(CmpPred.NE, spread, spread),
+                )
+                p = self.b.select(dead, zero, p)
             return self.b.mul(t, p)
         # the product itself wherever it is a number, so that its own derivative (a
         # second derivative: forward mode over this code) is ṫ·p + t·ṗ also where p or

@@ -285,7 +285,7 @@ class _FromPartials(ScalarRule):
         for operand, partial in self.partials(o, inst, active, result):
             if partial is None or not active(operand):
                 continue
-            accumulate(operand, o.scale(ct, partial, active(partial)))
+            accumulate(operand, o.scale(ct, partial, active(partial), adjoint=True))
 
 
 @dataclass(frozen=True)

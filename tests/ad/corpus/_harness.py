@@ -729,7 +729,14 @@ def _dual_var(a: Any, axis: Any, ddof: int, keepdims: bool) -> Any:
 
 
 def _dual_norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
-    """``np.linalg.norm`` of a vector or (Frobenius) a matrix, on object arrays."""
+    """``np.linalg.norm`` of a vector or (Frobenius) a matrix, on object arrays; with
+    ``axis``, NumPy's vector norms along it (the Frobenius norm over two axes)."""
+    if axis is not None:
+        if ord == 1:
+            return np.sum(np.abs(x), axis=axis, keepdims=keepdims)
+        if ord == np.inf:
+            return np.max(np.abs(x), axis=axis, keepdims=keepdims)
+        return _dual_sqrt(np.sum(x * x, axis=axis, keepdims=keepdims))
     flat = x.ravel()
     if ord == 1:
         r = np.sum(np.abs(flat))

@@ -1,5 +1,6 @@
 # fuzz: class=primal_exc key=primal_exc:primal seed=5003 input_seed=5003 opt=0
-# open: np.argmax(...) is an np.int64 in NumPy (x % 0 is 0 with a warning); gradc computes with Python int semantics and raises
+# fixed in the oracle: np.argmax(...) is an np.int64 in NumPy (x % 0 is 0 with a warning); gradc computes with
+# Python int semantics and raises: the documented difference 'Scalars are Python numbers' (docs/supported.md)
 # where: primal:f(np.array([1.502, -0.875, -0.861, -1.524], dtype=float64) [S], np.array([1, 5], dtype=int64) [C], True, True)
 # NumPy returns 2.0, gradc raises ZeroDivisionError(integer modulo by zero)
 import numpy as np

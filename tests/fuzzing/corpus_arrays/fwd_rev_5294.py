@@ -1,5 +1,6 @@
 # fuzz: class=fwd_rev key=fwd_rev:grad seed=5294 input_seed=5294 opt=0
-# open: NaN in an input array whose view is scaled in place: 0 * NaN reaches the gradient of s0 (no FD verdict)
+# fixed: NaN in an input array whose view is scaled in place: 0 * NaN reached the gradient of s0;
+# adjoints have the strong zero also with active partials (passes/ad/rules/algebra.py RuleOps.scale)
 # where: grad:d_g(np.array([[-1.12, -0.12, -0.97], [1.736, -0.486, 1.364], [-1.457, 0.92, -1.44]], dtype=float64) [C], np.array([[-1.686, nan, 1.673, -0.591]], dtype=float64) [F], np.array([3], dtype=int64) [F], 0.0)
 # nan vs 0.0 (FD None)
 import gradc

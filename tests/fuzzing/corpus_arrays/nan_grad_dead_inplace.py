@@ -1,7 +1,7 @@
 # fuzz: class=nan_grad key=nan_grad:grad seed=4 input_seed=4 opt=0
 # where: reduced by hand from seed 4 (an in-place update of a local copy that is never read)
 # the gradient of sum(a1) is NaN where a1 < 0: the dead update's partial a1 ** a1 is NaN,
-# and 0 * NaN reaches the adjoint of t (RuleOps.scale has no strong zero for active partials)
+# and 0 * NaN reached the adjoint of t; fixed: adjoints have the strong zero also with active partials
 import numpy as np
 
 import gradc
