@@ -37,7 +37,13 @@ named NAME in every export (a tangent or shadow ``d_NAME`` takes NAME's shape); 
 values in [0.5, 1.5), ints 0, 1, 2, ..., bools alternating; ``[::1, :]`` in Fortran order.
 ``--args NAME=LITERAL`` (``ast.literal_eval``: no code runs) sets parameter NAME in every
 export, or, when NAME is an export, all its arguments as a tuple; lists become arrays of
-the parameter's dtype. A row whose call fails says why in one line.
+the parameter's dtype. A row whose call fails says why in one line: for gradc and for the
+plain Python baseline alike (``gradc raised ...``, ``CPython raised ...``), and the other
+rows are still measured.
+
+Exit status: 0 when at least one figure was measured, even if some rows failed (their
+notes say why); 1 when nothing could be measured (every row failed), or on an error
+before measuring (a failed build, an unreadable artifact, a bad option).
 
 Nothing is written outside a temporary directory, except the files asked for (``-o``,
 ``--plot``): children run with ``PYTHONDONTWRITEBYTECODE=1`` and ``GRADC_CACHE_DIR`` in the
@@ -148,6 +154,9 @@ def bench(
     Cold figures run in fresh processes and fresh temporary directories; the baselines
     import the module with gradc inert (its body runs) unless --no-python. Nothing is
     written outside a temporary directory except -o and --plot.
+
+    Exit status 0 when anything was measured (a failed row says why in its note), 1 when
+    nothing was or on an error.
     """
     settings = _Settings(
         exports,
@@ -198,6 +207,14 @@ def bench(
         print_report(
             rows, f"{title} ({'temporary build' if not target.is_dir() else artifact})", peer_notes
         )
+    if not any(_measured(r) for r in rows):
+        click.echo("gradc bench: nothing was measured: every row failed (see its note)", err=True)
+        sys.exit(1)
+
+
+def _measured(row: Row) -> bool:
+    """Whether ``row`` holds a figure (gradc, the baseline or a peer)."""
+    return row.gradc is not None or row.baseline is not None or any(row.peers.values())
 
 
 @dataclass(frozen=True)
@@ -270,7 +287,17 @@ def _measure_artifact(
     except ValueError as exc:
         rows.append(Row("warm", "warm start", None, None, "", str(exc)))
     else:
-        rows.append(measure_warm(artifact, source, first.name, warm_args, tmp, settings.repeat))
+        rows.append(
+            measure_warm(
+                artifact,
+                source,
+                first.name,
+                warm_args,
+                tmp,
+                settings.repeat,
+                plain_name=first.dispatch or first.name,  # f.f64: the function f
+            )
+        )
     import gradc
 
     lib = gradc.load(artifact)

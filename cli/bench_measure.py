@@ -125,9 +125,12 @@ def measure_warm(
     args: tuple[Any, ...],
     tmp: Path,
     repeat: int,
+    plain_name: str = "",
 ) -> Row:
     """Fresh process: ``import gradc`` + ``gradc.load`` + first call of ``name``, against
-    a fresh process importing the module with gradc inert + the same first call.
+    a fresh process importing the module with gradc inert + the same first call of
+    ``plain_name`` (default ``name``; for one of several signatures, such as ``f.f64``,
+    the Python function ``f`` its manifest entry names in ``dispatch``).
 
     The arguments are unpickled in the child before its clock starts (so numpy may be
     imported already, in both children).
@@ -155,7 +158,7 @@ def measure_warm(
         folder=str(source.parent.resolve()),
         stem=source.stem,
         source=str(source.resolve()),
-        name=name,
+        name=plain_name or name,
     )
     try:
         lines = [child_seconds(code, env={**env, PLAIN_ENV: "1"}) for _ in range(repeat)]
@@ -215,37 +218,44 @@ def _call_rows(
         a = arguments(e)
     except ValueError as exc:
         return [Row("call", f"call {e.name}", None, None, "", str(exc))]
-    py = plain_function(module, e.dispatch or e.name)  # one of several signatures: f
-    base = per_call(py, a, budget) if py is not None else None
-    base_what = f"{e.name} (plain Python)" if py is not None else "(no source)"
     where = f"{e.name}({short_args(a)})"
-    fast = lib.is_fast(e.name)
-    s = per_call_stats(lib[e.name], a, budget)
-    rows = [
-        Row(
-            "call",
-            f"call {where}, {'fast path' if fast else 'ctypes path (no wrapper)'}",
-            s.median,
-            base,
-            base_what,
-            stdev=s.stdev,
-            baseline_plain=py is not None,
-        )
-    ]
-    if fast:
-        s = per_call_stats(lib.ctypes_function(e.name), a, budget)
-        rows.append(
-            Row(
-                "call",
-                f"call {where}, ctypes path",
-                s.median,
-                base,
-                base_what,
-                stdev=s.stdev,
-                baseline_plain=py is not None,
-            )
-        )
+    py_name = e.dispatch or e.name  # one of several signatures, f.f64: the function f
+    py = plain_function(module, py_name)
+    base_what = f"{py_name} (plain Python)" if py is not None else "(no source)"
+    # each side is timed when one untimed call of it returns; a failure is a note
+    notes = []
+    failed = _failure(lib[e.name], a)
+    if failed:
+        notes.append(f"gradc raised {failed}")
+    base = None
+    if py is not None:
+        py_failed = _failure(py, a)
+        if py_failed:
+            notes.append(f"CPython raised {py_failed}")
+        else:
+            base = per_call(py, a, budget)
+    note, plain = "; ".join(notes), py is not None
+    if failed:
+        return [Row("call", f"call {where}", None, base, base_what, note, baseline_plain=plain)]
+    paths = [(lib[e.name], "fast path" if lib.is_fast(e.name) else "ctypes path (no wrapper)")]
+    if lib.is_fast(e.name):
+        paths.append((lib.ctypes_function(e.name), "ctypes path"))
+    rows = []
+    for fn, path in paths:
+        s = per_call_stats(fn, a, budget)
+        what = f"call {where}, {path}"
+        rows.append(Row("call", what, s.median, base, base_what, note, s.stdev, plain))
     return rows
+
+
+def _failure(fn: Callable[..., Any], args: tuple[Any, ...]) -> str:
+    """``""`` when one untimed call ``fn(*copies of args)`` returns, else the exception
+    it raised in one line (:func:`short_error`), for the row's note."""
+    try:
+        fn(*copy_args(args))
+    except Exception as exc:
+        return short_error(exc)
+    return ""
 
 
 def _run_row(
@@ -269,10 +279,10 @@ def _run_row(
         hint = (
             " (give consistent sizes with --shape or --args)" if isinstance(exc, IndexError) else ""
         )
-        row.note = f"gradc raised {short_error(exc)}{hint}"
-        return row
-    s = per_call_stats(fn, a, budget)
-    row.gradc, row.stdev = s.median, s.stdev
+        row.note = f"gradc raised {short_error(exc)}{hint}"  # the baseline is still timed
+    else:
+        s = per_call_stats(fn, a, budget)
+        row.gradc, row.stdev = s.median, s.stdev
     py = plain_function(module, e.dispatch or e.name)  # one of several signatures: f
     if py is None:
         if module is None:
@@ -286,10 +296,12 @@ def _run_row(
     try:
         want = py(*copy_args(a))
     except Exception as exc:
-        row.note = f"CPython raised {short_error(exc)}"
+        row.note = "; ".join(filter(None, [row.note, f"CPython raised {short_error(exc)}"]))
+        return row
+    row.baseline = per_call(py, a, budget)
+    if row.gradc is None:
         return row
     row.note = "same result" if agree(got, want) else "RESULTS DIFFER"
-    row.baseline = per_call(py, a, budget)
     notes = []
     for name, jit in jits.items():
         try:

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from gradc.artifacts.manifest import Entry, EntrySignature
+from gradc.artifacts.store import read_manifest
 from gradc.cli.bench_args import (
     arguments_for,
     default_args,
@@ -24,6 +25,7 @@ from gradc.cli.bench_args import (
     parse_shapes,
 )
 from gradc.cli.bench_baselines import import_plain, load_peers
+from gradc.cli.bench_measure import measure_calls
 from gradc.cli.bench_report import format_seconds, plot
 from gradc.cli.bench_stats import Row, per_call, short_error, stats
 from gradc.cli.main import cli
@@ -352,3 +354,118 @@ def test_gmm_declared_arguments_are_consistent() -> None:
     assert np.isfinite(gmm.gmm_objective(*args))
     with pytest.raises(IndexError):
         gmm.gmm_objective(*arguments_for(_entry(*kinds, names=names), {}, {}, 8))
+
+
+FAILING = textwrap.dedent(
+    """
+    import gradc
+    from gradc import f64
+
+
+    @gradc.export
+    def q(a: f64, b: f64) -> f64:
+        return a / b
+
+
+    @gradc.export
+    def add(a: f64, b: f64) -> f64:
+        return a + b
+
+
+    @gradc.export(["f64(f64, f64)", "i64(i64, i64)"])
+    def mul(a, b):
+        return a * b
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def failing(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A module whose ``q`` raises ZeroDivisionError for ``b=0.0`` (beside ``add`` and the
+    two signatures of ``mul``), and its artifact."""
+    folder = tmp_path_factory.mktemp("failing")
+    module = folder / "zd.py"
+    module.write_text(FAILING)
+    out = folder / "zd.gradc"
+    r = CliRunner().invoke(cli, ["build", str(module), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    return module, out
+
+
+def _bench(failing: tuple[Path, Path], *options: str) -> tuple[int, str, str]:
+    module, out = failing
+    r = CliRunner().invoke(cli, ["bench", str(out), "--source", str(module), *options, *QUICK])
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_raising_baseline_is_a_note(failing: tuple[Path, Path]) -> None:
+    """Issue 14: plain Python raising in the call row was a raw traceback. Now each side's
+    exception is a note, the other rows are measured, and the exit status is 0."""
+    code, stdout, _ = _bench(failing, "-a", "b=0.0", "--call", "q", "-e", "q", "-e", "add")
+    assert code == 0, stdout
+    rows = json.loads(stdout)["rows"]
+    both = (
+        "gradc raised ZeroDivisionError: float division by zero; "
+        "CPython raised ZeroDivisionError: float division by zero"
+    )
+    call = next(r for r in rows if r["kind"] == "call")
+    runs = {r["export"]: r for r in rows if r["kind"] == "run"}
+    assert call["note"] == both and call["gradc"] is None and call["baseline"] is None
+    assert runs["q"]["note"] == both and runs["q"]["baseline"] is None
+    assert runs["add"]["note"] == "same result" and runs["add"]["gradc"] > 0
+
+
+def test_nothing_measured_exits_1(failing: tuple[Path, Path]) -> None:
+    code, stdout, stderr = _bench(failing, "-a", "b=0.0", "--call", "q", "-e", "q")
+    assert code == 1
+    assert "nothing was measured" in stderr
+    rows = json.loads(stdout)["rows"]  # the report is still printed
+    assert [r["kind"] for r in rows] == ["warm", "call", "run"]
+    assert all(r["gradc"] is None and r["baseline"] is None for r in rows)
+
+
+def test_each_side_measured_without_the_other(failing: tuple[Path, Path]) -> None:
+    """The baseline raising leaves gradc's figures; gradc raising leaves the baseline's."""
+    import gradc
+
+    _, out = failing
+    lib = gradc.load(out)
+    manifest = read_manifest(out)
+
+    def raising(a: float, b: float) -> float:
+        raise ValueError("plain side")
+
+    def returning(a: float, b: float) -> float:
+        return 0.0
+
+    for fn, gradc_ok in ((raising, True), (returning, False)):
+        module = types.ModuleType("zd")
+        module.q = fn  # type: ignore[attr-defined]
+        args = (1.0, 2.0 if gradc_ok else 0.0)
+        rows = measure_calls(lib, manifest, module, ("q",), lambda e, a=args: a, "q", 0.001, {})
+        calls = 1 + lib.is_fast("q") if gradc_ok else 1  # fast and ctypes paths, or failed
+        assert [r.kind for r in rows] == ["call"] * calls + ["run"]
+        for r in rows:
+            if gradc_ok:
+                assert r.gradc is not None and r.gradc > 0 and r.baseline is None, r
+                assert r.note == "CPython raised ValueError: plain side", r
+            else:
+                assert r.gradc is None and r.baseline is not None and r.baseline > 0, r
+                assert r.note == "gradc raised ZeroDivisionError: float division by zero", r
+
+
+def test_signatures_map_to_the_python_function(failing: tuple[Path, Path]) -> None:
+    """Issue 14: ``mul.f64.f64``'s baselines (warm start included) are the function
+    ``mul`` that its manifest entry names in ``dispatch``."""
+    code, stdout, _ = _bench(failing, "--call", "mul.f64.f64", "-e", "mul.i64.i64")
+    assert code == 0, stdout
+    rows = json.loads(stdout)["rows"]
+    warm = rows[0]
+    assert warm["kind"] == "warm" and "mul.f64.f64" in warm["what"]
+    assert warm["baseline"] > 0 and warm["baseline_plain"] is True, warm
+    assert warm["baseline_what"].startswith("import zd + first call")
+    for r in rows[1:]:
+        assert r["baseline"] > 0 and r["baseline_what"] == "mul (plain Python)", r
+    assert rows[-1]["note"] == "same result"
