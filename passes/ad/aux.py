@@ -16,7 +16,7 @@ from gradc.compiler.ir.core import Argument, Function, Module
 from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import ScalarType, TupleType
-from gradc.passes.ad.memory import callee_writes
+from gradc.passes.ad.memory import refuse_argument_writes
 from gradc.passes.ad.sweep_state import user_type_name
 from gradc.passes.ad.taping import DEFAULT_OPTIONS, TapeOptions
 
@@ -49,14 +49,13 @@ def aux_export(
             f"float value, not {user_type_name(t)}",
             loc,
         )
-    written = callee_writes(module, fn.name)[fn.name]
-    if written:
-        names = ", ".join(f"'{fn.params[i].name}'" for i in sorted(written))
-        raise PassError(
-            f"has_aux=True with '{fn.source_name}', which may write its array argument "
-            f"{names}: the export runs it twice (once for the gradient, once for aux)",
-            loc,
-        )
+    refuse_argument_writes(
+        module,
+        fn,
+        loc,
+        f"has_aux=True with '{fn.source_name}', which may write its array argument "
+        "{names}: the export runs it twice (once for the gradient, once for aux)",
+    )
     from gradc.passes.ad.reverse_exports import reverse_export
 
     value_fn = _value_only(module, fn)

@@ -36,7 +36,7 @@ from gradc.passes.ad.columns import _element, _loop, _new
 from gradc.passes.ad.forward import jvp_function
 from gradc.passes.ad.higher import runs_reverse_sweep
 from gradc.passes.ad.layout import as_shadow
-from gradc.passes.ad.memory import callee_writes
+from gradc.passes.ad.memory import refuse_argument_writes
 
 
 def jacobian_export(
@@ -106,14 +106,13 @@ def _check(module: Module, fn: Function, wrt: list[int], kind: str, loc: Loc) ->
                 f"must be {allowed if kind == 'jacfwd' else 'an f64 or an f64 array'}",
                 loc,
             )
-    written = callee_writes(module, fn.name)[fn.name]
-    if written:
-        names = ", ".join(f"'{fn.params[i].name}'" for i in sorted(written))
-        raise PassError(
-            f"{what} of '{fn.source_name}', which may write its array argument {names}: "
-            "each column of the Jacobian reruns it (pass a copy inside the function)",
-            loc,
-        )
+    refuse_argument_writes(
+        module,
+        fn,
+        loc,
+        f"{what} of '{fn.source_name}', which may write its array argument {{names}}: "
+        "each column of the Jacobian reruns it (pass a copy inside the function)",
+    )
 
 
 def _vjp(module: Module, fn: Function, wrt: list[int], loc: Loc) -> Function:

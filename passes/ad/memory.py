@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module, Value
+from gradc.compiler.ir.errors import PassError
+from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import ArrayType, PointerType, Type
 from gradc.passes.analysis.pointers import array_roots
 
@@ -183,3 +185,17 @@ def _may_alias(a: set[Value], b: set[Value]) -> bool:
     if a & b:
         return True
     return any(isinstance(r, Argument) for r in a) and any(isinstance(r, Argument) for r in b)
+
+
+def refuse_argument_writes(module: Module, fn: Function, loc: Loc, message: str) -> None:
+    """Refuse a derivative of ``fn`` that runs it more than once (or otherwise cannot
+    take its array arguments being written): ``message`` is the error's text with
+    ``{names}`` for the quoted names of the parameters ``fn`` may write.
+
+    Raises:
+        PassError: ``fn`` (or a function it calls) may write one of its array arguments.
+    """
+    written = callee_writes(module, fn.name)[fn.name]
+    if written:
+        names = ", ".join(f"'{fn.params[i].name}'" for i in sorted(written))
+        raise PassError(message.format(names=names), loc)

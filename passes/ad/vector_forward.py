@@ -46,7 +46,7 @@ from gradc.passes.ad.forward import (
     jvp_name,
 )
 from gradc.passes.ad.layout import as_shadow, shadow_type
-from gradc.passes.ad.memory import callee_writes
+from gradc.passes.ad.memory import refuse_argument_writes
 
 
 def vector_jvp_name(fn: Function, pattern: frozenset[int], width: int) -> str:
@@ -77,14 +77,13 @@ def check_no_writes(module: Module, fn: Function, what: str, loc: Loc) -> None:
     Raises:
         PassError: naming the parameters.
     """
-    written = callee_writes(module, fn.name)[fn.name]
-    if written:
-        names = ", ".join(f"'{fn.params[i].name}'" for i in sorted(written))
-        raise PassError(
-            f"{what} with a width of '{fn.source_name}', which may write its array "
-            f"argument {names}: not supported (use width=1)",
-            loc,
-        )
+    refuse_argument_writes(
+        module,
+        fn,
+        loc,
+        f"{what} with a width of '{fn.source_name}', which may write its array "
+        "argument {names}: not supported (use width=1)",
+    )
 
 
 class _VectorForward(_ForwardMode):
