@@ -38,26 +38,42 @@ def python_type(t: AbiType) -> str:
     raise TypeError(f"not an ABI type: {t!r}")
 
 
-#: How many Python types each scalar's annotation accepts (PEP 484: bool <: int <: float).
-_BREADTH = {"bool": 0, "i32": 1, "i64": 1, "f32": 2, "f64": 2}
+#: The order of element types from narrow to broad, for scalars (PEP 484: bool <: int <:
+#: float) and for arrays alike (NumPy's stubs make ``float32`` a subtype of
+#: ``floating[_64Bit]``, so an ``NDArray[np.float32]`` fits an ``NDArray[np.float64]``).
+_BREADTH = {"bool": 0, "i32": 1, "i64": 2, "f32": 3, "f64": 4}
 
 
 def _breadth(entry: Entry) -> tuple[int, ...]:
-    """The sort key of an overload: its parameters' breadths (arrays count as 0: their
-    dtypes do not overlap)."""
-    return tuple(_BREADTH.get(t, 0) for _, t in entry.signature.params)
+    """The sort key of an overload: its parameters' element types, narrowest first."""
+    return tuple(_BREADTH.get(t.split("[")[0], 0) for _, t in entry.signature.params)
 
 
-def _def(name: str, entry: Entry, overload: bool) -> list[str]:
+def _signature(entry: Entry) -> str:
+    """``(x: float, a: NDArray[np.float64] = ...) -> float`` of ``entry``."""
     where = f"export {entry.name!r}"
     defaults = dict(entry.signature.defaults)
     params = [
         f"{p}: {python_type(parse_type(t, where))}" + (" = ..." if p in defaults else "")
         for p, t in entry.signature.params
     ]
-    result = python_type(parse_type(entry.signature.result, where))
-    head = ["@overload"] if overload else []
-    return [*head, f"def {name}({', '.join(params)}) -> {result}: ...", ""]
+    return f"({', '.join(params)}) -> {python_type(parse_type(entry.signature.result, where))}"
+
+
+def _overloads(name: str, entries: list[Entry]) -> list[str]:
+    """The stub of a function with several signatures: one ``@overload`` per distinct
+    Python signature (f32 and f64 are both ``float``), narrowest first; a plain ``def``
+    when only one is left. Overloads of arrays of different dtypes overlap for mypy
+    (``NDArray`` of any dtype fits ``NDArray[Any]``), hence the ``ignore`` on all but the
+    last (as typeshed does)."""
+    signatures = list(dict.fromkeys(_signature(e) for e in sorted(entries, key=_breadth)))
+    if len(signatures) == 1:
+        return [f"def {name}{signatures[0]}: ...", ""]
+    lines = []
+    for i, signature in enumerate(signatures):
+        ignore = "  # type: ignore[overload-overlap]" if i < len(signatures) - 1 else ""
+        lines += ["@overload", f"def {name}{signature}: ...{ignore}", ""]
+    return lines
 
 
 def stub_text(manifest: Manifest) -> str:
@@ -78,13 +94,10 @@ def stub_text(manifest: Manifest) -> str:
         if entry.dispatch:
             dispatched.setdefault(entry.dispatch, []).append(entry)
         else:
-            lines += _def(entry.name, entry, overload=False)
+            lines += [f"def {entry.name}{_signature(entry)}: ...", ""]
     for name, entries in dispatched.items():
-        # narrowest first: a type checker takes the first overload that fits (an int fits
-        # `float`), the loader the exact match first, so bool, int, float in that order
-        for entry in sorted(entries, key=_breadth):
-            lines += _def(name, entry, overload=True)
-    uses_overload = bool(dispatched)
+        lines += _overloads(name, entries)
+    uses_overload = any("@overload" in line for line in lines)
     if not uses_overload:
         lines.remove("from typing import overload")
         lines.pop(2)  # the blank line after it

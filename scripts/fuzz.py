@@ -14,6 +14,7 @@ import itertools
 import json
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -50,6 +51,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", default=None, help="comma-separated seeds to run instead")
     p.add_argument("-v", "--verbose", action="store_true", help="print every failing seed")
     p.add_argument("--size", type=int, default=10, help="statements per function body (default 10)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        help="seconds (wall) per program before it counts as a timeout (default 120; "
+        "raise it on a loaded machine)",
+    )
+    p.add_argument(
+        "--progress", type=int, default=0, help="print the counts every N programs (0: never)"
+    )
     args = p.parse_args(argv)
 
     deadline = time.monotonic() + args.minutes * 60
@@ -62,7 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     log = (args.out / "failures.jsonl").open("a")
 
+    seen: Counter[str] = Counter()
+
     def progress(seed: int, report: Report) -> None:
+        seen[report.outcome] += 1
+        if args.progress and seen.total() % args.progress == 0:
+            print(f"{seen.total()} programs (last seed {seed}): {dict(seen)}", flush=True)
         if report.outcome in ("ok", "compile_error"):
             return
         log.write(
@@ -81,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         minimize_per_key=args.minimize,
         minimize_checks=args.minimize_checks,
         on_program=progress,
+        timeout=args.timeout,
     )
     print(camp.summary())
     written = write_failures(camp, args.out, args.opt)

@@ -456,7 +456,10 @@ def _ad() -> list[str]:
     lines += [f"- {line}" for line in AD_NOTES]
     forms = _operator_forms()
     refused = ", ".join(f"`{forms[n]}` (`np.{n}`)" for n in ad_refused())
-    lines += [f"- Differentiating through {refused} of floats is a compile error (no rule yet)."]
+    if refused:
+        lines += [
+            f"- Differentiating through {refused} of floats is a compile error (no rule yet)."
+        ]
     lines += ["", 'Not yet supported ([ad.md](ad.md) "Not yet supported"):', ""]
     return [*lines, *(f"- {b}" for b in _doc_bullets("docs/ad.md", "Not yet supported")), ""]
 

@@ -105,18 +105,16 @@ class IterationLowering(ExpressionLowering):
 
         Raises:
             CompileError: keywords, a wrong argument count, or a constant step that is
-                zero or not an int (CPython's messages).
+                not an int (CPython's message). A constant step of zero is a run-time
+                step (None): CPython raises ValueError only when the line runs.
         """
         if call.keywords or not 1 <= len(call.args) <= 3:
             raise self.src.error("range() takes 1 to 3 positional arguments", call)
         step = fold_constant(self.info, call.args[2]) if len(call.args) == 3 else 1
-        if step is not None and (not isinstance(step, int) or step == 0):
-            raise self.src.error(
-                "range() arg 3 must not be zero"
-                if step == 0
-                else "range() arguments must be integers",
-                call.args[2],
-            )
+        if step is not None and not isinstance(step, int):
+            raise self.src.error("range() arguments must be integers", call.args[2])
+        if step == 0:
+            step = None  # the run-time check raises CPython's ValueError where the line runs
         args = [self.expr(a) for a in call.args[: 2 if step is not None else 3]]
         for a, node in zip(args, call.args, strict=False):
             self.int_checks.append(IntCheck(a, "range() argument", self.src.loc(node)))

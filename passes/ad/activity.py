@@ -20,7 +20,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Argument, Function, Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
 from gradc.compiler.ir.types import ArrayType, PointerType, ScalarType, TupleType, Type
-from gradc.passes.ad.rules import AD_RULES, NotDifferentiable
+from gradc.passes.ad.rules import AD_RULES
 from gradc.passes.ad.rules.base import ForwardOnly, Refused
 from gradc.passes.analysis.pointers import array_sources
 
@@ -125,6 +125,38 @@ def _new_array(inst: Instruction, active: set[Value]) -> bool:
 @_BECOMES.register(ops.Const)
 def _never(inst: Instruction, active: set[Value]) -> bool:
     return False
+
+
+@_BECOMES.register(ops.Add, ops.Sub, ops.Div, ops.FDiv, ops.Mod)
+def _cancelling(inst: Instruction, active: set[Value]) -> bool:
+    # x - x, x + (-x), x / x, x % x of one value (:func:`_same_value`) are constant (0,
+    # 1, 0 wherever defined): their derivative is 0, while the chain rule through them
+    # sums partials that cancel only where finite (an infinite adjoint from sqrt'(0) or a
+    # NaN ln of a negative base made inf - inf: sqrt(x - x), (-2.5) ** (x - x))
+    a, b = inst.operands()
+    if not (a in active or b in active):
+        return False
+    x, y = _same_value(a), _same_value(b)
+    if isinstance(inst, ops.Add):
+        return _negated(x) is not y and _negated(y) is not x
+    return x is not y
+
+
+def _negated(v: Value) -> Value | None:
+    """The value ``v`` negates (``-x``: ``x``, as :func:`_same_value`), or None."""
+    return _same_value(v.operands()[0]) if isinstance(v, ops.Neg) else None
+
+
+def _same_value(v: Value) -> Value:
+    """``v``, or the value it equals whatever the inputs: the operand of ``min(x, x)``,
+    ``max(x, x)`` or a ``select`` of one value on both sides (``x - min(x, x)`` is 0)."""
+    while True:
+        if isinstance(v, ops.Min | ops.Max) and v.operands()[0] is v.operands()[1]:
+            v = v.operands()[0]
+        elif isinstance(v, ops.Select) and v.if_true is v.if_false:
+            v = v.if_true
+        else:
+            return v
 
 
 Share = Callable[[Instruction, set[Value]], bool]
@@ -233,31 +265,6 @@ def check_rules_exist(fn: Function, activity: Activity, *, forward: bool = False
             isinstance(inst, ops.TapePop) and can_be_active(inst.type)
         ):
             raise rule.refusal(inst)
-
-
-def check_flat_tuples(fn: Function, activity: Activity) -> None:
-    """Refuse, in reverse mode, an active tuple that holds another tuple.
-
-    The reverse sweep keeps one adjoint per element of a tuple (``(value, k)``), one level
-    deep; the adjoint of a float inside a nested tuple would be dropped (a silent zero),
-    so such a tuple is a compile-time error instead. Forward mode handles nested tuples.
-
-    Raises:
-        NotDifferentiable: naming the tuple's type; its ``inst`` attribute is the
-            instruction that makes it.
-    """
-    for inst in fn.instructions():
-        t = inst.type
-        if (
-            isinstance(t, TupleType)
-            and inst in activity.active
-            and any(isinstance(e, TupleType) and can_be_active(e) for e in t.elements)
-        ):
-            exc = NotDifferentiable(
-                f"a tuple nested in a tuple ({t}) in reverse mode (gradc.jvp supports it)"
-            )
-            exc.inst = inst  # type: ignore[attr-defined]
-            raise exc
 
 
 def _holds_array(t: Type) -> bool:

@@ -22,8 +22,9 @@ from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Value
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.ssa import SSABuilder
-from gradc.compiler.ir.types import ScalarType, TupleType, Type
+from gradc.compiler.ir.types import ScalarType, Type
 from gradc.passes.ad.layout import is_float
+from gradc.passes.ad.leaves import leaves
 from gradc.passes.ad.loops import LoopForest
 from gradc.passes.ad.sweep_state import AdjKey, Primal
 
@@ -69,26 +70,19 @@ class Adjoints:
         values: list[Value] = [*p.fwd.params[:-1], *p.fwd.instructions()]
         for v in values:
             if p.active(v) or (isinstance(v, Argument) and v.index in p.scalars):
-                t = v.type
-                if isinstance(t, TupleType):
-                    keys.extend((v, k) for k, e in enumerate(t.elements) if is_float(e))
-                elif is_float(t):
-                    keys.append((v, 0))
+                keys.extend(self.keys_of(v))
         return keys
 
     @staticmethod
     def keys_of(v: Value) -> list[AdjKey]:
-        """The adjoint variables of ``v``: one per float element of a tuple."""
-        t = v.type
-        if isinstance(t, TupleType):
-            return [(v, k) for k, e in enumerate(t.elements) if is_float(e)]
-        return [(v, 0)] if is_float(t) else []
+        """The adjoint variables of ``v``: one per float leaf of a (nested) tuple, by
+        leaf number (:mod:`.leaves`)."""
+        return [(v, k) for k, (_, e) in enumerate(leaves(v.type)) if is_float(e)]
 
     @staticmethod
     def key_type(key: AdjKey) -> Type:
         v, k = key
-        t = v.type
-        return t.elements[k] if isinstance(t, TupleType) else t
+        return leaves(v.type)[k][1]
 
     def var(self, key: AdjKey) -> str:
         """The SSA variable of adjoint ``key``."""

@@ -34,7 +34,7 @@ from gradc.compiler.ir.clone import clone_function
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module
 from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.types import TAPE, ArrayType, Type
-from gradc.passes.ad.activity import analyze, check_flat_tuples, check_rules_exist
+from gradc.passes.ad.activity import analyze, check_rules_exist
 from gradc.passes.ad.checkpoint import TAPED, checkpointed, declare, is_checkpointed
 from gradc.passes.ad.custom import custom_of, custom_vjp
 from gradc.passes.ad.forward_sweep import block_needs, instrument, make_shadows
@@ -196,7 +196,6 @@ def _derive(
     )
     try:
         check_rules_exist(fwd, activity)
-        check_flat_tuples(fwd, activity)
         shadows = make_shadows(p)
         plans = block_needs(p, shadows)
         writes = callee_writes(module, fn.name)

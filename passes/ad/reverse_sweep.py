@@ -25,6 +25,7 @@ from gradc.compiler.ir.dominance import reverse_postorder
 from gradc.compiler.ir.types import I64, NONE, TAPE, ArrayType, ScalarType, TupleType, Type
 from gradc.passes.ad.adjoints import Adjoints, fold_zero_adjoints
 from gradc.passes.ad.layout import adjoint_type, is_float, shadow_type, zero
+from gradc.passes.ad.leaves import build, get_leaf, leaves
 from gradc.passes.ad.rules import AD_RULES, NotDifferentiable, make_ops, scalar_rule
 from gradc.passes.ad.rules.base import BlockState, SweepRule
 from gradc.passes.ad.sweep_state import Primal, Shadows, not_differentiable, user_type_name
@@ -140,19 +141,21 @@ class ReverseSweep:
 
     def _param_adjoint(self, param: Value) -> Value:
         """The adjoint of scalar parameter ``param`` at the exit; for a tuple parameter
-        (a helper called with a tuple), the tuple of its elements' adjoints (zeros for
-        int and bool elements)."""
+        (a helper called with a tuple, nested or not), the tuple of its leaves' adjoints
+        (zeros for int and bool leaves)."""
         t = param.type
         if not isinstance(t, TupleType):
             return self.adjoints.read(self.exit, (param, 0))
-        parts = []
-        for k, e in enumerate(t.elements):
+        for _, e in leaves(t):
             if not isinstance(e, ScalarType):
                 raise not_differentiable(f"a tuple holding {user_type_name(e)} passed to", param)
-            parts.append(
+        return build(
+            self.b,
+            t,
+            lambda k, e: (
                 self.adjoints.read(self.exit, (param, k)) if is_float(e) else zero(self.b, e)
-            )
-        return self.b.make_tuple(parts)
+            ),
+        )
 
     # -- control flow --------------------------------------------------------------------
 
@@ -342,8 +345,9 @@ class ReverseSweep:
         if not self.p.active(value):
             return
         if isinstance(value.type, TupleType):
+            paths = leaves(value.type)
             for v, k in adj.keys_of(value):
-                adj.accumulate((v, k), b.tuple_get(self.seed, k))
+                adj.accumulate((v, k), get_leaf(b, self.seed, paths[k][0]))
         elif is_float(value.type):
             adj.accumulate((value, 0), self.seed)
         elif isinstance(value.type, ArrayType):

@@ -39,9 +39,19 @@ def zero(x):
     x[:] = 0.0
 
 
-@gradc.export(["f64(f64)", "i64(i64)"])
+@gradc.export(["f64(f64)", "f32(f32)", "i64(i64)"])
 def twice(v):
     return v + v
+
+
+@gradc.export(["f64(f64)", "f32(f32)"])
+def half(v):
+    return v * 0.5
+
+
+@gradc.export(["f64[:](f64[:])", "f32[:](f32[:])"])
+def neg(a):
+    return -a
 
 
 d_scalars = gradc.grad(scalars, wrt="x")
@@ -76,8 +86,15 @@ def test_the_stub_gives_each_export_its_python_types(stub: Path) -> None:
     assert defs["image"] == ["(a: NDArray[np.float32], s: float) -> NDArray[np.float32]"]
     assert defs["pair"] == ["(x: NDArray[np.float64]) -> tuple[float, int]"]
     assert defs["zero"] == ["(x: NDArray[np.float64]) -> None"]
-    # one @overload per signature, the narrowest first (an int also fits `float`)
+    # one @overload per distinct Python signature (f32 and f64 are both float), the
+    # narrowest first (an int also fits `float`, an NDArray[float32] NDArray[float64])
     assert defs["twice"] == ["(v: int) -> int", "(v: float) -> float"]
+    assert defs["half"] == ["(v: float) -> float"]
+    assert defs["neg"] == [
+        "(a: NDArray[np.float32]) -> NDArray[np.float32]",
+        "(a: NDArray[np.float64]) -> NDArray[np.float64]",
+    ]
+    assert stub.read_text().count("@overload") == 4
     assert "twice.f64" not in stub.read_text()  # specialisations: lib["twice.f64"] only
 
 
@@ -96,6 +113,7 @@ def test_mypy_checks_calls_against_the_stub(stub: Path) -> None:
         "a: float = m.scalars(1.0, 2)\n"
         "b = m.image(np.ones((2, 2), np.float32), 2.0)\n"
         "c: int = m.twice(3)\n"
+        "d: np.ndarray[tuple[int, ...], np.dtype[np.float32]] = m.neg(np.ones(2, np.float32))\n"
         "m.scalars('x', 2)  # wrong: a str\n"
     )
     run = subprocess.run(
@@ -107,4 +125,4 @@ def test_mypy_checks_calls_against_the_stub(stub: Path) -> None:
     )
     assert run.returncode == 1, run.stdout
     errors = [line for line in run.stdout.splitlines() if ": error:" in line]
-    assert len(errors) == 1 and "client.py:7:" in errors[0] and '"str"' in errors[0], run.stdout
+    assert len(errors) == 1 and "client.py:8:" in errors[0] and '"str"' in errors[0], run.stdout

@@ -81,13 +81,15 @@ def run(
     minimize_per_key: int = 0,
     minimize_checks: int = 200,
     on_program: Callable[[int, Report], None] | None = None,
+    timeout: float = 120.0,
 ) -> Campaign:
     """Check the programs of ``seeds`` (until ``deadline``, a ``time.monotonic()`` value);
-    minimize the first ``minimize_per_key`` failures of each key."""
+    minimize the first ``minimize_per_key`` failures of each key. A program whose check
+    takes longer than ``timeout`` seconds (wall clock) is a ``timeout``."""
     camp = Campaign()
     start = time.monotonic()
     kind = "arrays" if profile == "arrays" else "scalar"
-    with Runner(opt_level=opt_level) as runner:
+    with Runner(opt_level=opt_level, timeout=timeout) as runner:
         for seed in seeds:
             if deadline is not None and time.monotonic() > deadline:
                 break

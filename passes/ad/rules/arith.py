@@ -11,12 +11,14 @@ abs         sign(a)·ȧ (0 at 0, as JAX)                    sign(a)·ā
 pow         b·a^(b−1)·ȧ + r·ln(a)·ḃ                       ā·b·a^(b−1), ā·r·ln(a)
             (b·a^(b−1) is 0 where b = 0 or ±inf; r·ln a is 0 where r = 0, its limit)
 floordiv    0 (piecewise constant)
+mod (%)     ȧ − q·ḃ, q = a // b                          ā, −q·ā   (q: the piece of r)
 bitand ...  none: ints and bools (``& | ^ ~ << >>``)
 min, max    the tangent of the operand picked              ā to the operand picked
 ==========  ===========================================  ============================
 
 ``min``/``max``/``abs`` follow NumPy/JAX: the derivative of the branch Python picks (at a
-tie, ``min(a, b)`` and ``max(a, b)`` pick ``a``). Float ``%`` has no rule yet.
+tie, ``min(a, b)`` and ``max(a, b)`` pick ``a``). Float ``%`` is CPython's ``a − (a // b)·b``
+(the sign of ``b``), JAX's ``lax.rem`` rule with floor for trunc.
 
 The reverse sweep rebuilds (:class:`.base.Rebuild`) rather than tapes ``add``, ``sub``,
 ``neg``, ``mul`` of scalars and ``//``, ``%``, ``min``, ``max``, ``abs`` of integers.
@@ -102,7 +104,24 @@ def _piecewise_constant(o: RuleOps, inst: Instruction, active: Active, r: Value)
 
 
 AD_RULES.set([ops.FloorDiv], Smooth(_piecewise_constant, KEEP_NOTHING, Rebuild.INTEGER))
-AD_RULES.set([ops.Mod], NoDerivative(Rebuild.INTEGER))  # float % has no rule yet
+
+
+def _mod(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
+    """``r = a % b = a − q·b`` with ``q = a // b`` (CPython's float_rem/float_divmod): ∂a
+    = 1, ∂b = −q, ``q`` constant between jumps. ``q`` is ``(a − r)/b`` rounded to an
+    integer: the piece that holds ``r`` (``a/b`` floored may name the next piece within an
+    ulp of a jump), 0 where ``b`` is ±inf (``r`` is then ``a`` or ±inf, constant in b)."""
+    a, b = inst.operands()
+    db = None
+    if active(b):
+        q = o.math(MathName.RINT, o.b.binary(ops.FDiv, o.b.sub(a, r), b))
+        q = o.b.select(o.b.math(MathName.ISINF, b), o.c(0.0, r), q)
+        db = o.neg(q)
+    return [(a, o.c(1.0, r)), (b, db)]
+
+
+# ints: never active, rebuilt by the reverse sweep; floats: ∂a = 1, ∂b reads a, b and r
+AD_RULES.set([ops.Mod], Smooth(_mod, Keep((0, 1), result=True, only_if_active=1), Rebuild.INTEGER))
 # ints and bools only: never active, rebuilt by the reverse sweep as integer arithmetic
 AD_RULES.set(
     [ops.BitAnd, ops.BitOr, ops.BitXor, ops.LShift, ops.RShift, ops.Invert],

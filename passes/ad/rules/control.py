@@ -26,6 +26,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.types import I64, ArrayType, TupleType
 from gradc.passes.ad.layout import adjoint_type, is_float, shadow_type, zero
+from gradc.passes.ad.leaves import build, element_of_leaf, first_leaf, get_leaf, leaves
 from gradc.passes.ad.rules.algebra import RuleOps
 from gradc.passes.ad.rules.base import (
     BlockState,
@@ -82,19 +83,23 @@ def _cast_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> 
 def _make_tuple_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> None:
     assert isinstance(inst, ops.MakeTuple)
     adj = sweep.adjoints
-    for _, k in adj.keys_of(inst):
+    assert isinstance(inst.type, TupleType)
+    for _, k in adj.keys_of(inst):  # leaf k is leaf j of element i (a nested tuple's)
         a = adj.read(sweep.current(), (inst, k))
         adj.reset((inst, k))
-        adj.accumulate((inst.elements[k], 0), a)
+        i, j = element_of_leaf(inst.type, k)
+        adj.accumulate((inst.elements[i], j), a)
 
 
 def _tuple_get_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> None:
     assert isinstance(inst, ops.TupleGet)
     adj = sweep.adjoints
-    if is_float(inst.type):
-        a = adj.read(sweep.current(), (inst, 0))
-        adj.reset((inst, 0))
-        adj.accumulate((inst.tuple, inst.index), a)
+    assert isinstance(inst.tuple.type, TupleType)
+    offset = first_leaf(inst.tuple.type, inst.index)
+    for _, j in adj.keys_of(inst):  # a float, or the float leaves of a nested tuple
+        a = adj.read(sweep.current(), (inst, j))
+        adj.reset((inst, j))
+        adj.accumulate((inst.tuple, offset + j), a)
 
 
 def _call_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> None:
@@ -113,9 +118,10 @@ def _call_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> 
     result = b.call(derived.rev.name, [*shadows, sweep.tape, seed], derived.rev.return_type)
     for position, i in enumerate(derived.scalar_params):
         adjoint, arg = b.tuple_get(result, position), inst.args[i]
-        if isinstance(arg.type, TupleType):  # a tuple argument: element by element
+        if isinstance(arg.type, TupleType):  # a tuple argument: leaf by leaf
+            paths = leaves(arg.type)
             for _, k in adj.keys_of(arg):
-                adj.accumulate((arg, k), b.tuple_get(adjoint, k))
+                adj.accumulate((arg, k), get_leaf(b, adjoint, paths[k][0]))
         else:
             adj.accumulate((arg, 0), adjoint)
 
@@ -126,14 +132,12 @@ def _call_seed(sweep: ReverseSweep, state: BlockState, call: ops.Call) -> Value:
     block = sweep.current()
     keys = adj.keys_of(call)
     seed_type = adjoint_type(call.type)
-    if isinstance(seed_type, TupleType):
-        parts = []
-        for k, t in enumerate(seed_type.elements):
-            if (call, k) in keys:
-                parts.append(adj.read(block, (call, k)))
-            else:
-                parts.append(zero(b, t))
-        return b.make_tuple(parts)
+    if isinstance(seed_type, TupleType):  # leaf by leaf (the leaves of call.type's)
+        return build(
+            b,
+            seed_type,
+            lambda k, t: adj.read(block, (call, k)) if (call, k) in keys else zero(b, t),
+        )
     if keys:
         return adj.read(block, (call, 0))
     if isinstance(seed_type, ArrayType):
