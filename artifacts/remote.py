@@ -330,7 +330,9 @@ class RemoteCache:
             self._call(self._fs_or_open().pipe_file, path, data, mode="create")
         except FileExistsError:
             return False
-        except PermissionError as exc:  # a read-only role: keep reading, stop writing
+        # A read-only role, or a bucket (folder) that does not exist: keep reading (every
+        # key is then a miss), stop writing; the local build goes on.
+        except (PermissionError, FileNotFoundError) as exc:
             self._warn(f"cannot write {self._show(path)} ({exc}); not publishing to it")
             self._not_writable = True
             raise _Unreachable from None
@@ -538,9 +540,12 @@ def open_filesystem(options: RemoteOptions) -> tuple[Any, str]:
     For ``s3://`` the requests get ``options.timeout_s`` as connect and read timeout and
     ``options.attempts`` tries in all; other protocols get fsspec's defaults.
 
+    A ``file://`` folder that does not exist yet is created on the first publish.
+
     Raises:
         ImportError: fsspec (or the protocol's package, s3fs for ``s3://``) is not
             installed: ``pip install 'gradc[remote]'``.
+        ValueError: fsspec knows no such protocol, or the URL names no bucket (folder).
     """
     try:
         import fsspec
@@ -556,7 +561,13 @@ def open_filesystem(options: RemoteOptions) -> tuple[Any, str]:
             "read_timeout": options.timeout_s,
             "retries": {"total_max_attempts": 1},  # s3fs retries itself, see below
         }
+    elif protocol in ("file", "local"):
+        kwargs["auto_mkdir"] = True
+    if protocol not in fsspec.available_protocols():
+        raise ValueError(f"the protocol {protocol}:// is unknown to fsspec")
     fs, root = fsspec.core.url_to_fs(options.url, **kwargs)
+    if not str(root).strip("/"):
+        raise ValueError(f"{options.url} names no bucket or folder (s3://bucket/prefix)")
     if hasattr(fs, "retries"):
         fs.retries = options.attempts
     return fs, str(root).rstrip("/")

@@ -19,22 +19,42 @@ import click
 def exit_for(exc: Exception, module: Path, verbose: bool) -> NoReturn:
     """Print ``exc``, raised while building ``module``, and exit (see the module
     docstring)."""
-    from gradc.compiler.diagnostics import CompileError, CudaBuildError, InternalCompilerError
+    sys.exit(report(exc, module, verbose))
+
+
+def expected_errors() -> tuple[type[Exception], ...]:
+    """The exception types of a build that failed for a reason of the user's (a compile
+    error, a refused compile, ...): reported with exit status 1, never a bug in gradc."""
+    from gradc.compiler.diagnostics import CompileError, CudaBuildError
     from gradc.compiler.driver import CompileForbiddenError, WriteError
     from gradc.compiler.fanout import ToolchainMismatchError
     from gradc.compiler.frontend.derivatives import GradRequestError
 
+    return (
+        CompileError,
+        CompileForbiddenError,
+        WriteError,
+        CudaBuildError,
+        ToolchainMismatchError,
+        GradRequestError,
+    )
+
+
+def report(exc: Exception, module: Path, verbose: bool) -> int:
+    """Print ``exc``, raised while building ``module`` (see the module docstring); the
+    exit status it calls for: 1 for :func:`expected_errors`, 70 for anything else."""
+    from gradc.compiler.diagnostics import CompileError, InternalCompilerError
+    from gradc.compiler.frontend.derivatives import GradRequestError
+
     if isinstance(exc, CompileError):
         click.echo(exc.render(), err=True)
-        sys.exit(1)
-    if isinstance(
-        exc, CompileForbiddenError | WriteError | CudaBuildError | ToolchainMismatchError
-    ):
-        click.echo(f"gradc: error: {exc}", err=True)
-        sys.exit(1)
+        return 1
     if isinstance(exc, GradRequestError):
         click.echo(f"gradc: error: --grad: {exc}", err=True)
-        sys.exit(1)
+        return 1
+    if isinstance(exc, expected_errors()):
+        click.echo(f"gradc: error: {exc}", err=True)
+        return 1
     if verbose:  # a bug in gradc: say so, keep the traceback for -v
         import traceback
 
@@ -50,4 +70,4 @@ def exit_for(exc: Exception, module: Path, verbose: bool) -> NoReturn:
         "nothing was written; please report this with the module (-v shows the traceback)",
         err=True,
     )
-    sys.exit(70)
+    return 70

@@ -18,12 +18,19 @@ paths given here (a shared file system or the same checkout) and have gradc inst
 With ``--remote-cache`` the front-end tasks look keys up in the shared cache (their
 warnings are printed here) and this process publishes what the workers compiled. Needs
 ``gradc[dask]``.
+
+In both modes every module that compiles is built and written; each module that does not
+is reported exactly as ``gradc build MODULE.py`` reports it, and the exit status is then
+1 (70 for an internal compiler error). A worker returns an expected error (a compile
+error ...) as a :class:`Failed` value instead of raising it, so that Dask logs no
+"Compute Failed" traceback for it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -80,13 +87,26 @@ class FrontTask:
     cwd: str = ""
 
 
-def emit(task: EmitTask, cwd: str) -> Emitted:
+@dataclass(frozen=True)
+class Failed:
+    """A task's expected error (``build_errors.expected_errors``: a compile error ...),
+    returned by the worker rather than raised; the client reports it."""
+
+    error: Exception
+
+
+def emit(task: EmitTask, cwd: str) -> Emitted | Failed:
     """``fanout.emit_task(task)`` in the client's working directory ``cwd`` (on a worker:
-    an internal error reads its source line there, as a local build does)."""
+    an internal error reads its source line there, as a local build does); an expected
+    error as :class:`Failed`."""
+    from gradc.cli.build_errors import expected_errors
     from gradc.compiler.fanout import emit_task
 
-    with in_client_cwd(cwd):
-        return emit_task(task)
+    try:
+        with in_client_cwd(cwd):
+            return emit_task(task)
+    except expected_errors() as exc:
+        return Failed(exc)
 
 
 @dataclass(frozen=True)
@@ -99,28 +119,34 @@ class FrontResult:
     downloaded: int = 0
 
 
-def front_end(task: FrontTask) -> FrontResult:
+def front_end(task: FrontTask) -> FrontResult | Failed:
     """Run one module's front end (on a worker), looking keys up in ``task.remote``.
 
+    Returns :class:`Failed` for an expected error: this worker's toolchain is not the
+    client's (``ToolchainMismatchError``), a ``CompileError``, ``GradRequestError`` ...
+
     Raises:
-        ToolchainMismatchError: this worker's toolchain is not the client's.
-        CompileError, GradRequestError, OSError ...: as ``driver.build_module``.
+        OSError ...: as ``driver.build_module``.
     """
     from gradc.artifacts.remote import RemoteCache, host_toolchain
+    from gradc.cli.build_errors import expected_errors
     from gradc.compiler.fanout import plan_module
 
     problems: list[str] = []
     remote = None
     if task.remote is not None:
         remote = RemoteCache(task.remote, host_toolchain(), warn=problems.append)
-    with in_client_cwd(task.cwd):
-        plan = plan_module(
-            task.source,
-            task.options,
-            task.toolchain,
-            grads=task.grads,
-            cache=remote.layered({}) if remote is not None else None,
-        )
+    try:
+        with in_client_cwd(task.cwd):
+            plan = plan_module(
+                task.source,
+                task.options,
+                task.toolchain,
+                grads=task.grads,
+                cache=remote.layered({}) if remote is not None else None,
+            )
+    except expected_errors() as exc:
+        return Failed(exc)
     return FrontResult(plan, tuple(problems), len(remote.stats.hits) if remote else 0)
 
 
@@ -185,45 +211,60 @@ def connect(executor: str) -> tuple[Any, Any]:
 
 def run_fanned_out(
     client: Any, tasks: Sequence[FrontTask]
-) -> tuple[list[tuple[BuildOutput, FrontResult]], dict[str, float]]:
+) -> tuple[list[tuple[BuildOutput, FrontResult] | Exception], dict[str, float]]:
     """Build ``tasks`` on ``client``'s cluster: each module's front end, and its emit
     tasks as soon as that front end is done.
 
     Returns:
-        (the module's ``BuildOutput``, its :class:`FrontResult`) per module, in order;
-        timings in seconds: ``front end`` until the last plan arrived, ``emit`` until the
-        last object arrived.
-
-    Raises:
-        the first module's error (in module order): a compile error, a toolchain
-        mismatch ... exactly as raised on the worker.
+        per module, in order: (its ``BuildOutput``, its :class:`FrontResult`), or the
+        error that stopped it (its first, in task order: a compile error, a toolchain
+        mismatch ... exactly as raised on the worker); timings in seconds: ``front end``
+        until the last plan arrived, ``emit`` until the last object arrived.
     """
     from distributed import as_completed
-
-    from gradc.compiler.fanout import assemble
 
     begin = time.perf_counter()
     fronts = client.map(front_end, list(tasks), pure=False)
     index = {f.key: i for i, f in enumerate(fronts)}
-    results: list[FrontResult | None] = [None] * len(tasks)
+    results: list[FrontResult | Failed | None] = [None] * len(tasks)
     emits: list[list[Any]] = [[] for _ in tasks]
     for done in as_completed(fronts):
         if done.status != "finished":
-            continue  # raised below, in module order
+            continue  # its exception is collected below
         i = index[done.key]
         result = results[i] = done.result()
-        plan_tasks = list(result.plan.tasks)
-        emits[i] = client.map(emit, plan_tasks, [tasks[i].cwd] * len(plan_tasks), pure=False)
+        if isinstance(result, FrontResult):
+            plan_tasks = list(result.plan.tasks)
+            cwds = [tasks[i].cwd] * len(plan_tasks)
+            emits[i] = client.map(emit, plan_tasks, cwds, pure=False)
     times = {"front end": time.perf_counter() - begin}
-    builds = []
-    for i, f in enumerate(fronts):
-        result = results[i]
-        if result is None:
-            f.result()  # raises the worker's exception
-            raise AssertionError("unreachable: a front-end task neither finished nor failed")
-        builds.append((assemble(result.plan, [e.result() for e in emits[i]]), result))
+    builds = [_gather(f, results[i], emits[i]) for i, f in enumerate(fronts)]
     times["emit"] = time.perf_counter() - begin
     return builds, times
+
+
+def _gather(
+    front: Any, result: FrontResult | Failed | None, emits: Sequence[Any]
+) -> tuple[BuildOutput, FrontResult] | Exception:
+    """One module's build from its front-end future, that future's result (None when it
+    raised) and its emit futures; or the module's first error."""
+    from gradc.compiler.fanout import assemble
+
+    if isinstance(result, Failed):
+        return result.error
+    if result is None:
+        error = front.exception()
+        return error if isinstance(error, Exception) else RuntimeError(str(error))
+    emitted: list[Emitted] = []
+    for future in emits:
+        try:
+            value = future.result()
+        except Exception as exc:  # an unexpected error of the worker: reported as such
+            return exc
+        if isinstance(value, Failed):
+            return value.error
+        emitted.append(value)
+    return assemble(result.plan, emitted), result
 
 
 def build_fanned_out(
@@ -239,10 +280,11 @@ def build_fanned_out(
     """``gradc build ... --executor``: build ``modules`` (source, artifact directory) on
     ``executor``, write the artifacts here, publish what was compiled, print a summary.
 
-    A compile error (or any error of a task) is printed as ``gradc build`` prints it and
-    exits with its status; nothing is written then.
+    Each module that failed (a compile error, any error of its tasks) is printed as
+    ``gradc build`` prints it, in module order, after the others are written; the exit
+    status is then the worst (1, or 70 for an internal compiler error).
     """
-    from gradc.cli.build_errors import exit_for
+    from gradc.cli.build_errors import exit_for, report
     from gradc.compiler.fanout import toolchain_identity
 
     start = time.perf_counter()
@@ -252,8 +294,8 @@ def build_fanned_out(
     client, cluster = connect(executor)
     times = {"start": time.perf_counter() - start}
     try:
-        built, phases = run_fanned_out(client, tasks)
-    except Exception as exc:
+        outcomes, phases = run_fanned_out(client, tasks)
+    except Exception as exc:  # the cluster itself failed
         exit_for(exc, modules[0][0] if len(modules) == 1 else Path("the modules"), options.verbose)
     finally:
         client.close()
@@ -261,19 +303,28 @@ def build_fanned_out(
             cluster.close()
     times.update(phases)
     begin = time.perf_counter()
-    _write_and_publish(modules, built, remote, texts)
+    good = [(m, o) for m, o in zip(modules, outcomes, strict=True) if not isinstance(o, Exception)]
+    built = [o for _, o in good if not isinstance(o, Exception)]
+    _write_and_publish([m for m, _ in good], built, remote, texts)
     times["write"] = time.perf_counter() - begin
-    compiled = sum(len(r.plan.tasks) for _, r in built)
-    downloaded = sum(r.downloaded for _, r in built)
-    click.echo(
-        f"wrote {len(modules)} artifact{'s' * (len(modules) != 1)} ({executor}): "
-        f"{compiled} objects compiled"
-        + (f", {downloaded} downloaded" if remote is not None else "")
-        + f", in {time.perf_counter() - start:.2f} s"
-    )
+    status = 0
+    for (src, _), outcome in zip(modules, outcomes, strict=True):
+        if isinstance(outcome, Exception):
+            status = max(status, report(outcome, src, options.verbose))
+    if built:
+        compiled = sum(len(r.plan.tasks) for _, r in built)
+        downloaded = sum(r.downloaded for _, r in built)
+        click.echo(
+            f"wrote {len(built)} artifact{'s' * (len(built) != 1)} ({executor}): "
+            f"{compiled} objects compiled"
+            + (f", {downloaded} downloaded" if remote is not None else "")
+            + f", in {time.perf_counter() - start:.2f} s"
+        )
     if timings:
         for phase, seconds in times.items():
             click.echo(f"  {phase:<10} {seconds * 1e3:9.1f} ms")
+    if status:
+        sys.exit(status)
 
 
 def _write_and_publish(
@@ -367,22 +418,32 @@ def build_sequential(
     timings: bool = False,
 ) -> None:
     """``gradc build`` of each of ``modules`` (source, artifact directory) in turn, in
-    this process, each with ``gradc build``'s summary line (and ``--timings``)."""
+    this process, each with ``gradc build``'s summary line (and ``--timings``). A module
+    that fails is reported as its own build would be and the others are built; the exit
+    status is then the worst (1 for a compile error, 70 for an internal one)."""
     from gradc.artifacts.remote import RemoteStats
+    from gradc.cli.build_errors import report
     from gradc.cli.main import _build, _print_summary, _print_timings
     from gradc.cli.remote import open_remote
 
     remote = open_remote(remote_url, readonly)
+    status = 0
     for src, out in modules:
         start = time.perf_counter()
         if remote is not None:  # each summary line counts its module's downloads
             remote.stats = RemoteStats()
-        built = _build(src, out, options, grads, remote, texts=texts)
+        try:
+            built = _build(src, out, options, grads, remote, texts=texts, raise_errors=True)
+        except Exception as exc:  # reported as a build of this module alone; go on
+            status = max(status, report(exc, src, options.verbose))
+            continue
         seconds = time.perf_counter() - start
         same = built.previous is not None and built.previous.encode() == built.manifest.encode()
         _print_summary(out, built.manifest, built.output, remote, seconds, options.verbose, same)
         if timings:
             _print_timings(dict(built.timings), seconds)
+    if status:
+        sys.exit(status)
 
 
 @click.command("build-all")

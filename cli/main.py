@@ -277,9 +277,11 @@ def _build(
     remote: RemoteCache | None,
     *,
     texts: bool = True,
+    raise_errors: bool = False,
 ) -> ArtifactBuild:
     """``build_artifact`` of ``module`` into ``out_dir`` (with the texts unless
-    ``texts=False``), warnings printed.
+    ``texts=False``), warnings printed. With ``raise_errors`` an error is raised instead
+    (the caller reports it: ``build_errors.report``).
 
     A compile error, a refused compile (``GRADC_NO_COMPILE=1``), an unwritable output or
     a bad ``--grad`` is printed and exits with status 1; any other exception is an
@@ -305,6 +307,8 @@ def _build(
             texts=texts,
         )
     except Exception as exc:
+        if raise_errors:
+            raise
         exit_for(exc, module, options.verbose)
 
 

@@ -37,8 +37,11 @@ def open_remote(url: str | None, readonly: bool) -> RemoteCache | None:
         from gradc.artifacts.remote import open_filesystem
 
         filesystem = open_filesystem(options)
-    except (ImportError, ValueError) as exc:
+    except ImportError as exc:
         _warn(f"remote cache {url} not used: {exc} (pip install 'gradc[remote]')")
+        return None
+    except ValueError as exc:  # an unknown protocol, no bucket
+        _warn(f"remote cache {url} not used: {exc}")
         return None
     return RemoteCache(options, host_toolchain(), warn=_warn, filesystem=filesystem)
 

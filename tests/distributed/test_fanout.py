@@ -189,3 +189,45 @@ def test_forty_modules_on_local_2_are_byte_identical_to_a_sequential_build(
     assert files(tmp_path / "dist") == files(tmp_path / "seq")
     assert len(list((tmp_path / "dist").rglob("*.gradc"))) == 40
     shutil.rmtree(tmp_path / "seq")
+
+
+GOOD = """
+import gradc
+from gradc import f64
+
+
+@gradc.export
+def f(x: f64) -> f64:
+    return 2.0 * x
+"""
+
+UNDEFINED = GOOD.replace("2.0 * x", "2.0 * y")
+
+
+@pytest.mark.parametrize("fanned_out", [False, True], ids=["sequential", "executor"])
+def test_every_module_that_compiles_is_built_and_every_error_reported(
+    tmp_path: Path, scheduler: str, monkeypatch: pytest.MonkeyPatch, fanned_out: bool
+) -> None:
+    """Two modules with compile errors around one that compiles: the good one is built,
+    each error is printed exactly as building that module alone prints it, the exit
+    status is 1, and no worker logs a "Compute Failed" traceback for them."""
+    monkeypatch.chdir(tmp_path)
+    pkg = Path("pkg")
+    pkg.mkdir()
+    (pkg / "a_bad.py").write_text(BAD)
+    (pkg / "b_good.py").write_text(GOOD)
+    (pkg / "c_bad.py").write_text(UNDEFINED)
+    alone = [
+        _gradc("build", pkg / name, "-o", f"alone/{name}") for name in ("a_bad.py", "c_bad.py")
+    ]
+    assert [a.exit_code for a in alone] == [1, 1] and all(": error:" in a.stderr for a in alone)
+    executor = ("--executor", scheduler) if fanned_out else ()
+    with distributed.Client(scheduler) as client:
+        failed_before = str(client.get_worker_logs()).count("Compute Failed")
+        r = _gradc("build", pkg, "-o", "out", *executor)
+        failed_after = str(client.get_worker_logs()).count("Compute Failed")
+    assert r.exit_code == 1, r.output
+    assert r.stderr == alone[0].stderr + alone[1].stderr
+    assert failed_after == failed_before
+    assert sorted(p.name for p in Path("out").rglob("*.gradc")) == ["b_good.gradc"]
+    assert gradc.load(Path("out") / "b_good.gradc").f(1.25) == 2.5

@@ -558,3 +558,58 @@ def test_build_all_workers_share_the_cache(
     assert "0 objects compiled, 8 downloaded" in third.output, third.output
     assert "warning" not in third.output
     assert files(tmp_path / "C") == files(tmp_path / "A")
+
+
+# ------------------------------------------------------------------ unwritable stores
+
+
+@pytest.mark.parametrize("url", ["s3://no-such-bucket-{id}/gc", "s3://"])
+def test_a_store_that_cannot_be_written_is_one_warning_and_the_build_succeeds(
+    source: Path, tmp_path: Path, s3_env: dict[str, str], url: str
+) -> None:
+    """A bucket that does not exist (or no bucket at all) is not a failed build: the
+    artifact is built locally and written, and the store is warned about once."""
+    import uuid
+
+    out = tmp_path / "m.gradc"
+    text = _build(source, out, url.format(id=uuid.uuid4().hex[:8]))
+    assert text.count("gradc: warning") == 1, text
+    assert "cannot write" in text or "names no bucket" in text, text
+    assert "internal compiler error" not in text
+    _check_artifact(out, source)
+
+
+def test_runtime_mode_with_a_bucket_that_does_not_exist_compiles_locally(
+    source: Path, tmp_path: Path, s3_env: dict[str, str]
+) -> None:
+    from gradc.runtime_mode import _compile
+
+    out = tmp_path / "cache" / "m.gradc"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _compile(source, out, allow_compile=True, remote_url="s3://no-such-bucket-rt/gc")
+    messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert len(messages) == 1 and "cannot write" in messages[0], messages
+    _check_artifact(out, source)
+
+
+def test_a_file_url_whose_folder_does_not_exist_is_created_and_shared(
+    source: Path, tmp_path: Path, machine_a: tuple[Any, Path]
+) -> None:
+    """``file://`` a folder not there yet: the first build creates it and publishes; a
+    second machine downloads everything and writes machine A's bytes."""
+    url = f"file://{tmp_path}/shared/not/yet"
+    text = _build(source, tmp_path / "A" / "m.gradc", url)
+    assert "warning" not in text, text
+    assert (tmp_path / "shared" / "not" / "yet" / "ac").is_dir()
+    text = _build(source, tmp_path / "B" / "m.gradc", url)
+    assert "4 objects downloaded" in text and "warning" not in text, text
+    assert files(tmp_path / "B" / "m.gradc") == files(machine_a[1])
+
+
+def test_an_unknown_protocol_is_named_as_such(source: Path, tmp_path: Path) -> None:
+    out = tmp_path / "m.gradc"
+    text = _build(source, out, "foo://x/y")
+    assert "the protocol foo:// is unknown to fsspec" in text, text
+    assert "pip install" not in text and text.count("gradc: warning") == 1
+    _check_artifact(out, source)
