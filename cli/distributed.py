@@ -335,6 +335,7 @@ def _write_and_publish(
 ) -> None:
     """Write each artifact; print each remote warning once; publish the compiled keys."""
     from gradc.artifacts.store import write_artifact
+    from gradc.artifacts.stubs import write_stub
 
     shown: set[str] = set()
     cache = None
@@ -343,7 +344,7 @@ def _write_and_publish(
 
         cache = open_remote(remote.url, remote.readonly)
     for (src, out), (build, result) in zip(modules, built, strict=True):
-        write_artifact(out, build, texts=texts)
+        write_stub(out, write_artifact(out, build, texts=texts))
         for message in result.warnings:
             if message not in shown:  # each worker says "unreachable" once
                 shown.add(message)

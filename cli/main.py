@@ -212,9 +212,6 @@ def build(
         remote = open_remote(remote_cache, remote_cache_readonly)
     with _progress(module):
         built = _build(module, out_dir, options, grads, remote, texts=not no_texts)
-        from gradc.artifacts.stubs import write_stub
-
-        write_stub(out_dir, built.manifest)  # build/m.pyi: the compiled API, for type checkers
     end = time.perf_counter()
     if explain:
         from gradc.cli.explain import explain as explain_lines
@@ -288,6 +285,7 @@ def _build(
     internal compiler error: printed (with the traceback under ``-v``), exit status 70.
     Nothing is written then.
     """
+    from gradc.artifacts.stubs import write_stub
     from gradc.cli.build_errors import exit_for
     from gradc.compiler.driver import build_artifact
 
@@ -295,7 +293,7 @@ def _build(
         click.echo(f"gradc: warning: {message}", err=True)
 
     try:
-        return build_artifact(
+        built = build_artifact(
             module,
             out_dir,
             options,
@@ -306,6 +304,8 @@ def _build(
             on_damage=warn,
             texts=texts,
         )
+        write_stub(out_dir, built.manifest)  # m.pyi: the compiled API, for type checkers
+        return built
     except Exception as exc:
         if raise_errors:
             raise

@@ -126,3 +126,21 @@ def test_mypy_checks_calls_against_the_stub(stub: Path) -> None:
     assert run.returncode == 1, run.stdout
     errors = [line for line in run.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1 and "client.py:8:" in errors[0] and '"str"' in errors[0], run.stdout
+
+
+def test_building_a_folder_writes_each_modules_stub(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    for name, body in (("a", "x * 2.0"), ("b", "x + 1.0")):
+        (pkg / f"{name}.py").write_text(
+            f"import gradc\nfrom gradc import f64\n\n\n@gradc.export\n"
+            f"def {name}(x: f64) -> f64:\n    return {body}\n"
+        )
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["build", str(pkg), "-o", str(out), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    stubs = {p.name: _defs(p) for p in out.rglob("*.pyi")}
+    assert stubs == {
+        "a.pyi": {"a": ["(x: float) -> float"]},
+        "b.pyi": {"b": ["(x: float) -> float"]},
+    }
