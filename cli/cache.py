@@ -20,6 +20,7 @@ import click
 
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.store import read_manifest
+from gradc.compiler.codegen.runtime_cache import RUNTIME_FOLDER
 from gradc.runtime_mode import cache_root
 
 ENTRY_SUFFIX = ".gradc"
@@ -80,9 +81,20 @@ def cache_info() -> None:
     """Print the cache folder, its number of entries and their total size."""
     root = cache_root()
     entries = cache_entries(root)
+    runtimes = _runtime_objects(root)
     click.echo(f"cache: {root}")
     click.echo(f"entries: {len(entries)}")
     click.echo(f"size: {human_size(sum(e.size for e in entries))}")
+    if runtimes:
+        size = human_size(sum(p.stat().st_size for p in runtimes))
+        click.echo(f"runtime objects: {len(runtimes)} ({size})")
+
+
+def _runtime_objects(root: Path) -> list[Path]:
+    """The runtime objects builds keep in ``<root>/runtime`` (one per runtime key:
+    ``gradc.compiler.codegen.runtime_cache``)."""
+    folder = root / RUNTIME_FOLDER
+    return sorted(folder.glob("*.o")) if folder.is_dir() else []
 
 
 @cache_command.command("list")
@@ -103,8 +115,9 @@ def cache_list() -> None:
 @cache_command.command("clear")
 @click.argument("patterns", nargs=-1, metavar="[PATTERN...]")
 def cache_clear(patterns: tuple[str, ...]) -> None:
-    """Remove every entry, or those whose folder name matches a shell PATTERN ('gmm-*');
-    an entry a process is compiling (its lock held) is kept."""
+    """Remove every entry (and the cached runtime objects), or those whose folder name
+    matches a shell PATTERN ('gmm-*'); an entry a process is compiling (its lock held) is
+    kept."""
     from filelock import FileLock, Timeout
 
     root = cache_root()
@@ -121,6 +134,8 @@ def cache_clear(patterns: tuple[str, ...]) -> None:
             continue
         lock.unlink(missing_ok=True)
         removed += 1
+    if not patterns:  # everything: the runtime objects too (a build remakes one in ~25 ms)
+        shutil.rmtree(root / RUNTIME_FOLDER, ignore_errors=True)
     click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {root}")
 
 

@@ -20,10 +20,14 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["cached_runtime", "find_runtime", "runtime_cache_dir"]
+__all__ = ["RUNTIME_FOLDER", "cached_runtime", "find_runtime", "runtime_cache_dir"]
 
 #: The environment variable naming gradc's cache root (as gradc.runtime_mode reads it).
 _CACHE_DIR_ENV = "GRADC_CACHE_DIR"
+
+#: The folder of the cache root that holds the runtime objects (``gradc cache`` reports
+#: and clears it).
+RUNTIME_FOLDER = "runtime"
 
 _memory: dict[str, bytes] = {}
 
@@ -35,7 +39,7 @@ def runtime_cache_dir() -> Path:
         import platformdirs
 
         root = platformdirs.user_cache_dir("gradc")
-    return Path(root) / "runtime"
+    return Path(root) / RUNTIME_FOLDER
 
 
 def _read(path: Path) -> bytes | None:

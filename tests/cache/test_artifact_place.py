@@ -64,10 +64,12 @@ def test_cache_info_list_clear(tmp_path: Path) -> None:
     assert info.exit_code == 0, info.output
     entries = sorted(cache.glob("*.gradc"))
     size = sum(f.stat().st_size for e in entries for f in e.rglob("*") if f.is_file())
+    (runtime,) = (cache / "runtime").glob("*.o")  # built once for both modules
     assert info.output.splitlines() == [
         f"cache: {cache}",
         "entries: 2",
         f"size: {human_size(size)}",
+        f"runtime objects: 1 ({human_size(runtime.stat().st_size)})",
     ]
 
     listed = runner.invoke(cli, ["cache", "list"], env=env).output.splitlines()
@@ -79,6 +81,7 @@ def test_cache_info_list_clear(tmp_path: Path) -> None:
     assert [p.name for p in sorted(cache.iterdir())] == [
         entries[0].name,
         entries[0].name + ".lock",
+        "runtime",  # the runtime objects: kept by a clear with patterns
     ]
     from filelock import FileLock
 
