@@ -18,9 +18,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from gradc.artifacts.abi import RUNTIME_ABI
-from gradc.artifacts.keys import sha256_key
-
 if TYPE_CHECKING:
     from gradc.artifacts.manifest import Manifest
 
@@ -78,5 +75,9 @@ def runtime_key(shared: Mapping[str, object]) -> str:
     """``gradc.compiler.keys.runtime_key``: the key of the runtime object built with the
     ``shared`` components, computed here without importing the compiler (a process that
     reuses an artifact imports none of it; tests/cache/test_runtime_export_options.py
-    checks that both agree)."""
+    checks that both agree). Imports the ABI and key modules only when called:
+    ``import gradc`` imports this module and stays free of gradc.artifacts."""
+    from gradc.artifacts.abi import RUNTIME_ABI
+    from gradc.artifacts.keys import sha256_key
+
     return sha256_key({"runtime": RUNTIME_ABI, **shared})

@@ -83,7 +83,9 @@ def test_different_modules_into_one_build_directory(tmp_path: Path) -> None:
     for r in results:
         assert r.returncode == 0, r.stderr
     build = tmp_path / "build"
-    assert sorted(p.name for p in build.iterdir()) == sorted(f"mod{i}.gradc" for i in range(N))
+    assert sorted(p.name for p in build.iterdir()) == sorted(
+        f"mod{i}{suffix}" for i in range(N) for suffix in (".gradc", ".pyi")
+    )
     for i in range(N):
         art = build / f"mod{i}.gradc"
         _assert_clean(art)
