@@ -36,6 +36,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from timing import time_runs  # benchmarks/timing.py
+
 SOURCE = """\
 import numpy as np
 
@@ -104,21 +106,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def time_call(fn: Callable[[], Any], repeat: int, min_run: float) -> dict[str, float]:
     """Median/min seconds per call of ``fn()`` (already warmed up)."""
-    number = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_run or number >= 1 << 20:
-            break
-        number = max(number * 2, int(number * min_run / max(elapsed, 1e-9)))
-    runs = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        runs.append((time.perf_counter() - start) / number)
+    runs, number = time_runs(fn, repeat, min_run)
     return {"median": statistics.median(runs), "min": min(runs), "number": number}
 
 

@@ -15,15 +15,12 @@ equal the 8 separate calls exactly (a difference is reported, not timed).
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+from timing import median_time  # benchmarks/timing.py
 
 SOURCE = """\
 import math
@@ -59,26 +56,6 @@ t8_field = gradc.jvp(field, wrt="x", width=8)
 jf_field = gradc.jacfwd(field, wrt="x")
 jf8_field = gradc.jacfwd(field, wrt="x", width=8)
 """
-
-
-def median_time(fn: Callable[[], Any], repeat: int, min_run: float) -> float:
-    """Seconds per call of ``fn``: the median of ``repeat`` runs of N calls."""
-    number = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_run or number >= 1 << 20:
-            break
-        number = max(number * 2, int(number * min_run / max(elapsed, 1e-9)))
-    runs = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        runs.append((time.perf_counter() - start) / number)
-    return statistics.median(runs)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,15 +22,13 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import math
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from timing import median_time  # benchmarks/timing.py
 
 SOURCE = """\
 import numpy as np
@@ -58,26 +56,6 @@ def var(a: f64[:]) -> f64:
 def col_sums(A: f64[:, :]) -> f64[:]:
     return np.sum(A, axis=0)
 """
-
-
-def time_call(fn: Callable[[], Any], repeat: int, min_run: float) -> float:
-    """Median seconds per call of ``fn()`` (already warmed up)."""
-    number = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_run or number >= 1 << 20:
-            break
-        number = max(number * 2, int(number * min_run / max(elapsed, 1e-9)))
-    runs = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        runs.append((time.perf_counter() - start) / number)
-    return statistics.median(runs)
 
 
 def build(workdir: Path, cpu: str | None) -> tuple[Any, Any]:
@@ -122,8 +100,8 @@ def main(argv: list[str] | None = None) -> int:
             if not np.allclose(got, expected, rtol=1e-9, atol=1e-9 * n):
                 print(f"{name:<10} wrong result: gradc {got!r}, numpy {expected!r}")
                 continue
-            t_np = time_call(lambda f=reference, c=call_args: f(*c), args.repeat, args.min_run)
-            t_gc = time_call(lambda f=compiled, c=call_args: f(*c), args.repeat, args.min_run)
+            t_np = median_time(lambda f=reference, c=call_args: f(*c), args.repeat, args.min_run)
+            t_gc = median_time(lambda f=compiled, c=call_args: f(*c), args.repeat, args.min_run)
             print(f"{name:<10} {t_np * 1e3:>10.3f} {t_gc * 1e3:>10.3f} {t_gc / t_np:>12.2f}")
     return 0
 
