@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+from typing import TYPE_CHECKING
 
 from gradc.artifacts.abi.symbols import (
     PYTHON_API_DATA,
@@ -30,6 +31,9 @@ from gradc.artifacts.abi.symbols import (
 )
 from gradc.artifacts.loader.memory import Image, load_image, process_symbol
 from gradc.artifacts.manifest import Manifest
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __all__ = [
     "Runtime",
@@ -130,9 +134,10 @@ def link_library(
 _api_cache: dict[str, int] = {}
 
 
-def _python_api() -> dict[str, int]:
+def _python_api() -> Mapping[str, int]:
     """Name -> address in this interpreter of every CPython symbol a wrapper may need
-    (``PYTHON_API_FUNCTIONS`` the process defines, ``PYTHON_API_DATA``)."""
+    (``PYTHON_API_FUNCTIONS`` the process defines, ``PYTHON_API_DATA``); looked up once
+    per process, the same mapping for every load (read, never changed, by the caller)."""
     if not _api_cache:
         for name in PYTHON_API_FUNCTIONS:
             address = process_symbol(name)
@@ -140,4 +145,4 @@ def _python_api() -> dict[str, int]:
                 _api_cache[name] = address
         for name, obj in PYTHON_API_DATA.items():
             _api_cache[name] = id(obj)  # CPython: an object's id is its address
-    return dict(_api_cache)
+    return _api_cache
