@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +30,7 @@ from tests.fuzzing.generator import generate
 from tests.fuzzing.minimize import minimize
 from tests.fuzzing.replay import check_short_run, corpus_params
 from tests.fuzzing.runner import Runner
+from tests.fuzzing.smoothness import kink_at
 
 CORPUS = Path(__file__).parent / "corpus"
 FIXED = sorted(CORPUS.glob("*.py"))
@@ -99,10 +100,12 @@ def test_generator_covers_the_subset() -> None:
 # ------------------------------------------------------------------ oracle verdicts
 
 
-def _verdict(fwd: float, rev: float, fd: list[float] | None, fd_values: bool = True) -> list[str]:
+def _verdict(
+    fwd: float, rev: float, fd: list[float] | None, fd_values: bool = True, kink: bool = False
+) -> list[str]:
     report = oracle.Report()
     oracle._verdict(
-        report, [(fwd, abs(fwd), "jvp:t")], [(rev, abs(rev), "grad:d")], fd, 1.0, fd_values
+        report, [(fwd, abs(fwd), "jvp:t")], [(rev, abs(rev), "grad:d")], fd, 1.0, fd_values, kink
     )
     return [f.cls for f in report.findings]
 
@@ -118,6 +121,37 @@ def test_verdicts() -> None:
     # a huge intermediate (absorption): FD's value is no verdict, a finite FD still is
     assert _verdict(2.0, 2.0, [3.0, 3.0], fd_values=False) == []
     assert _verdict(math.nan, math.nan, [0.0, 0.0], fd_values=False) == ["nan_grad"]
+    # no derivative at the point (smoothness.kink_at): a NaN beside a finite value is no finding,
+    # two finite values that differ still are
+    assert _verdict(0.0, math.nan, None, kink=True) == []
+    assert _verdict(0.0, 1.0, None, kink=True) == ["fwd_rev"]
+
+
+def _along(
+    f: Callable[[float], float], x: float
+) -> Callable[[float], tuple[object, Exception | None]]:
+    def call(h: float) -> tuple[object, Exception | None]:
+        try:
+            return f(x + h), None
+        except ValueError as exc:
+            return None, exc
+
+    return call
+
+
+def test_kink_at_finds_points_without_a_derivative() -> None:
+    def root_times(x: float) -> float:
+        return math.sqrt(x) * x
+
+    for f, x, kink in [
+        (abs, 0.0, True),  # one-sided slopes -1, +1
+        (root_times, 0.0, True),  # the edge of the domain: raises just left of it
+        (abs, 1e-7, False),  # a kink near the point, not at it: differentiable here
+        (root_times, 1e-7, False),
+        (lambda x: x * x, 0.0, False),
+        (math.exp, 3.0, False),
+    ]:
+        assert kink_at(_along(f, x), f(x), 1.0) is kink, (f, x)
 
 
 def test_value_comparison() -> None:

@@ -104,7 +104,7 @@ t_zero_factor_path = gradc.jvp(zero_factor_path, wrt=("x", "y"))
 
 
 @gradc.export
-def negative_base_zero_exponent(x: f64, y: f64) -> f64:  # d/db = r·ln(x<0) = NaN, times 0
+def negative_base_zero_exponent(x: f64, y: f64) -> f64:  # d/db = 0 at a base <= 0, times 0
     v1 = float(int(y * 1.0)) * x
     return x**v1 + x
 
@@ -187,7 +187,7 @@ t_unused_in_loop = gradc.jvp(unused_in_loop, wrt="x")
 
 
 @gradc.export
-def sqrt_of_square(x: f64) -> f64:  # sqrt' = inf times (x·x)' = 0 at x = 0: 0, as |x|
+def sqrt_of_square(x: f64) -> f64:  # |x| + x: no derivative at x = 0 (slopes 0 and 2)
     return math.sqrt(x * x) + x
 
 
