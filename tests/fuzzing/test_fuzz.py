@@ -1,8 +1,10 @@
 """The fuzzer (tests/fuzzing): its parts, a short run on fixed seeds, and the corpus replay.
 
 * The generator, oracle verdicts and minimizer are tested without compiling anything.
-* ``test_short_run``: SHORT_RUN programs (fixed seeds, small programs, -O0, the
-  generator's full profile) compiled and
+* ``test_short_run``: QUICK_RUN, the few programs of SHORT_RUN that together hold every
+  construct of the generator's (``covering_seeds``), ``test_short_run_all`` (slow):
+  SHORT_RUN programs (fixed seeds, small programs, -O0, the generator's full profile),
+  compiled and
   checked in a worker process (``tests.fuzzing.runner``); every outcome must be ``ok`` or
   a clear compile error, except the seeds of ``OPEN_SEEDS`` (findings of issue #18 still
   open; each names its class) — those may fail, and the test says when one passes.
@@ -28,7 +30,7 @@ from tests.fuzzing import oracle
 from tests.fuzzing.campaign import program_for, read_header, run
 from tests.fuzzing.generator import generate
 from tests.fuzzing.minimize import minimize
-from tests.fuzzing.replay import check_short_run, corpus_params
+from tests.fuzzing.replay import check_short_run, corpus_params, covering_seeds
 from tests.fuzzing.runner import Runner
 from tests.fuzzing.smoothness import kink_at
 
@@ -36,13 +38,26 @@ CORPUS = Path(__file__).parent / "corpus"
 FIXED = sorted(CORPUS.glob("*.py"))
 PENDING = sorted((CORPUS / "pending").glob("*.py"))
 
-#: Short run: seeds, program size, optimisation level (chosen to fit ~90 s on one core).
+#: Short run: seeds, program size, optimisation level (~90 s on one core: a slow test).
 #: The full profile: since the fixes of issue #18 landed, raise/assert, runtime range
 #: steps, F-ordered parameters, np.full fills and computed exponents are in (the
 #: avoid-known profile that left them out stays for bisecting old builds).
 SHORT_RUN = range(1000, 1100)
 SHORT_SIZE = 5
 SHORT_PROFILE = "full"
+#: What the generator must produce (test_generator_covers_the_subset), and what the
+#: default run's few programs cover together.
+CONSTRUCTS = (
+    "while ", "for ", " in range(", "break", "continue", "else:", "raise ", "assert ",
+    "np.zeros(", "np.ones(", "np.full(", "math.", "gradc.grad(", "gradc.jvp(",
+    "gradc.value_and_grad(", "gradc.vjp(", "f64[::1, :]", "f64[:, ::1]", "f64[:, :]",
+    "def h0(", "return", " if ", " and ", " or ", "not ", "//", "%", "**", "min(", "max(",
+    "int(", "float(", "len(", ".shape[",
+)  # fmt: skip
+#: The default run: the seeds of SHORT_RUN whose programs cover CONSTRUCTS (a few s).
+QUICK_RUN = covering_seeds(
+    SHORT_RUN, lambda s: program_for(s, SHORT_PROFILE, SHORT_SIZE), CONSTRUCTS, most=4
+)
 #: Seeds of the short run that hit findings still open (issue #18), with their class.
 OPEN_SEEDS: dict[int, str] = {}
 LONG_RUN = range(0, 1500)
@@ -87,14 +102,15 @@ def test_avoid_known_leaves_out_the_open_bug_constructs() -> None:
 
 def test_generator_covers_the_subset() -> None:
     text = "\n".join(generate(s) for s in range(80))
-    for construct in (
-        "while ", "for ", " in range(", "break", "continue", "else:", "raise ", "assert ",
-        "np.zeros(", "np.ones(", "np.full(", "math.", "gradc.grad(", "gradc.jvp(",
-        "gradc.value_and_grad(", "gradc.vjp(", "f64[::1, :]", "f64[:, ::1]", "f64[:, :]",
-        "def h0(", "return", " if ", " and ", " or ", "not ", "//", "%", "**", "min(", "max(",
-        "int(", "float(", "len(", ".shape[",
-    ):  # fmt: skip
+    for construct in CONSTRUCTS:
         assert construct in text, construct
+
+
+def test_quick_run_covers_the_subset() -> None:
+    """The default run's few programs hold every construct the short run's hold."""
+    text = "\n".join(program_for(s, SHORT_PROFILE, SHORT_SIZE) for s in QUICK_RUN)
+    full = "\n".join(program_for(s, SHORT_PROFILE, SHORT_SIZE) for s in SHORT_RUN)
+    assert [c for c in CONSTRUCTS if c in full and c not in text] == []
 
 
 # ------------------------------------------------------------------ oracle verdicts
@@ -199,6 +215,14 @@ def runner() -> Iterator[Runner]:
 
 
 def test_short_run() -> None:
+    """The default run: QUICK_RUN, the few programs of SHORT_RUN covering its constructs."""
+    camp = run(QUICK_RUN, profile=SHORT_PROFILE, opt_level=0, size=SHORT_SIZE)
+    check_short_run(camp, QUICK_RUN, OPEN_SEEDS)
+    assert camp.counts["ok"] >= len(QUICK_RUN) // 2, camp.summary()
+
+
+@pytest.mark.slow
+def test_short_run_all() -> None:
     camp = run(SHORT_RUN, profile=SHORT_PROFILE, opt_level=0, size=SHORT_SIZE)
     check_short_run(camp, SHORT_RUN, OPEN_SEEDS)
     assert camp.counts["ok"] >= len(SHORT_RUN) // 2, camp.summary()
