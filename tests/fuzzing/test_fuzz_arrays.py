@@ -48,7 +48,7 @@ ARRAY_CONSTRUCTS = (
 )  # fmt: skip
 #: The default run: the seeds of ARRAY_SHORT_RUN covering ARRAY_CONSTRUCTS (a few s).
 ARRAY_QUICK_RUN = covering_seeds(
-    ARRAY_SHORT_RUN, lambda s: generate_arrays(s, 6), ARRAY_CONSTRUCTS, most=6
+    ARRAY_SHORT_RUN, lambda s: generate_arrays(s, 6), ARRAY_CONSTRUCTS, most=9
 )
 #: Seeds of the short run that hit open findings, with their outcome class.
 ARRAY_OPEN_SEEDS: dict[int, str] = {}
