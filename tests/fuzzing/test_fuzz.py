@@ -117,11 +117,23 @@ def test_quick_run_covers_the_subset() -> None:
 
 
 def _verdict(
-    fwd: float, rev: float, fd: list[float] | None, fd_values: bool = True, kink: bool = False
+    fwd: float,
+    rev: float,
+    fd: list[float] | None,
+    fd_values: bool = True,
+    kink: bool = False,
+    isolated: bool | None = None,
 ) -> list[str]:
     report = oracle.Report()
     oracle._verdict(
-        report, [(fwd, abs(fwd), "jvp:t")], [(rev, abs(rev), "grad:d")], fd, 1.0, fd_values, kink
+        report,
+        [(fwd, abs(fwd), "jvp:t")],
+        [(rev, abs(rev), "grad:d")],
+        fd,
+        1.0,
+        fd_values,
+        kink,
+        None if isolated is None else lambda: isolated,
     )
     return [f.cls for f in report.findings]
 
@@ -141,6 +153,11 @@ def test_verdicts() -> None:
     # two finite values that differ still are
     assert _verdict(0.0, math.nan, None, kink=True) == []
     assert _verdict(0.0, 1.0, None, kink=True) == ["fwd_rev"]
+    # AD differs from FD at the point only (oracle._isolated: an intermediate's jump or tie
+    # there): no finding; where the neighbours disagree too, an ad_fd
+    assert _verdict(2.0, 2.0, [3.0, 3.0], isolated=True) == []
+    assert _verdict(2.0, 2.0, [3.0, 3.0], isolated=False) == ["ad_fd"]
+    assert _verdict(2.0, 3.0, [3.0, 3.0], isolated=True) == ["fwd_rev"]
 
 
 def _along(
