@@ -100,7 +100,7 @@ def _norm_sqrt(o: RuleOps, a: Value, r: Value, one: Value) -> Value | None:
     its apex there, not differentiable, and 0 is its subgradient (as abs'(0) = 0), and
     where the spread stays 0 (one element, equal copies) the derivative, not inf·0 = NaN."""
     zero = o.c(0.0, r)
-    return o.b.select(o.b.cmp(CmpPred.EQ, r, zero), zero, o.div(one, o.b.mul(o.c(2.0, r), r)))
+    return o.b.select(o.b.cmp(CmpPred.EQ, r, zero), zero, o.b.binary(ops.FDiv, one, o.b.add(r, r)))
 
 
 def _log_base(base: float) -> Derivative:
