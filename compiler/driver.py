@@ -88,8 +88,13 @@ def add_derivative_exports(
     from gradc.passes.ad.nested import content_named
     from gradc.passes.ad.taping import TapeOptions
 
+    from gradc.compiler.kernel_derivatives import kernel_derivative_names
+
     declared = {d.name: d for d in info.derivatives}
+    kernels = kernel_derivative_names(info)  # add_kernel_derivatives makes those
     for d in info.derivatives:
+        if d.name in kernels:
+            continue
         root = d.target
         while root in declared:
             root = declared[root].target
@@ -166,7 +171,10 @@ def differentiate(state: BuildState) -> None:
     from gradc.compiler.infer import infer_module
     from gradc.passes.arrays.lower import run as lower_array_ops
 
+    from gradc.compiler.kernel_derivatives import add_kernel_derivatives
+
     module, info = state.module, state.info
+    add_kernel_derivatives(module, info, state.source, state.options.shuffle_threads)
     _register_custom_rules(module, info)
     _register_checkpoints(module, info)
     callers = set(derivative_callers(info))
