@@ -33,10 +33,10 @@ from __future__ import annotations
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
-from gradc.compiler.ir.core import Argument, Function, Module, Value
+from gradc.compiler.ir.core import Argument, Function, Instruction, Module, Value
 from gradc.compiler.ir.errors import PassError
 from gradc.compiler.ir.loc import Loc
-from gradc.compiler.ir.types import F64, I64, NONE, TAPE, ArrayType, PointerType, ScalarType
+from gradc.compiler.ir.types import F64, I1, I64, NONE, TAPE, ArrayType, PointerType, ScalarType
 from gradc.passes.ad.activity import is_active_param
 from gradc.passes.ad.forward import jvp_function
 from gradc.passes.ad.layout import as_shadow
@@ -44,7 +44,7 @@ from gradc.passes.ad.lowlevel import check_shapes
 from gradc.passes.ad.memory import callee_writes
 from gradc.passes.ad.reverse import vjp_functions
 
-__all__ = ["KERNEL_KINDS", "kernel_derivative", "shadowed_params"]
+__all__ = ["KERNEL_KINDS", "ThreadPrivate", "kernel_derivative", "shadowed_params"]
 
 #: The derivative kinds of a kernel (``gradc.grad``: reverse mode, ``gradc.jvp``: forward).
 KERNEL_KINDS = ("grad", "jvp")
@@ -133,7 +133,7 @@ def kernel_derivative(
             tangents = [as_shadow(b, shadows[i], thread.params[i].type) for i in sorted(pattern)]
             b.call(derived.name, [*primal, *tangents], derived.return_type)
         else:
-            _reverse_body(module, b, thread, pattern, primal, shadows)
+            _reverse_body(module, b, thread, nthread, pattern, primal, shadows)
         b.ret(None)
     module.add(fn)
     return fn
@@ -143,13 +143,23 @@ def _reverse_body(
     module: Module,
     b: Builder,
     thread: Function,
+    nthread: int,
     pattern: frozenset[int],
     primal: list[Value],
     shadows: dict[int, Argument],
 ) -> None:
     """One thread's forward sweep then its reverse sweep; the adjoint of each active
     float scalar added to element 0 of its 1-element shadow (an atomic add)."""
-    derived = vjp_functions(module, thread, pattern)
+    private = ThreadPrivate(nthread)
+    axes = 3  # the fewest grid axes a private load of a differentiated array uses
+    for inst in thread.instructions():
+        if private(inst):
+            address = inst.operands()[0]
+            assert isinstance(address, ops.ElementAddr) and isinstance(address.array, Argument)
+            if address.array.index in pattern:
+                axes = min(axes, len(address.indices))
+    _check_launch(b, primal, axes, thread.source_name)
+    derived = vjp_functions(module, thread, pattern, private=private)
     shadow_args: list[Value] = []
     for k, i in enumerate(derived.array_params):
         shadow_args.append(b.cast(shadows[i], derived.rev.params[k].type))
@@ -167,6 +177,71 @@ def _reverse_body(
         t = adjoint.type
         pointer = b.insert(ops.ElementAddr(shadows[i], (zero,), type=PointerType(t)))
         b.insert(ops.AtomicAdd(pointer, adjoint, type=t))
+
+
+class ThreadPrivate:
+    """Whether a load of a kernel body reads an element no other thread touches: its
+    address is ``a[g0, ..., g(n-1)]`` for an array parameter ``a`` of ``n <= 3`` axes and
+    ``g`` the thread's ``cuda.grid(n)`` components (``ctaid * ntid + tid`` per axis), so
+    two threads of a launch whose extents beyond axis ``n`` are 1 touch different
+    elements; the reverse sweep adds the load's adjoint to its shadow element without an
+    atomic. ``registers``: the number of thread-register parameters before the kernel's
+    own (``tid``, ``ctaid``, ``ntid``, ``nctaid``, each x, y, z)."""
+
+    def __init__(self, registers: int) -> None:
+        self.registers = registers
+
+    def __call__(self, inst: Instruction) -> bool:
+        if not isinstance(inst, ops.Load) or not isinstance(inst.pointer, ops.ElementAddr):
+            return False
+        address = inst.pointer
+        array = address.array
+        if not isinstance(array, Argument) or array.index < self.registers:
+            return False
+        if len(address.indices) > 3:
+            return False
+        return all(_is_grid(v, axis) for axis, v in enumerate(address.indices))
+
+
+def _is_grid(v: Value, axis: int) -> bool:
+    """``v`` is ``ctaid.<axis> * ntid.<axis> + tid.<axis>`` (``cuda.grid``'s component)."""
+    if not isinstance(v, ops.Add):
+        return False
+    for prod, tid in ((v.lhs, v.rhs), (v.rhs, v.lhs)):
+        if _register(tid, axis) and isinstance(prod, ops.Mul):
+            pair = {_which(prod.lhs), _which(prod.rhs)}
+            if pair == {3 + axis, 6 + axis}:
+                return True
+    return False
+
+
+def _which(v: Value) -> int:
+    return v.index if isinstance(v, Argument) else -1
+
+
+def _register(v: Value, index: int) -> bool:
+    return isinstance(v, Argument) and v.index == index
+
+
+def _check_launch(b: Builder, primal: list[Value], axes: int, kernel: str) -> None:
+    """Emit the ValueError of a launch with a grid or block extent above 1 in an axis at
+    or beyond ``axes`` (there two threads would share the shadow elements
+    :class:`ThreadPrivate` lets them add to without atomics)."""
+    if axes >= 3:
+        return
+    one = b.const(1, I64)
+    bad: Value = b.const(False, I1)
+    for axis in range(axes, 3):
+        for reg in (6 + axis, 9 + axis):  # ntid, nctaid
+            bad = b.insert(ops.BitOr(bad, b.cmp("ne", primal[reg], one), type=I1))
+    names = " and ".join("xyz"[axes:])
+    with b.if_then(bad, label="launch"):
+        b.raise_(
+            "ValueError",
+            f"the derivative of kernel '{kernel}' adds to shadows indexed by "
+            f"cuda.grid({axes}) without atomics: launch it with grid and block extents "
+            f"of 1 in {names}",
+        )
 
 
 def _check_shadows(

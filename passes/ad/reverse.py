@@ -29,6 +29,8 @@ the pass ``ad-reverse{...}`` of the registry in :mod:`.ad_pass`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.clone import clone_function
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module
@@ -60,6 +62,7 @@ def vjp_functions(
     options: TapeOptions = DEFAULT_OPTIONS,
     c_shadows: bool = False,
     taped: bool = False,
+    private: Callable[[Instruction], bool] | None = None,
 ) -> Derived:
     """The augmented forward and reverse functions of ``fn`` (memoised in ``module``).
 
@@ -76,6 +79,10 @@ def vjp_functions(
     ``taped``: derive a ``@gradc.checkpoint`` helper's own taping functions
     (``f.fwd.<variant>.taped``), which its recomputing wrappers call (:mod:`.checkpoint`).
 
+    ``private``: derive for a kernel's threads (``f.fwd.<variant>.kernel``,
+    :mod:`.kernels`): a load's adjoint is added to its shadow element atomically unless
+    ``private`` says only this thread touches it (callees: always atomically).
+
     Raises:
         PassError: an active construct has no adjoint rule (named, with its line).
     """
@@ -88,6 +95,7 @@ def vjp_functions(
         else ""
     )
     variant += TAPED if taped else ""
+    variant += ".kernel" if private is not None else ""
     fwd_name = f"{fn.name}.fwd.{variant}"
     rev_name = f"{fn.name}.rev.{variant}"
     # long loops in checkpointed segments (a copy of fn, made again for a memoised
@@ -130,7 +138,7 @@ def vjp_functions(
         arrays,
         scalars,
     )
-    _derive(module, fn, pattern, frozen, options, derived, c_shadows)
+    _derive(module, fn, pattern, frozen, options, derived, c_shadows, private)
     return derived
 
 
@@ -150,6 +158,7 @@ def _derive(
     options: TapeOptions,
     derived: Derived,
     c_shadows: bool,
+    private: Callable[[Instruction], bool] | None = None,
 ) -> None:
     """Build ``derived.fwd`` (a clone of ``fn``) and ``derived.rev`` (empty), both added
     to ``module`` first, so that recursive calls find them.
@@ -176,6 +185,7 @@ def _derive(
             activity.call_patterns[call],
             call_frozen.get(call, frozenset()),
             options,
+            private=None if private is None else _shared,
         )
 
     p = Primal(
@@ -193,6 +203,7 @@ def _derive(
         preds=preds,
         returning=_reaches_return(fwd, preds),
         callee=callee,
+        private=private,
     )
     try:
         check_rules_exist(fwd, activity)
@@ -218,6 +229,11 @@ def _derive(
         raise PassError(
             f"cannot differentiate {exc} in '{fn.source_name}': no adjoint rule", loc
         ) from None
+
+
+def _shared(inst: Instruction) -> bool:
+    """A kernel's callee: any shadow element may be another thread's too."""
+    return False
 
 
 def _reaches_return(fn: Function, preds: dict[Block, list[Block]]) -> set[Block]:
