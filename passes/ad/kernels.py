@@ -53,7 +53,7 @@ KERNEL_KINDS = ("grad", "jvp")
 _REFUSED = {
     ops.SyncThreads: "cuda.syncthreads()",
     ops.SharedArray: "cuda.shared_array()",
-    ops.AtomicAddItem: "cuda.atomic_add()",
+    ops.AtomicAdd: "cuda.atomic_add()",
 }
 
 
