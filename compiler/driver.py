@@ -84,11 +84,10 @@ def add_derivative_exports(
         CompileError: a declaration AD cannot carry out, at its (or its import's) line.
     """
     from gradc.compiler.ir.errors import PassError
+    from gradc.compiler.kernel_derivatives import kernel_derivative_names
     from gradc.passes.ad.api import add_derivative_export
     from gradc.passes.ad.nested import content_named
     from gradc.passes.ad.taping import TapeOptions
-
-    from gradc.compiler.kernel_derivatives import kernel_derivative_names
 
     declared = {d.name: d for d in info.derivatives}
     kernels = kernel_derivative_names(info)  # add_kernel_derivatives makes those
@@ -169,9 +168,8 @@ def differentiate(state: BuildState) -> None:
     """
     from gradc.compiler.frontend.derivatives import derivative_callers
     from gradc.compiler.infer import infer_module
-    from gradc.passes.arrays.lower import run as lower_array_ops
-
     from gradc.compiler.kernel_derivatives import add_kernel_derivatives
+    from gradc.passes.arrays.lower import run as lower_array_ops
 
     module, info = state.module, state.info
     add_kernel_derivatives(module, info, state.source, state.options.shuffle_threads)

@@ -167,16 +167,15 @@ def _reverse_body(
     b.call(derived.fwd.name, [*primal, tape], derived.fwd.return_type)
     # a kernel returns None: the seed is the placeholder adjoint of a result with none
     placeholder = b.const(0.0, F64)
-    adjoints = b.call(
-        derived.rev.name, [*shadow_args, tape, placeholder], derived.rev.return_type
-    )
+    adjoints = b.call(derived.rev.name, [*shadow_args, tape, placeholder], derived.rev.return_type)
     b.insert(ops.TapeFree(tape, type=NONE))
     zero = b.const(0, I64)
     for k, i in enumerate(derived.scalar_params):
         adjoint = b.tuple_get(adjoints, k)
-        t = adjoint.type
+        t = thread.params[i].type
+        assert isinstance(t, ScalarType)
         pointer = b.insert(ops.ElementAddr(shadows[i], (zero,), type=PointerType(t)))
-        b.insert(ops.AtomicAdd(pointer, adjoint, type=t))
+        b.insert(ops.AtomicAdd(pointer, adjoint, type=t, uniform=True))
 
 
 class ThreadPrivate:

@@ -65,7 +65,7 @@ def gather(x: f64[:], idx: i64[:], y: f64[:], out: f64[:]):
 def stencil(x: f64[:], out: f64[:]):
     i = cuda.grid(1)
     n = x.shape[0]
-    if 0 < i and i < n - 1:
+    if i > 0 and i < n - 1:
         out[i] = x[i - 1] - 2.0 * x[i] * x[i] + x[i + 1]
 
 

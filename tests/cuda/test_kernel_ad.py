@@ -80,8 +80,12 @@ def test_kernel_derivatives(lib: Any, name: str) -> None:
     final_t = {k: fwd[k + 1 + sum(1 for j in floats if j < k)] for k in floats}
     # central differences of the kernel along the tangents
     h = 1e-6
-    plus = _run(lib, name, [v + h * tangents[k] if k in floats else v for k, v in enumerate(values)])
-    minus = _run(lib, name, [v - h * tangents[k] if k in floats else v for k, v in enumerate(values)])
+    plus = _run(
+        lib, name, [v + h * tangents[k] if k in floats else v for k, v in enumerate(values)]
+    )
+    minus = _run(
+        lib, name, [v - h * tangents[k] if k in floats else v for k, v in enumerate(values)]
+    )
     for k in floats:
         if specs[k][0] == "v":
             fd = (plus[k] - minus[k]) / (2 * h)
