@@ -42,7 +42,7 @@ from gradc.passes.ad.forward import jvp_function
 from gradc.passes.ad.layout import as_shadow
 from gradc.passes.ad.lowlevel import check_shapes
 from gradc.passes.ad.memory import callee_writes
-from gradc.passes.ad.reverse import vjp_functions
+from gradc.passes.ad.reverse import kernel_vjp_functions
 
 __all__ = ["KERNEL_KINDS", "ThreadPrivate", "kernel_derivative", "shadowed_params"]
 
@@ -159,7 +159,7 @@ def _reverse_body(
             if address.array.index in pattern:
                 axes = min(axes, len(address.indices))
     _check_launch(b, primal, axes, thread.source_name)
-    derived = vjp_functions(module, thread, pattern, private=private)
+    derived = kernel_vjp_functions(module, thread, pattern, private)
     shadow_args: list[Value] = []
     for k, i in enumerate(derived.array_params):
         shadow_args.append(b.cast(shadows[i], derived.rev.params[k].type))

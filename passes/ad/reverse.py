@@ -62,7 +62,6 @@ def vjp_functions(
     options: TapeOptions = DEFAULT_OPTIONS,
     c_shadows: bool = False,
     taped: bool = False,
-    private: Callable[[Instruction], bool] | None = None,
 ) -> Derived:
     """The augmented forward and reverse functions of ``fn`` (memoised in ``module``).
 
@@ -79,10 +78,6 @@ def vjp_functions(
     ``taped``: derive a ``@gradc.checkpoint`` helper's own taping functions
     (``f.fwd.<variant>.taped``), which its recomputing wrappers call (:mod:`.checkpoint`).
 
-    ``private``: derive for a kernel's threads (``f.fwd.<variant>.kernel``,
-    :mod:`.kernels`): a load's adjoint is added to its shadow element atomically unless
-    ``private`` says only this thread touches it (callees: always atomically).
-
     Raises:
         PassError: an active construct has no adjoint rule (named, with its line).
     """
@@ -95,7 +90,6 @@ def vjp_functions(
         else ""
     )
     variant += TAPED if taped else ""
-    variant += ".kernel" if private is not None else ""
     fwd_name = f"{fn.name}.fwd.{variant}"
     rev_name = f"{fn.name}.rev.{variant}"
     # long loops in checkpointed segments (a copy of fn, made again for a memoised
@@ -138,7 +132,52 @@ def vjp_functions(
         arrays,
         scalars,
     )
-    _derive(module, fn, pattern, frozen, options, derived, c_shadows, private)
+    _derive(module, fn, pattern, frozen, options, derived, c_shadows)
+    return derived
+
+
+def kernel_vjp_functions(
+    module: Module,
+    fn: Function,
+    pattern: frozenset[int],
+    private: Callable[[Instruction], bool],
+    frozen: frozenset[int] = frozenset(),
+    options: TapeOptions = DEFAULT_OPTIONS,
+) -> Derived:
+    """:func:`vjp_functions` for a kernel's threads (``f.fwd.<variant>.kernel``,
+    :mod:`.kernels`): a load's adjoint is added to its shadow element atomically unless
+    ``private`` says only this thread touches it (in callees: always atomically). Loops
+    are taped whole (no ``--tape-budget`` segments).
+
+    Raises:
+        PassError: an active construct has no adjoint rule, or ``fn`` (a kernel or a
+            function it calls) is a ``@gradc.custom_vjp`` or ``@gradc.checkpoint`` one.
+    """
+    frozen = frozenset(k for k in frozen if isinstance(fn.params[k].type, ArrayType))
+    variant = _suffix(pattern) + (f".ro.{_suffix(frozen)}" if frozen else "") + ".kernel"
+    fwd_name, rev_name = f"{fn.name}.fwd.{variant}", f"{fn.name}.rev.{variant}"
+    activity = analyze(fn, pattern)
+    arrays = [
+        p.index
+        for p in fn.params
+        if isinstance(p.type, ArrayType) and (p.index in pattern or p in activity)
+    ]
+    scalars = [i for i in sorted(pattern) if i not in arrays]
+    if fwd_name in module.functions:
+        return Derived(module.functions[fwd_name], module.functions[rev_name], arrays, scalars)
+    if custom_of(module, fn, "vjp") or is_checkpointed(module, fn):
+        raise PassError(
+            f"'{fn.source_name}' has a custom derivative or is checkpointed: not supported "
+            "in the derivative of a kernel",
+            fn.loc,
+        )
+    derived = Derived(
+        clone_function(fn, fwd_name).function,
+        Function(rev_name, loc=fn.loc, source_name=fn.source_name),
+        arrays,
+        scalars,
+    )
+    _derive(module, fn, pattern, frozen, options, derived, False, private)
     return derived
 
 
@@ -179,14 +218,11 @@ def _derive(
     call_frozen: dict[ops.Call, frozenset[int]] = {}
 
     def callee(call: ops.Call) -> Derived:
-        return vjp_functions(
-            module,
-            module.functions[call.callee],
-            activity.call_patterns[call],
-            call_frozen.get(call, frozenset()),
-            options,
-            private=None if private is None else _shared,
-        )
+        target, active = module.functions[call.callee], activity.call_patterns[call]
+        frozen = call_frozen.get(call, frozenset())
+        if private is not None:  # a kernel's callee: every shadow element may be shared
+            return kernel_vjp_functions(module, target, active, _shared, frozen, options)
+        return vjp_functions(module, target, active, frozen, options)
 
     p = Primal(
         module=module,
