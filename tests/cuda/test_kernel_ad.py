@@ -30,7 +30,7 @@ def lib(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
         out = tmp_path_factory.mktemp("kernel_ad") / "kernels_ad_corpus.gradc"
         write_artifact(out, build_module(CORPUS, CompilerOptions(shuffle_threads=True)))
-        _BUILT["lib"] = gradc.load(out)
+        _BUILT["lib"], _BUILT["art"] = gradc.load(out), out
     return _BUILT["lib"]
 
 
@@ -121,3 +121,43 @@ def test_calling_convention(lib: Any) -> None:
     # a private shadow index needs a launch whose y and z extents are 1
     with pytest.raises(ValueError, match=r"cuda.grid\(1\) without atomics"):
         lib.d_x_saxpy(5, 2, 1, 8, 1, 1, a, x, d_x, y, out, d_out)
+
+
+class _Device(np.ndarray):
+    """A host array standing in for a CuPy one (``.get()``)."""
+
+    def get(self) -> np.ndarray:
+        return np.array(self)
+
+
+class _FakeCupy:
+    @staticmethod
+    def asarray(a: np.ndarray) -> _Device:
+        return np.array(a).view(_Device)
+
+
+class _GridLaunch:
+    """``lib.k[grid, block](...)`` run by the CPU build's grid loop."""
+
+    def __init__(self, lib: Any) -> None:
+        self._lib = lib
+
+    def synchronize(self) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> Any:
+        fn = getattr(self._lib, name)
+
+        class Launch:
+            def __getitem__(self, config: tuple[Any, Any]) -> Any:
+                return lambda *args: fn(*config[0], *config[1], *args)
+
+        return Launch()
+
+
+def test_gpu_check_harness_on_the_cpu(lib: Any) -> None:
+    # gpu_check_ad.check_derivatives' own code, with the CPU build in the GPU's place
+    from tests.cuda import gpu_check_ad
+
+    line = gpu_check_ad.check_derivatives(_BUILT["art"], _GridLaunch(lib), _FakeCupy())
+    assert line.startswith("22 derivative kernels equal the CPU build")

@@ -81,3 +81,34 @@ def test_derivative_kernels_for_cuda(tmp_path: Path) -> None:
     assert {k: v for k, v in files.items() if not k.name.startswith(".")} == {
         k: v for k, v in again.items() if not k.name.startswith(".")
     }
+    check_loader(first / "k.gradc")
+
+
+def check_loader(art: Path) -> None:
+    """The loader packs each derivative kernel's arguments as its cubins' ``.nv.info``
+    says, and launches ``d_saxpy`` (shadows after their arrays, ``d_a`` a 1-element
+    array) on a fake driver."""
+    import struct
+
+    from gradc.artifacts.abi.cubin import check_param_layout
+    from gradc.artifacts.loader import cuda as cuda_loader
+    from tests.cuda.fake_driver import DeviceArray, FakeDriver
+    from tests.cuda.test_loader import H200
+
+    cuda = read_manifest(art).cuda
+    assert cuda is not None
+    for k in cuda.kernels:
+        for v in k.variants[1:]:
+            check_param_layout((art / v.file).read_bytes(), k.symbol, k.params)
+    assert dict(cuda.kernel("d_saxpy").params) == {
+        "a": "f64", "d_a": "f64[::1]", "x": "f64[:]", "d_x": "f64[:]", "y": "f64[:]",
+        "d_y": "f64[:]", "out": "f64[:]", "d_out": "f64[:]",
+    }  # fmt: skip
+    driver = FakeDriver(H200)
+    lib = cuda_loader.load(art, driver=driver)
+    arrays = [
+        DeviceArray((n,), address=0x1000 * (k + 1)) for k, n in enumerate([1, 9, 9, 9, 9, 9, 9])
+    ]
+    lib.d_saxpy[2, 8](2.0, *arrays)
+    (launch,) = driver.launches
+    assert launch.raw[:8] == struct.pack("<d", 2.0) and len(launch.sizes) == 1 + 7 * 3
