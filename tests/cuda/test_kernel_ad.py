@@ -118,6 +118,18 @@ def test_calling_convention(lib: Any) -> None:
     d_a = np.zeros(2)
     with pytest.raises(ValueError, match="'d_a' of float parameter 'a' must have one element"):
         _launch(lib, "d_saxpy", [a, d_a, x, d_x, y, d_x, out, d_out])
+    # the stub (gradc build writes it beside the artifact) shows the convention
+    from gradc.artifacts.store import read_manifest
+    from gradc.artifacts.stubs import stub_text
+
+    stub = stub_text(read_manifest(_BUILT["art"]))
+    assert (
+        "def d_x_saxpy(grid_x: int, grid_y: int, grid_z: int, block_x: int, block_y: int, "
+        "block_z: int, a: float, x: NDArray[np.float64], d_x: NDArray[np.float64], "
+        "y: NDArray[np.float64], out: NDArray[np.float64], d_out: NDArray[np.float64]) -> None"
+    ) in stub
+    assert "a: float, d_a: NDArray[np.float64], x:" in stub  # d_saxpy: d_a an array
+    assert "a: float, d_a: float, x:" in stub  # t_saxpy: d_a a float tangent
     # a private shadow index needs a launch whose y and z extents are 1
     with pytest.raises(ValueError, match=r"cuda.grid\(1\) without atomics"):
         lib.d_x_saxpy(5, 2, 1, 8, 1, 1, a, x, d_x, y, out, d_out)
