@@ -150,7 +150,7 @@ def _reverse_body(
 ) -> None:
     """One thread's forward sweep then its reverse sweep; the adjoint of each active
     float scalar added to element 0 of its 1-element shadow (an atomic add)."""
-    private = ThreadPrivate(nthread)
+    private = ThreadPrivate(thread, nthread)
     axes = 3  # the fewest grid axes a private load of a differentiated array uses
     for inst in thread.instructions():
         if private(inst):
@@ -179,27 +179,50 @@ def _reverse_body(
 
 
 class ThreadPrivate:
-    """Whether a load of a kernel body reads an element no other thread touches: its
-    address is ``a[g0, ..., g(n-1)]`` for an array parameter ``a`` of ``n <= 3`` axes and
-    ``g`` the thread's ``cuda.grid(n)`` components (``ctaid * ntid + tid`` per axis), so
-    two threads of a launch whose extents beyond axis ``n`` are 1 touch different
-    elements; the reverse sweep adds the load's adjoint to its shadow element without an
-    atomic. ``registers``: the number of thread-register parameters before the kernel's
-    own (``tid``, ``ctaid``, ``ntid``, ``nctaid``, each x, y, z)."""
+    """Whether a load of a kernel body reads an element no other thread touches.
 
-    def __init__(self, registers: int) -> None:
+    An array parameter ``a`` of ``n <= 3`` axes is *thread-indexed* when every element
+    access of it in ``thread`` is ``a[g0, ..., g(n-1)]`` with ``g`` the thread's
+    ``cuda.grid(n)`` components (``ctaid * ntid + tid`` per axis) and its other uses
+    read its shape only (no call, view or alias sees it). Then two threads of a launch
+    whose extents beyond axis ``n`` are 1 touch different elements of ``a``, and so of
+    its shadow: the reverse sweep adds a load's adjoint there without an atomic. One
+    access by another index (``a[i + 1]`` beside ``a[i]``) makes every access of ``a``
+    shared: another thread may add to ``d_a[i]`` while this one does.
+
+    ``registers``: the number of thread-register parameters before the kernel's own
+    (``tid``, ``ctaid``, ``ntid``, ``nctaid``, each x, y, z). Called with a load of
+    ``thread`` or of a clone of it (parameters are matched by position).
+    """
+
+    def __init__(self, thread: Function, registers: int) -> None:
         self.registers = registers
+        arrays = [p for p in thread.params[registers:] if isinstance(p.type, ArrayType)]
+        shared: set[Value] = set()
+        for inst in thread.instructions():
+            for v in inst.operands():
+                if v in arrays and not _grid_access(inst, v):
+                    shared.add(v)
+        #: the positions of the thread-indexed array parameters
+        self.indexed = frozenset(p.index for p in arrays if p not in shared)
 
     def __call__(self, inst: Instruction) -> bool:
         if not isinstance(inst, ops.Load) or not isinstance(inst.pointer, ops.ElementAddr):
             return False
-        address = inst.pointer
-        array = address.array
-        if not isinstance(array, Argument) or array.index < self.registers:
-            return False
-        if len(address.indices) > 3:
-            return False
-        return all(_is_grid(v, axis) for axis, v in enumerate(address.indices))
+        array = inst.pointer.array
+        return isinstance(array, Argument) and array.index in self.indexed
+
+
+def _grid_access(inst: Instruction, array: Value) -> bool:
+    """``inst`` reads ``array``'s shape, or addresses ``array[g0, ..., g(n-1)]`` (every
+    axis, by ``cuda.grid(n)``'s components)."""
+    if isinstance(inst, ops.ArrayDim):
+        return True
+    if not isinstance(inst, ops.ElementAddr) or inst.array is not array:
+        return False
+    if not 1 <= len(inst.indices) <= 3:
+        return False
+    return all(_is_grid(v, axis) for axis, v in enumerate(inst.indices))
 
 
 def _is_grid(v: Value, axis: int) -> bool:

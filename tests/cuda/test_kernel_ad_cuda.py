@@ -21,7 +21,9 @@ from tests.cuda.test_kernel_ad import CORPUS
 #: Kernels whose reverse-mode derivative must add atomically, and how many sites at least
 #: (shared reads: gathered, neighbouring, broadcast elements; scalar adjoints).
 ATOMIC = {
-    "d_saxpy": 1, "d_branches": 1, "d_poly_loop": 1, "d_gather": 1, "d_stencil": 1,
+    "d_saxpy": 1, "d_branches": 1, "d_poly_loop": 1, "d_gather": 1,
+    # x[i] too: other threads add to d_x[i] through their x[i - 1] and x[i + 1]
+    "d_stencil": 3,
     "d_scalars": 2, "d_scale2d": 1, "d_matvec": 2,
 }  # fmt: skip
 
@@ -61,7 +63,7 @@ def test_derivative_kernels_for_cuda(tmp_path: Path) -> None:
         ptx = (first / "k.gradc" / k.variants[0].file).read_text()
         adds = len(re.findall(r"\b(?:atom|red)\.global\.add\.f64", ptx))
         if k.name in ATOMIC:
-            assert adds >= ATOMIC[k.name], k.name
+            assert adds >= ATOMIC[k.name], (k.name, adds)
         if k.name in PRIVATE or k.name.startswith("t_") or not k.name.startswith("d_"):
             assert adds == 0, k.name
         assert "malloc" not in ptx and ".extern" not in ptx
