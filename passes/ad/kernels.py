@@ -87,9 +87,9 @@ def kernel_derivative(
     shadow after each of :func:`shadowed_params` (module docstring), and returns None.
 
     Raises:
-        PassError: at ``loc``, a ``wrt`` parameter without derivatives, a kernel with
-            nothing to differentiate; at its line, a barrier, a shared array or an atomic
-            in the kernel, or a construct without a derivative rule.
+        PassError: at ``loc``, a ``wrt`` parameter without derivatives; at its line, a
+            barrier, a shared array or an atomic in the kernel, or a construct without a
+            derivative rule.
     """
     if kind not in KERNEL_KINDS:
         raise PassError(
@@ -113,6 +113,7 @@ def kernel_derivative(
     fn.exported = True
     primal: list[Value] = []
     shadows: dict[int, Argument] = {}
+    taken = {p.name for p in thread.params}
     for p in thread.params:
         arg = Argument(type=p.type, name=p.name, index=len(fn.params))
         fn.params.append(arg)
@@ -121,7 +122,11 @@ def kernel_derivative(
             t = p.type
             if kind == "grad" and isinstance(t, ScalarType):
                 t = ArrayType(t, 1, "C")
-            shadow = Argument(type=t, name=f"d_{p.name}", index=len(fn.params))
+            shadow_name = f"d_{p.name}"
+            while shadow_name in taken:  # d_x beside a parameter d_x: dd_x
+                shadow_name = "d" + shadow_name
+            taken.add(shadow_name)
+            shadow = Argument(type=t, name=shadow_name, index=len(fn.params))
             fn.params.append(shadow)
             shadows[p.index] = shadow
     b = Builder(fn)
