@@ -19,16 +19,17 @@ A pool costs a few milliseconds per worker (fork) to a few hundred (spawn), so
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
 import traceback
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gradc.compiler.options import CompilerOptions
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 #: Below this much LLVM IR text (bytes, summed over the tasks) a pool costs more than it
 #: saves, per start method: emission runs at roughly 0.4 MB of text per CPU second here;
@@ -119,6 +120,9 @@ def run_forked(
         ValueError: this process has another thread (forking it could deadlock).
     """
     global _forked_work
+    import multiprocessing  # here: gradc build imports this module, small builds need no pool
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
     if start_method() != "fork":
         raise ValueError("run_forked needs a process without other threads")
     order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
@@ -153,6 +157,9 @@ def emit_all(tasks: Sequence[EmitTask], jobs: int) -> list[Any]:
     Returns, in task order, each task's :class:`~gradc.compiler.codegen.emit.EmittedObject`
     or an :class:`EmitFailure` (the caller raises it with the task's context).
     """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context(start_method())
     # longest first, so that one large export does not start last and finish alone
     order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i].text))
