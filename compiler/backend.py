@@ -64,18 +64,26 @@ def plan_keys(state: BuildState) -> None:
             symbol = entry_symbol(plan.name, key)
             plan.jobs.append(_job(state, plan.name, own, target, components, key, symbol))
         state.exports.append(plan)
-    # One runtime serves every variant (and every artifact of the process): with several
-    # CPUs it is built for the generic CPU, so that it runs wherever any variant does.
-    runtime = replace(options, cpu="generic", cpus=()) if options.cpus else options
-    shared = (
-        shared_of[0]
-        if not options.cpus
-        else keys.shared_components(runtime, target_info(runtime), versions)
-    )
-    state.runtime_options = runtime
-    state.runtime_key = keys.runtime_key(shared)
+    state.runtime_options, state.runtime_key = runtime_plan(options, versions)
     cached_runtime = state.cache.get(state.runtime_key)
     state.runtime_object = cached_runtime.object_code if cached_runtime is not None else None
+
+
+def runtime_plan(
+    options: CompilerOptions, versions: Mapping[str, str]
+) -> tuple[CompilerOptions, str]:
+    """The options the runtime object of a build with ``options`` is emitted with, and its
+    cache key (``keys.runtime_key``: every key field of those options, the target they
+    resolve to, ``versions``; the runtime cache and the artifact's entry use it).
+
+    One runtime serves every variant (and every artifact of the process): with several
+    CPUs it is built for the generic CPU, so that it runs wherever any variant does.
+    """
+    from gradc.compiler.codegen.emit import target_info
+
+    runtime = replace(options, cpu="generic", cpus=()) if options.cpus else options
+    shared = keys.shared_components(runtime, target_info(runtime), versions)
+    return runtime, keys.runtime_key(shared)
 
 
 def _export_plans(state: BuildState) -> list[ExportPlan]:
