@@ -6,7 +6,7 @@ Layout::
       manifest.msgpack       see gradc.artifacts.manifest
       objects/<sha256>.o     relocatable objects (exports and the runtime), content-addressed
       texts/<sha256>.ir|.ll|.s   IR, LLVM IR and assembly texts for ``gradc inspect``
-      .lock                  empty; writers hold it (filelock) while they write
+      .lock                  empty; writers hold it (flock, as filelock) while they write
 
 Writes are atomic and crash-safe: each file is written to a temporary file in its final
 directory, fsync'ed, then ``os.replace``'d into place; blobs first, the manifest last, so
@@ -48,6 +48,7 @@ from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, wrapper_symbol
 from gradc.artifacts.cuda_manifest import cuda_section, reusable_cuda
 from gradc.artifacts.durable import TMP_PREFIX as _TMP_PREFIX
 from gradc.artifacts.durable import atomic_write as _atomic_write
+from gradc.artifacts.durable import locked as _locked
 from gradc.artifacts.durable import write_blobs as _write_blobs
 from gradc.artifacts.errors import ArtifactError, ArtifactWarning, FormatVersionError
 from gradc.artifacts.manifest import (
@@ -283,10 +284,8 @@ def write_artifact(
     if _is_current(out, encoded, blobs):
         return manifest  # an identical artifact is there: write nothing, not even a lock
 
-    from filelock import FileLock  # ~60 ms to import: writers only, never the loader
-
     out.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(out / LOCK_NAME)):
+    with _locked(out / LOCK_NAME):
         _remove_temporaries(out)
         problems = find_damage(out)
         if problems:

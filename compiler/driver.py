@@ -161,7 +161,10 @@ def differentiate(state: BuildState) -> None:
 
     Exports that call a derivative declaration (``df(x)`` in a Newton step) are typed
     here, once the derivatives they call exist; derivatives of those exports come last.
+    A module without derivatives skips it (nor imports AD).
     """
+    if not state.info.derivatives:
+        return
     from gradc.compiler.frontend.derivatives import derivative_callers
     from gradc.compiler.infer import infer_module
     from gradc.passes.arrays.lower import run as lower_array_ops
