@@ -114,6 +114,15 @@ t_negative_base_zero_exponent = gradc.jvp(negative_base_zero_exponent, wrt=("x",
 
 
 @gradc.export
+def pow_cancelling_exponent(x: f64, y: f64) -> f64:  # the exponent is 0 as a whole
+    return y ** (x * 2.0 - x - x) + x  # d/db at y <= 0 was -inf or NaN: -inf + inf, NaN - NaN
+
+
+d_pow_cancelling_exponent = gradc.grad(pow_cancelling_exponent, wrt=("x", "y"))
+t_pow_cancelling_exponent = gradc.jvp(pow_cancelling_exponent, wrt=("x", "y"))
+
+
+@gradc.export
 def atan2_origin(x: f64) -> f64:  # atan2(0, 0·...) at the origin: 0, not 0/0
     return math.atan2(0.0, x**-math.inf) + x
 
