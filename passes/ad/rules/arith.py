@@ -90,9 +90,9 @@ def pow_partials(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Par
     a, b = inst.operands()
     one = o.c(1.0, a)
     zero = o.c(0.0, a)
-    da = o.b.mul(b, o.b.math(MathName.IEEE_POW, a, o.b.sub(b, one)))
+    da = o.b.mul(b, o.math(MathName.IEEE_POW, a, o.b.sub(b, one)))
     da = o.b.select(o.b.cmp(CmpPred.EQ, b, zero), zero, da)
-    da = o.b.select(o.b.math(MathName.ISINF, b), zero, da)
+    da = o.b.select(o.math(MathName.ISINF, b), zero, da)
     db = None
     if active(b):
         db = o.b.select(o.b.cmp(CmpPred.LE, a, zero), zero, o.b.mul(r, o.math(MathName.LOG, a)))
@@ -121,7 +121,7 @@ def _mod(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
     db = None
     if active(b):
         q = o.math(MathName.RINT, o.b.binary(ops.FDiv, o.b.sub(a, r), b))
-        q = o.b.select(o.b.math(MathName.ISINF, b), o.c(0.0, r), q)
+        q = o.b.select(o.math(MathName.ISINF, b), o.c(0.0, r), q)
         db = o.neg(q)
     return [(a, o.c(1.0, r)), (b, db)]
 
