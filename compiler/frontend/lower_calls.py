@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import math
 
-from gradc.compiler.frontend import array_functions, numpy_linalg, slicing
+from gradc.compiler.frontend import array_functions, array_reorder, numpy_linalg, slicing
 from gradc.compiler.frontend.array_reductions import lower_reduction
 from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.constructs import builtin_help
@@ -179,6 +179,8 @@ class CallLowering(LoweringState):
             return self.numpy_math_call(name, e)
         if name in array_functions.ARRAY_FUNCTIONS:
             return array_functions.diff_call(self, e)
+        if name in array_reorder.REORDER_FUNCTIONS:
+            return array_reorder.reorder_call(self, name, e)
         if name in numpy_linalg.ARRAY_FUNCTION_NAMES:
             return numpy_linalg.array_function_call(self, name, e)
         if name not in _NUMPY_ALLOCATORS:

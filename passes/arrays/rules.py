@@ -6,5 +6,7 @@ from gradc.passes.arrays import (
     indexing,  # noqa: F401 (registrations)
     linalg,  # noqa: F401 (registrations)
     reduce,  # noqa: F401 (registrations)
+    reorder,  # noqa: F401 (registrations)
+    sort,  # noqa: F401 (registrations)
     views,  # noqa: F401 (registrations)
 )

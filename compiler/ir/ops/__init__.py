@@ -18,7 +18,8 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.gpu`: the atomics and barrier of ``@gradc.kernel`` bodies;
 - :mod:`.frontend`: the untyped front end's polymorphic operations;
 - :mod:`.views`: views (basic indexing, transposes, contiguous reshapes);
-- :mod:`.indexing`: indexing that copies (integer arrays, masks) and ``a.flat[i]``.
+- :mod:`.indexing`: indexing that copies (integer arrays, masks) and ``a.flat[i]``;
+- :mod:`.reorder`: ``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort``.
 
 Printed form (see :mod:`gradc.compiler.ir.printer`)::
 
@@ -101,6 +102,7 @@ from gradc.compiler.ir.ops.reductions import (
     Reduce,
     ReduceKind,
 )
+from gradc.compiler.ir.ops.reorder import Diag, Roll, Sort, SortKind, Triangle
 from gradc.compiler.ir.ops.scalar import (
     CMP_PREDICATES,
     Abs,
@@ -203,6 +205,11 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Contract,
         Outer,
         Trace,
+        # elements copied to new places (reorder.py)
+        Diag,
+        Triangle,
+        Roll,
+        Sort,
         # construction and conversion (construct.py)
         Arange,
         Linspace,
@@ -295,6 +302,7 @@ __all__ = [
     "CumKind",
     "Cumulate",
     "DecRef",
+    "Diag",
     "Div",
     "DivKind",
     "ElementAddr",
@@ -343,10 +351,13 @@ __all__ = [
     "ReduceKind",
     "Reshape",
     "Return",
+    "Roll",
     "Select",
     "SetItem",
     "SharedArray",
     "SliceView",
+    "Sort",
+    "SortKind",
     "Store",
     "Sub",
     "SyncThreads",
@@ -357,6 +368,7 @@ __all__ = [
     "TapePush",
     "Trace",
     "Transpose",
+    "Triangle",
     "TupleGet",
     "UnaryOp",
 ]

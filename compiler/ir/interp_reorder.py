@@ -1,0 +1,70 @@
+"""Interpreter rules of :mod:`.ops.reorder` (``np.diag``, ``np.tril``/``np.triu``,
+``np.roll``, ``np.sort``/``np.argsort``/``np.median``), computed with NumPy: the oracle
+the ``lower-arrays`` loops are tested against. ``argsort`` is NumPy's stable sort, the
+order gradc's loops give tied elements."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.core import Instruction
+from gradc.compiler.ir.interp_values import NUMPY_DTYPES, RULES
+from gradc.compiler.ir.types import ArrayType, ScalarType
+
+if TYPE_CHECKING:
+    from gradc.compiler.ir.interp import Machine
+
+
+def _np() -> Any:
+    import numpy as np  # lazily: only array programs need NumPy
+
+    return np
+
+
+def _array(inst: Instruction, x: Any) -> Any:
+    t = inst.type
+    assert isinstance(t, ArrayType)
+    return _np().ascontiguousarray(x, dtype=NUMPY_DTYPES[t.dtype.name])
+
+
+@RULES.register(ops.Diag)
+def _diag(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    array, k = vals
+    return _array(inst, _np().diag(array, k))
+
+
+@RULES.register(ops.Triangle)
+def _triangle(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    assert isinstance(inst, ops.Triangle)
+    np = _np()
+    array, k = vals
+    return _array(inst, (np.triu if inst.upper else np.tril)(array, k))
+
+
+@RULES.register(ops.Roll)
+def _roll(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    assert isinstance(inst, ops.Roll)
+    array, shift = vals
+    return _array(inst, _np().roll(array, shift, None if inst.flat else inst.axis))
+
+
+@RULES.register(ops.Sort)
+def _sort(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    assert isinstance(inst, ops.Sort)
+    np = _np()
+    (array,) = vals
+    if inst.kind == ops.SortKind.SORT:
+        return _array(inst, np.sort(array, axis=-1, kind="stable"))
+    if inst.kind == ops.SortKind.ARGSORT:
+        return _array(inst, np.argsort(array, axis=-1, kind="stable"))
+    t = inst.type
+    dtype = NUMPY_DTYPES[(t.dtype if isinstance(t, ArrayType) else t).name]  # type: ignore[union-attr]
+    with np.errstate(all="ignore"):
+        if array.shape[-1] == 0:  # type: ignore[attr-defined]
+            result = np.full(array.shape[:-1], np.nan, dtype=dtype)  # type: ignore[attr-defined]
+        else:
+            result = np.median(array, axis=-1).astype(dtype)
+    if isinstance(t, ScalarType):
+        return float(result)
+    return _array(inst, result)
