@@ -6,7 +6,9 @@ Arguments bind by position or NumPy's names and are evaluated in source order. `
 and ``shift`` are int expressions; ``axis`` is a constant int or None (``np.sort``,
 ``np.argsort``, ``np.median``: the last axis or None, which sorts the flattened array
 as NumPy does). Anything else (``kind=``, ``order=``, ``out=``, ``keepdims=True``, a
-tuple ``shift``) is a compile error naming the argument.
+tuple ``shift``) is a compile error naming the argument. ``kind=`` of ``np.sort``/
+``np.argsort`` may name any of NumPy's algorithms: gradc's sort is always stable (ties
+keep their order; NumPy's default ``quicksort`` may order tied indices otherwise).
 """
 
 from __future__ import annotations
@@ -29,8 +31,12 @@ REORDER_FUNCTIONS: dict[str, tuple[tuple[str, ...], int, str]] = {
     "tril": (("m", "k"), 1, "np.tril(m, k=0) of 2-D or more"),
     "triu": (("m", "k"), 1, "np.triu(m, k=0) of 2-D or more"),
     "roll": (("a", "shift", "axis"), 2, "np.roll(a, shift, axis=None): an int shift"),
-    "sort": (("a", "axis"), 1, "np.sort(a, axis=-1): the last axis or None; stable"),
-    "argsort": (("a", "axis"), 1, "np.argsort(a, axis=-1): the last axis or None; stable"),
+    "sort": (("a", "axis", "kind"), 1, "np.sort(a, axis=-1, kind=None): the last axis or None"),
+    "argsort": (
+        ("a", "axis", "kind"),
+        1,
+        "np.argsort(a, axis=-1, kind=None): the last axis or None; always stable",
+    ),
     "median": (("a", "axis"), 1, "np.median(a, axis=None): None or the last axis"),
 }
 
@@ -65,6 +71,21 @@ def _axis(low: CallLowering, name: str, bound: dict[str, ast.expr], default: int
     if not isinstance(value, int) or isinstance(value, bool):
         raise low.src.error(f"np.{name}() argument 'axis=' must be a constant int or None", node)
     return value
+
+
+_KINDS = ("quicksort", "mergesort", "heapsort", "stable")
+
+
+def _kind(low: CallLowering, name: str, bound: dict[str, ast.expr]) -> None:
+    """Check ``kind=``: None or one of NumPy's names (gradc's sort is always stable,
+    which each of them allows)."""
+    node = bound.pop("kind", None)
+    if node is None or (isinstance(node, ast.Constant) and node.value is None):
+        return
+    if not isinstance(node, ast.Constant) or node.value not in _KINDS:
+        raise low.src.error(
+            f"np.{name}() argument 'kind=' must be None or one of {', '.join(_KINDS)}", node
+        )
 
 
 def _values(low: CallLowering, bound: dict[str, ast.expr]) -> dict[str, Value]:
@@ -104,6 +125,7 @@ def _sort_op(kind: ops.SortKind, default: int | None) -> Callable[[CallLowering,
     def lower(low: CallLowering, e: ast.Call) -> Value:
         bound = _bind(low, kind.value, e)
         axis = _axis(low, kind.value, bound, default)
+        _kind(low, kind.value, bound)
         array = _values(low, bound)["a"]
         with low.b.at(low.src.loc(e)):
             if axis is None:
