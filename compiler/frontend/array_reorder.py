@@ -62,7 +62,9 @@ def _bind(low: CallLowering, name: str, e: ast.Call) -> dict[str, ast.expr]:
     return bound
 
 
-def _axis(low: CallLowering, name: str, bound: dict[str, ast.expr], default: int | None) -> int | None:
+def _axis(
+    low: CallLowering, name: str, bound: dict[str, ast.expr], default: int | None
+) -> int | None:
     """The constant ``axis=`` (None for ``axis=None``)."""
     node = bound.pop("axis", None)
     if node is None or (isinstance(node, ast.Constant) and node.value is None):

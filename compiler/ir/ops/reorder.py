@@ -118,9 +118,7 @@ class Roll(Instruction):
             return t
         if not 0 <= self.axis < max(t.ndim, 1) or (self.flat and self.axis != 0):
             return f"roll axis {self.axis} is out of range for {t}"
-        return _index_operand(ctx, self, self.shift) or _same_shape(
-            ctx, self, self.array, t.ndim
-        )
+        return _index_operand(ctx, self, self.shift) or _same_shape(ctx, self, self.array, t.ndim)
 
 
 class SortKind(StrEnum):

@@ -1,0 +1,80 @@
+"""``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort`` and ``np.median``
+differentiated (compiler/ir/ops/reorder.py: loops of loads, so the derivative of a sort
+follows its permutation). Sorted values keep apart (KINKS: the gaps between elements),
+so the permutation is constant around each input.
+"""
+
+import numpy as np
+
+import gradc
+from gradc import f64, i64
+
+SHAPES = {
+    "diagonals": {"A": ("m", "n"), "v": ("n",)},
+    "triangles": {"A": ("m", "n")},
+    "rolled": {"A": ("m", "n"), "v": ("n",)},
+    "sorted_rows": {"A": ("m", "n"), "w": ("n",)},
+    "medians": {"A": ("m", "n")},
+}
+DIMS = {
+    "diagonals": {"m": (1, 4), "n": (1, 4)},
+    "triangles": {"m": (1, 4), "n": (1, 4)},
+    "rolled": {"m": (1, 3), "n": (1, 4)},
+    "sorted_rows": {"m": (1, 3), "n": (1, 5)},
+    "medians": {"m": (1, 3), "n": (1, 5)},
+}
+DOMAINS = {"diagonals": {"k": (-2, 2)}, "triangles": {"k": (-2, 2)}, "rolled": {"s": (-5, 5)}}
+
+
+def _gaps(a):
+    v = np.sort(np.ravel(a))
+    return tuple(v[1:] - v[:-1])
+
+
+KINKS = {
+    "sorted_rows": lambda A, w: _gaps(A),
+    "medians": lambda A: _gaps(A),
+}
+
+
+@gradc.export
+def diagonals(A: f64[:, :], v: f64[:], k: i64) -> f64:
+    D = np.diag(v * v, k)
+    return np.sum(D * D) + np.sum(np.diag(A, k) * np.diag(A.T)[0]) + np.trace(A @ A.T)
+
+
+@gradc.export
+def triangles(A: f64[:, :], k: i64) -> f64:
+    L = np.tril(A, k)
+    return np.sum(L * A) + np.sum(np.triu(A * A, -k) * 0.5) + np.sum(np.tril(A.T))
+
+
+@gradc.export
+def rolled(A: f64[:, :], v: f64[:], s: i64) -> f64:
+    w = np.arange(v.shape[0]) + 1.0
+    return (
+        np.sum(np.roll(v, s) * w) + np.sum(np.roll(A, s, axis=1) * A) + np.sum(np.roll(A, -s) ** 2)
+    )
+
+
+@gradc.export
+def sorted_rows(A: f64[:, :], w: f64[:]) -> f64:
+    S = np.sort(A * 2.0)
+    return np.sum(S * w) + np.sum(np.sort(A, axis=None) * np.sort(A, axis=None)[::-1])
+
+
+@gradc.export
+def medians(A: f64[:, :]) -> f64:
+    return np.median(A * A) + np.sum(np.median(A, axis=1) * 3.0) + np.median(A[0]) ** 2
+
+
+d_diagonals = gradc.grad(diagonals, wrt=("A", "v"))
+t_diagonals = gradc.jvp(diagonals, wrt=("A", "v"))
+d_triangles = gradc.grad(triangles, wrt=("A",))
+t_triangles = gradc.jvp(triangles, wrt=("A",))
+d_rolled = gradc.grad(rolled, wrt=("A", "v"))
+t_rolled = gradc.jvp(rolled, wrt=("A", "v"))
+d_sorted_rows = gradc.grad(sorted_rows, wrt=("A", "w"))
+t_sorted_rows = gradc.jvp(sorted_rows, wrt=("A", "w"))
+d_medians = gradc.grad(medians, wrt=("A",))
+t_medians = gradc.jvp(medians, wrt=("A",))
