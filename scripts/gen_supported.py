@@ -10,7 +10,7 @@ OPERATOR_UFUNCS/COMPARISON_UFUNCS/ARRAY_DTYPES (compiler/infer/elementwise.py),
 ARRAY_REDUCTIONS/BUILTIN_REDUCTIONS (compiler/frontend/array_reductions.py),
 LINALG_FUNCTIONS/CONSTRUCT_FUNCTIONS/SCALAR_TYPES (compiler/frontend/numpy_linalg.py),
 VIEW_METHODS (compiler/frontend/slicing.py), ARRAY_FUNCTIONS/ARRAY_METHODS (compiler/
-frontend/array_functions.py), ARRAY_UFUNCS (compiler/frontend/
+frontend/array_functions.py), REORDER_FUNCTIONS (compiler/frontend/array_reorder.py), ARRAY_UFUNCS (compiler/frontend/
 numpy_arrays.py), the allocators and dtype spellings (compiler/frontend/lower_calls.py),
 MATH_FUNCTIONS (compiler/ir/ops/mathcall.py), MATH_CONSTANTS (compiler/frontend/
 constants.py) and the unsupported constructs (compiler/frontend/constructs.py). Dtype
@@ -33,6 +33,7 @@ from pathlib import Path
 from gradc.compiler.frontend import (
     array_functions,
     array_reductions,
+    array_reorder,
     constructs,
     lower_calls,
     lower_expr,
@@ -297,6 +298,13 @@ def examples() -> dict[str, list[str]]:
     array_fns = {"diff": "np.sum(np.diff(A, axis=0))", "clip": "np.sum(A.clip(0.2, s))"}
     out["array functions"] = [array_fns[n] for n in
                               (*array_functions.ARRAY_FUNCTIONS, *array_functions.ARRAY_METHODS)]  # fmt: skip
+    reorder = {
+        "diag": "np.sum(np.diag(x, 1)) + np.sum(np.diag(A))", "tril": "np.sum(np.tril(A, -1))",
+        "triu": "np.sum(np.triu(A))", "roll": "np.sum(np.roll(x, n) * y)",
+        "sort": "np.sum(np.sort(x) * y)", "argsort": "np.sum(np.argsort(A))",
+        "median": "np.median(A)",
+    }  # fmt: skip
+    out["array functions"] += [reorder[n] for n in array_reorder.REORDER_FUNCTIONS]
     out["views"] += ["np.sum(x[1:] - x[:-1])", "np.sum(A[::-1, 0])", "np.sum(x[i])",
                      "np.sum(x[b])", "x.flat[0]", "np.sum(x.astype(np.float32))",
                      "np.sum(x.copy())"]  # fmt: skip
@@ -429,6 +437,7 @@ def _views_construction_linalg() -> list[str]:
     lines += _table(("method", "accepts"), [(f"`a.{m}`", d) for m, d in VIEW_METHODS.items()])
     rows = [(f"`np.{n}`", d) for n, d in array_functions.ARRAY_FUNCTIONS.items()]
     rows += [(f"`a.{n}`", d) for n, d in array_functions.ARRAY_METHODS.items()]
+    rows += [(f"`np.{n}`", d) for n, (_, _, d) in array_reorder.REORDER_FUNCTIONS.items()]
     lines += _table(("array function or method", "accepts"), rows)
     lines += ["## Construction", ""]
     rows = [

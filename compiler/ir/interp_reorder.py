@@ -59,7 +59,9 @@ def _sort(m: Machine, inst: Instruction, vals: list[object]) -> object:
     if inst.kind == ops.SortKind.ARGSORT:
         return _array(inst, np.argsort(array, axis=-1, kind="stable"))
     t = inst.type
-    dtype = NUMPY_DTYPES[(t.dtype if isinstance(t, ArrayType) else t).name]  # type: ignore[union-attr]
+    element = t.dtype if isinstance(t, ArrayType) else t
+    assert isinstance(element, ScalarType)
+    dtype = NUMPY_DTYPES[element.name]
     with np.errstate(all="ignore"):
         if array.shape[-1] == 0:  # type: ignore[attr-defined]
             result = np.full(array.shape[:-1], np.nan, dtype=dtype)  # type: ignore[attr-defined]

@@ -122,7 +122,7 @@ def _sort(lw: ArrayLowering, inst: Instruction) -> Value | None:
     median = inst.kind == ops.SortKind.MEDIAN
     scalar = isinstance(t, ScalarType)
     if median:
-        rt = t if isinstance(t, ScalarType) else t.dtype  # type: ignore[union-attr]
+        rt = t.dtype if isinstance(t, ArrayType) else t
         assert isinstance(rt, ScalarType)
         out_t = ArrayType(rt, 1, "C") if scalar else t
         out = lw.new_array(out_t, [lw.const(1, I64)] if scalar else lead)
