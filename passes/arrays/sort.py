@@ -121,9 +121,9 @@ def _sort(lw: ArrayLowering, inst: Instruction) -> Value | None:
     t = inst.type
     median = inst.kind == ops.SortKind.MEDIAN
     scalar = isinstance(t, ScalarType)
+    rt = t.dtype if isinstance(t, ArrayType) else t
+    assert isinstance(rt, ScalarType)
     if median:
-        rt = t.dtype if isinstance(t, ArrayType) else t
-        assert isinstance(rt, ScalarType)
         out_t = ArrayType(rt, 1, "C") if scalar else t
         out = lw.new_array(out_t, [lw.const(1, I64)] if scalar else lead)
     else:
