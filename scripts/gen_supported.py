@@ -157,8 +157,9 @@ INDEXING = (
     ("`a[i]`, `a[i, j]`, negative indices", "bounds-checked (IndexError) unless --no-boundscheck"),
     ("`a[i]` of a 2-D array, `a[i][j]`", "a row view"),
     ("`a[lo:hi:step]` on any axis, negative steps, `...`, `None`/`np.newaxis`", "a view"),
-    ("`a[idx]` with an integer array, `a[mask]` with a bool array", "a copy (reads; writes"
-     " where NumPy allows)"),
+    ("`a[idx]` with an integer array, `a[mask]` with a bool array", "a copy (reads)"),
+    ("`a[mask] = v`, `a[mask] += v` (a bool mask of `a`'s shape)", "`v` a scalar, or a 1-D"
+     " array of one value per true element (or one value)"),
     ("`a.flat[i]`", "reads"),
     ("`a.T`", "a view"),
     ("`a.shape`, `np.shape(a)`, `a.size`, `a.ndim`, `a.dtype`, `len(a)`", ""),

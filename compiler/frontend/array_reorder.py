@@ -115,9 +115,9 @@ def _diagonal_op(name: str) -> Callable[[CallLowering, ast.Call], Value]:
 
 def _roll(low: CallLowering, e: ast.Call) -> Value:
     bound = _bind(low, "roll", e)
-    axis = _axis(low, "roll", bound, None)
     if isinstance(bound["shift"], ast.Tuple | ast.List):
         raise low.src.error("np.roll() shift must be one int here (not a tuple)", bound["shift"])
+    axis = _axis(low, "roll", bound, None)
     v = _values(low, bound)
     with low.b.at(low.src.loc(e)):
         return low.b.insert(ops.Roll(axis or 0, v["a"], v["shift"], flat=axis is None))

@@ -79,6 +79,7 @@ AFTER_INFERENCE = frozenset(
         ops.AssignInto,  # materialisation makes it from setitem
         ops.Take,  # and these from getitem
         ops.Compress,
+        ops.MaskAssign,  # from setitem with a bool mask
         ops.FlatIndex,
         ops.AtomicAdd,
     }

@@ -85,7 +85,7 @@ from gradc.compiler.ir.ops.gpu import (
     SharedArray,
     SyncThreads,
 )
-from gradc.compiler.ir.ops.indexing import Compress, FlatGet, FlatIndex, Take
+from gradc.compiler.ir.ops.indexing import Compress, FlatGet, FlatIndex, MaskAssign, Take
 from gradc.compiler.ir.ops.linalg import Contract, ContractKind, Outer, Trace
 from gradc.compiler.ir.ops.mathcall import (
     IEEE_MATH,
@@ -234,6 +234,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         # indexing that copies
         Take,
         Compress,
+        MaskAssign,
         FlatIndex,
         FlatGet,
         AtomicAddItem,
@@ -326,6 +327,7 @@ __all__ = [
     "Linspace",
     "Load",
     "MakeTuple",
+    "MaskAssign",
     "MathCall",
     "MathCheck",
     "MathFn",

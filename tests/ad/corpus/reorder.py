@@ -1,5 +1,5 @@
-"""``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort`` and ``np.median``
-differentiated (compiler/ir/ops/reorder.py: loops of loads, so the derivative of a sort
+"""``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort``, ``np.median`` and
+boolean-mask writes (``a[mask] = v``, ``a[mask] += v``) differentiated (compiler/ir/ops/reorder.py: loops of loads, so the derivative of a sort
 follows its permutation). Sorted values keep apart (KINKS: the gaps between elements),
 so the permutation is constant around each input.
 """
@@ -15,6 +15,7 @@ SHAPES = {
     "rolled": {"A": ("m", "n"), "v": ("n",)},
     "sorted_rows": {"A": ("m", "n"), "w": ("n",)},
     "medians": {"A": ("m", "n")},
+    "masked": {"A": ("m", "n"), "B": ("m", "n")},
 }
 DIMS = {
     "diagonals": {"m": (1, 4), "n": (1, 4)},
@@ -22,6 +23,7 @@ DIMS = {
     "rolled": {"m": (1, 3), "n": (1, 4)},
     "sorted_rows": {"m": (1, 3), "n": (1, 5)},
     "medians": {"m": (1, 3), "n": (1, 5)},
+    "masked": {"m": (1, 3), "n": (1, 4)},
 }
 DOMAINS = {"diagonals": {"k": (-2, 2)}, "triangles": {"k": (-2, 2)}, "rolled": {"s": (-5, 5)}}
 
@@ -34,6 +36,7 @@ def _gaps(a):
 KINKS = {
     "sorted_rows": lambda A, w: _gaps(A),
     "medians": lambda A: _gaps(A),
+    "masked": lambda A, B, s: (*np.ravel(A - 0.5), *np.ravel(A + 0.5)),
 }
 
 
@@ -68,6 +71,16 @@ def medians(A: f64[:, :]) -> f64:
     return np.median(A * A) + np.sum(np.median(A, axis=1) * 3.0) + np.median(A[0]) ** 2
 
 
+@gradc.export
+def masked(A: f64[:, :], B: f64[:, :], s: f64) -> f64:
+    C = A * 1.0
+    m = C > 0.5
+    C[m] = B[m] * C[m]
+    C[C < -0.5] += s
+    C[C < -10.0] = s * s
+    return np.sum(C * C)
+
+
 d_diagonals = gradc.grad(diagonals, wrt=("A", "v"))
 t_diagonals = gradc.jvp(diagonals, wrt=("A", "v"))
 d_triangles = gradc.grad(triangles, wrt=("A",))
@@ -78,3 +91,5 @@ d_sorted_rows = gradc.grad(sorted_rows, wrt=("A", "w"))
 t_sorted_rows = gradc.jvp(sorted_rows, wrt=("A", "w"))
 d_medians = gradc.grad(medians, wrt=("A",))
 t_medians = gradc.jvp(medians, wrt=("A",))
+d_masked = gradc.grad(masked, wrt=("A", "B", "s"))
+t_masked = gradc.jvp(masked, wrt=("A", "B", "s"))
