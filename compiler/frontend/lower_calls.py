@@ -11,7 +11,13 @@ from __future__ import annotations
 import ast
 import math
 
-from gradc.compiler.frontend import array_functions, array_reorder, numpy_linalg, slicing
+from gradc.compiler.frontend import (
+    array_functions,
+    array_reorder,
+    linalg_solve,
+    numpy_linalg,
+    slicing,
+)
 from gradc.compiler.frontend.array_reductions import lower_reduction
 from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.constructs import builtin_help
@@ -86,6 +92,8 @@ class CallLowering(LoweringState):
         if reduction is not None:
             return reduction
         func = e.func
+        if linalg_solve.is_solve_call(self, func):  # np.linalg.inv(a), solve, det
+            return linalg_solve.solve_call(self, func, e)  # type: ignore[arg-type]
         if self._array_method(func, "clip"):  # a.clip(lo, hi)
             return array_functions.clip_method(self, func, e)  # type: ignore[arg-type]
         if e.keywords and self.info.numpy_attr(func) is None and not self._user_function(func):

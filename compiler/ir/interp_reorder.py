@@ -1,5 +1,7 @@
 """Interpreter rules of :mod:`.ops.reorder` (``np.diag``, ``np.tril``/``np.triu``,
-``np.roll``, ``np.sort``/``np.argsort``/``np.median``), computed with NumPy: the oracle
+``np.roll``, ``np.sort``/``np.argsort``/``np.median``) and :mod:`.ops.solve`
+(``np.linalg.inv``/``solve``/``det``, NumPy's LinAlgError raised as the ValueError
+compiled code raises), computed with NumPy: the oracle
 the ``lower-arrays`` loops are tested against. ``argsort`` is NumPy's stable sort, the
 order gradc's loops give tied elements."""
 
@@ -10,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction
 from gradc.compiler.ir.interp_values import NUMPY_DTYPES, RULES
+from gradc.compiler.ir.ops.solve import NOT_SQUARE, SINGULAR, SOLVE_MISMATCH
 from gradc.compiler.ir.types import ArrayType, ScalarType
 
 if TYPE_CHECKING:
@@ -69,4 +72,31 @@ def _sort(m: Machine, inst: Instruction, vals: list[object]) -> object:
             result = np.median(array, axis=-1).astype(dtype)
     if isinstance(t, ScalarType):
         return float(result)
+    return _array(inst, result)
+
+
+@RULES.register(ops.LinalgSolve)
+def _linalg_solve(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    assert isinstance(inst, ops.LinalgSolve)
+    np = _np()
+    a: Any = vals[0]
+    if a.shape[0] != a.shape[1]:
+        raise ValueError(NOT_SQUARE)
+    t = inst.type
+    element = t.dtype if isinstance(t, ArrayType) else t
+    assert isinstance(element, ScalarType)
+    dtype = NUMPY_DTYPES[element.name]
+    if inst.kind == ops.SolveKind.DET:
+        return float(np.linalg.det(a.astype(dtype)))
+    if inst.kind == ops.SolveKind.SOLVE:
+        b: Any = vals[1]
+        if b.shape[0] != a.shape[0]:
+            raise ValueError(SOLVE_MISMATCH[b.ndim].format(b.shape[0], a.shape[0]))
+    try:
+        if inst.kind == ops.SolveKind.INV:
+            result = np.linalg.inv(a.astype(dtype))
+        else:
+            result = np.linalg.solve(a.astype(dtype), vals[1].astype(dtype))  # type: ignore[attr-defined]
+    except np.linalg.LinAlgError as exc:
+        raise ValueError(SINGULAR) from exc
     return _array(inst, result)

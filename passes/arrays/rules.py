@@ -7,6 +7,7 @@ from gradc.passes.arrays import (
     linalg,  # noqa: F401 (registrations)
     reduce,  # noqa: F401 (registrations)
     reorder,  # noqa: F401 (registrations)
+    solve,  # noqa: F401 (registrations)
     sort,  # noqa: F401 (registrations)
     views,  # noqa: F401 (registrations)
 )

@@ -19,7 +19,8 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.frontend`: the untyped front end's polymorphic operations;
 - :mod:`.views`: views (basic indexing, transposes, contiguous reshapes);
 - :mod:`.indexing`: indexing that copies (integer arrays, masks) and ``a.flat[i]``;
-- :mod:`.reorder`: ``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort``.
+- :mod:`.reorder`: ``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort``;
+- :mod:`.solve`: ``np.linalg.inv``, ``np.linalg.solve``, ``np.linalg.det``.
 
 Printed form (see :mod:`gradc.compiler.ir.printer`)::
 
@@ -136,6 +137,7 @@ from gradc.compiler.ir.ops.scalar import (
     TupleGet,
     UnaryOp,
 )
+from gradc.compiler.ir.ops.solve import LinalgSolve, SolveKind
 from gradc.compiler.ir.ops.tape import TapeFree, TapeNew, TapePop, TapePush
 from gradc.compiler.ir.ops.views import AssignInto, BasicIndex, Reshape, SliceView, Transpose
 
@@ -210,6 +212,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Triangle,
         Roll,
         Sort,
+        LinalgSolve,
         # construction and conversion (construct.py)
         Arange,
         Linspace,
@@ -324,6 +327,7 @@ __all__ = [
     "Jump",
     "LShift",
     "Len",
+    "LinalgSolve",
     "Linspace",
     "Load",
     "MakeTuple",
@@ -358,6 +362,7 @@ __all__ = [
     "SetItem",
     "SharedArray",
     "SliceView",
+    "SolveKind",
     "Sort",
     "SortKind",
     "Store",
