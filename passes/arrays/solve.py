@@ -7,7 +7,9 @@ is the first row ``p >= k`` of largest ``|U[p, k]|`` (LAPACK's ``idamax``), rows
 and ``p`` of ``U`` and ``B`` are swapped (``det`` flips its sign when ``p != k``), an
 exactly zero pivot raises NumPy's "Singular matrix" (``inv``/``solve``; ``det`` is then
 0), and every row below gets ``U[i, :] -= f * U[k, :]``, ``B[i, :] -= f * B[k, :]`` with
-``f = U[i, k] / U[k, k]``. ``inv``/``solve`` finish by back substitution; ``det`` is
+``f = U[i, k] * (1 / U[k, k])`` (LAPACK's scaling). The order of operations is not
+LAPACK's blocked one: values agree to rounding, and a nearly singular matrix may meet an
+exactly zero pivot in one and not in the other. ``inv``/``solve`` finish by back substitution; ``det`` is
 the sign times the product of the diagonal (NumPy computes ``sign * exp(Σ log|u_ii|)``:
 the two agree to rounding).
 
@@ -113,9 +115,10 @@ def _factor(lw: ArrayLowering, inst: ops.LinalgSolve, n: Value, u: Value, rhs: V
             with b.if_then(singular, "linsolve.singular"):
                 b.raise_("ValueError", SINGULAR)
         divisor = b.select(singular, one_t, pivot) if det else pivot
+        scale = b.binary(ops.FDiv, one_t, divisor)  # LAPACK's dgetf2 scales by 1/pivot
         with counted_loop(b, b.add(k, lw.const(1, I64)), n, label="linsolve.row") as row:
             i = row.index
-            f = b.binary(ops.FDiv, lw.load(u, [i, k]), divisor)
+            f = b.mul(lw.load(u, [i, k]), scale)
             if det:
                 f = b.select(singular, zero_t, f)
             lw.store(u, [i, k], f)

@@ -1,5 +1,6 @@
 """``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort``, ``np.median`` and
-boolean-mask writes (``a[mask] = v``, ``a[mask] += v``) differentiated (compiler/ir/ops/reorder.py: loops of loads, so the derivative of a sort
+boolean-mask writes (``a[mask] = v``, ``a[mask] += v``), ``np.linalg.inv``/``solve``/``det``
+differentiated (compiler/ir/ops/reorder.py: loops of loads, so the derivative of a sort
 follows its permutation). Sorted values keep apart (KINKS: the gaps between elements),
 so the permutation is constant around each input.
 """
@@ -16,6 +17,7 @@ SHAPES = {
     "sorted_rows": {"A": ("m", "n"), "w": ("n",)},
     "medians": {"A": ("m", "n")},
     "masked": {"A": ("m", "n"), "B": ("m", "n")},
+    "linear_systems": {"A": ("n", "n"), "b": ("n",)},
 }
 DIMS = {
     "diagonals": {"m": (1, 4), "n": (1, 4)},
@@ -24,6 +26,7 @@ DIMS = {
     "sorted_rows": {"m": (1, 3), "n": (1, 5)},
     "medians": {"m": (1, 3), "n": (1, 5)},
     "masked": {"m": (1, 3), "n": (1, 4)},
+    "linear_systems": {"n": (1, 4)},
 }
 DOMAINS = {"diagonals": {"k": (-2, 2)}, "triangles": {"k": (-2, 2)}, "rolled": {"s": (-5, 5)}}
 
@@ -81,6 +84,14 @@ def masked(A: f64[:, :], B: f64[:, :], s: f64) -> f64:
     return np.sum(C * C)
 
 
+# A + 4·I: diagonally dominant for the drawn elements, so the pivots never tie
+@gradc.export
+def linear_systems(A: f64[:, :], b: f64[:]) -> f64:
+    W = A * 0.25 + 4.0 * np.eye(A.shape[0])
+    x = np.linalg.solve(W, b)
+    return np.sum(np.linalg.inv(W) * A) + np.sum(x * x) + np.linalg.det(W)
+
+
 d_diagonals = gradc.grad(diagonals, wrt=("A", "v"))
 t_diagonals = gradc.jvp(diagonals, wrt=("A", "v"))
 d_triangles = gradc.grad(triangles, wrt=("A",))
@@ -93,3 +104,5 @@ d_medians = gradc.grad(medians, wrt=("A",))
 t_medians = gradc.jvp(medians, wrt=("A",))
 d_masked = gradc.grad(masked, wrt=("A", "B", "s"))
 t_masked = gradc.jvp(masked, wrt=("A", "B", "s"))
+d_linear_systems = gradc.grad(linear_systems, wrt=("A", "b"))
+t_linear_systems = gradc.jvp(linear_systems, wrt=("A", "b"))

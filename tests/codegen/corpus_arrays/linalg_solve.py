@@ -1,0 +1,68 @@
+"""``np.linalg.inv``, ``np.linalg.solve`` and ``np.linalg.det`` (compiler/ir/ops/solve.py,
+passes/arrays/solve.py) against NumPy's LAPACK: well-conditioned matrices (the drawn
+elements plus ``100·I``, strictly diagonally dominant), so both results agree to
+rounding (SUMMED); int matrices computed in float64; NumPy's errors for a matrix that is
+not square, a right-hand side of another length and a singular matrix (LinAlgError,
+a ValueError: gradc raises ValueError with its message).
+"""
+
+import numpy as np
+
+import gradc
+from gradc import f32, f64, i64
+
+SHAPES = {
+    "inverse": {"a": ("n", "n")},
+    "solved": {"a": ("n", "n"), "b": ("n",), "c": ("n", "k")},
+    "int_inverse": {"k": ("n", "n")},
+    "solve_f32": {"x": ("n", "n"), "y": ("n",)},
+    "not_square": {"a": ("m", "n")},
+    "rhs_mismatch": {"a": ("n", "n"), "b": ("m",)},
+    "singular": {"a": ("n", "n")},
+}
+SUMMED = {"inverse", "solved", "int_inverse", "solve_f32", "not_square", "rhs_mismatch"}
+RAISES = {"not_square": "ValueError", "rhs_mismatch": "ValueError", "singular": "ValueError"}
+
+
+@gradc.export
+def inverse(a: f64[:, :]) -> tuple[f64[:, :], f64]:
+    w = a + 100.0 * np.eye(a.shape[0])
+    return np.linalg.inv(w) * 100.0, np.linalg.det(w / 100.0)
+
+
+@gradc.export
+def solved(a: f64[:, :], b: f64[:], c: f64[:, :]) -> tuple[f64[:], f64[:, :]]:
+    w = a.T + 100.0 * np.eye(a.shape[0])
+    return np.linalg.solve(w, b) * 100.0, np.linalg.solve(a=w, b=c) * 100.0
+
+
+@gradc.export
+def int_inverse(k: i64[:, :]) -> tuple[f64[:, :], f64]:
+    w = k + 200 * np.eye(k.shape[0], dtype=np.int64)
+    return np.linalg.inv(w) * 200.0, np.linalg.det(w) / 200.0 ** k.shape[0]
+
+
+@gradc.export
+def solve_f32(x: f32[:, :], y: f32[:]) -> f32[:]:
+    w = x + np.eye(x.shape[0], dtype=np.float32) * np.float32(100.0)
+    return np.linalg.solve(w, y) * np.float32(100.0)
+
+
+@gradc.export
+def not_square(a: f64[:, :]) -> f64[:, :]:
+    return np.linalg.inv(a)
+
+
+@gradc.export
+def rhs_mismatch(a: f64[:, :], b: f64[:]) -> f64[:]:
+    return np.linalg.solve(a + 100.0 * np.eye(a.shape[0]), b)
+
+
+# a zero row stays zero through any elimination order: an exactly zero pivot in LAPACK's
+# factorisation and in gradc's (near-singular matrices may differ: docs/arrays_linalg.md)
+@gradc.export
+def singular(a: f64[:, :]) -> f64[:, :]:
+    w = a * 1.0
+    if a.shape[0] > 0:
+        w[a.shape[0] // 2] = 0.0
+    return np.linalg.inv(w)
