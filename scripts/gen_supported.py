@@ -10,7 +10,8 @@ OPERATOR_UFUNCS/COMPARISON_UFUNCS/ARRAY_DTYPES (compiler/infer/elementwise.py),
 ARRAY_REDUCTIONS/BUILTIN_REDUCTIONS (compiler/frontend/array_reductions.py),
 LINALG_FUNCTIONS/CONSTRUCT_FUNCTIONS/SCALAR_TYPES (compiler/frontend/numpy_linalg.py),
 VIEW_METHODS (compiler/frontend/slicing.py), ARRAY_FUNCTIONS/ARRAY_METHODS (compiler/
-frontend/array_functions.py), REORDER_FUNCTIONS (compiler/frontend/array_reorder.py), ARRAY_UFUNCS (compiler/frontend/
+frontend/array_functions.py), REORDER_FUNCTIONS (compiler/frontend/array_reorder.py), SOLVE_FUNCTIONS (compiler/frontend/
+linalg_solve.py), ARRAY_UFUNCS (compiler/frontend/
 numpy_arrays.py), the allocators and dtype spellings (compiler/frontend/lower_calls.py),
 MATH_FUNCTIONS (compiler/ir/ops/mathcall.py), MATH_CONSTANTS (compiler/frontend/
 constants.py) and the unsupported constructs (compiler/frontend/constructs.py). Dtype
@@ -35,6 +36,7 @@ from gradc.compiler.frontend import (
     array_reductions,
     array_reorder,
     constructs,
+    linalg_solve,
     lower_calls,
     lower_expr,
 )
@@ -327,6 +329,10 @@ def examples() -> dict[str, list[str]]:
         "vdot": "np.vdot(x, y)", "outer": "np.sum(np.outer(x, y))", "trace": "np.trace(A)",
     }  # fmt: skip
     out["linalg"] = [linalg[n] for n in LINALG_FUNCTIONS] + ["np.sum(A @ x)"]
+    solve = {"inv": "np.sum(np.linalg.inv(A + 9.0 * np.eye(A.shape[0])))",
+             "solve": "np.sum(np.linalg.solve(A + 9.0 * np.eye(A.shape[0]), A[0]))",
+             "det": "np.linalg.det(A + 9.0 * np.eye(A.shape[0]))"}  # fmt: skip
+    out["linalg"] += [solve[n] for n in linalg_solve.SOLVE_FUNCTIONS]
     return out
 
 
@@ -451,6 +457,8 @@ def _views_construction_linalg() -> list[str]:
     lines += [f"dtype spellings (as `np.<name>`, builtins or strings): {spellings}.", ""]
     lines += ["## Linear algebra", ""]
     rows = [(f"`np.{n}`", ", ".join(f.params)) for n, f in LINALG_FUNCTIONS.items()]
+    rows += [(f"`np.linalg.{n}`", ", ".join(ps)) for n, (ps, _) in
+             linalg_solve.SOLVE_FUNCTIONS.items()]  # fmt: skip
     lines += _table(("function (1-D and 2-D operands)", "parameters"), rows)
     return [*lines, "`a @ b` is `np.matmul`. Details: [arrays_linalg.md](arrays_linalg.md).", ""]
 
