@@ -211,8 +211,9 @@ def _reduction_keywords(name: str) -> list[str]:
     return [
         p
         for p in spec.params
-        if p in array_reductions._SUPPORTED
+        if (p in array_reductions._SUPPORTED or p == "initial")
         and (p != "dtype" or spec.fn in array_reductions._WITH_DTYPE)
+        and (p != "initial" or spec.fn in array_reductions._WITH_INITIAL)
     ]
 
 

@@ -1,6 +1,6 @@
 """``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort``, ``np.median`` and
 boolean-mask writes (``a[mask] = v``, ``a[mask] += v``), ``np.linalg.inv``/``solve``/``det``
-differentiated (compiler/ir/ops/reorder.py: loops of loads, so the derivative of a sort
+and ``max``/``min`` with ``initial=`` differentiated (compiler/ir/ops/reorder.py: loops of loads, so the derivative of a sort
 follows its permutation). Sorted values keep apart (KINKS: the gaps between elements),
 so the permutation is constant around each input.
 """
@@ -18,6 +18,7 @@ SHAPES = {
     "medians": {"A": ("m", "n")},
     "masked": {"A": ("m", "n"), "B": ("m", "n")},
     "linear_systems": {"A": ("n", "n"), "b": ("n",)},
+    "extrema_initial": {"A": ("m", "n")},
 }
 DIMS = {
     "diagonals": {"m": (1, 4), "n": (1, 4)},
@@ -27,6 +28,7 @@ DIMS = {
     "medians": {"m": (1, 3), "n": (1, 5)},
     "masked": {"m": (1, 3), "n": (1, 4)},
     "linear_systems": {"n": (1, 4)},
+    "extrema_initial": {"m": (1, 3), "n": (1, 3)},
 }
 DOMAINS = {"diagonals": {"k": (-2, 2)}, "triangles": {"k": (-2, 2)}, "rolled": {"s": (-5, 5)}}
 
@@ -40,6 +42,7 @@ KINKS = {
     "sorted_rows": lambda A, w: _gaps(A),
     "medians": lambda A: _gaps(A),
     "masked": lambda A, B, s: (*np.ravel(A - 0.5), *np.ravel(A + 0.5)),
+    "extrema_initial": lambda A, s: (*_gaps(A), *np.ravel(A - s), *np.ravel(A + s)),
 }
 
 
@@ -92,6 +95,11 @@ def linear_systems(A: f64[:, :], b: f64[:]) -> f64:
     return np.sum(np.linalg.inv(W) * A) + np.sum(x * x) + np.linalg.det(W)
 
 
+@gradc.export
+def extrema_initial(A: f64[:, :], s: f64) -> f64:
+    return np.max(A, initial=s) * 2.0 + np.sum(A.min(axis=1, initial=-s) ** 2)
+
+
 d_diagonals = gradc.grad(diagonals, wrt=("A", "v"))
 t_diagonals = gradc.jvp(diagonals, wrt=("A", "v"))
 d_triangles = gradc.grad(triangles, wrt=("A",))
@@ -106,3 +114,5 @@ d_masked = gradc.grad(masked, wrt=("A", "B", "s"))
 t_masked = gradc.jvp(masked, wrt=("A", "B", "s"))
 d_linear_systems = gradc.grad(linear_systems, wrt=("A", "b"))
 t_linear_systems = gradc.jvp(linear_systems, wrt=("A", "b"))
+d_extrema_initial = gradc.grad(extrema_initial, wrt=("A", "s"))
+t_extrema_initial = gradc.jvp(extrema_initial, wrt=("A", "s"))

@@ -1,5 +1,6 @@
 """``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort``/``np.argsort`` and
-``np.median`` (compiler/ir/ops/reorder.py, passes/arrays/reorder.py and sort.py): every
+``np.median`` (compiler/ir/ops/reorder.py, passes/arrays/reorder.py and sort.py), and
+``min``/``max`` with ``initial=`` (compiler/frontend/array_reductions.py): every
 dtype, run-time ``k`` and shifts, NaNs sorted last (``"any"`` elements), ints with ties
 (``argsort`` by NumPy's stable order, the one gradc's sort gives).
 """
@@ -17,9 +18,14 @@ SHAPES = {
     "sorted_ints": {"k": ("m", "n"), "b": ("n",)},
     "sorted_f32": {"x": ("n",)},
     "medians": {"a": ("m", "n"), "k": ("n",)},
+    "extrema_initial": {"a": ("m", "n"), "k": ("m", "n")},
 }
 DIMS = {"triangles": {"p": (0, 3)}}
-ELEMENTS = {"sorted_floats": {"a": "any"}, "medians": {"a": "any"}}
+ELEMENTS = {
+    "sorted_floats": {"a": "any"},
+    "medians": {"a": "any"},
+    "extrema_initial": {"a": "any"},
+}
 DOMAINS = {
     "diag_both": {"d": (-7, 7)},
     "triangles": {"d": (-7, 7)},
@@ -81,4 +87,18 @@ def medians(a: f64[:, :], k: i64[:], s: f64) -> tuple[f64, f64[:], f64, f64]:
         np.median(c, axis=1),
         np.median(np.concatenate((k, np.full(1, 3)))),
         np.median(d[0]),
+    )
+
+
+@gradc.export
+def extrema_initial(
+    a: f64[:, :], k: i64[:, :], s: f64
+) -> tuple[f64, f64[:], f64[:, :], i64, i64[:], "bool"]:
+    return (
+        np.max(a, initial=s),
+        a.max(axis=1, initial=s),
+        np.min(a, axis=0, keepdims=True, initial=-s),
+        np.max(k, initial=2.7),
+        k.min(axis=-1, initial=-3),
+        np.amax(a > 0.0, initial=False),
     )
