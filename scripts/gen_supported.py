@@ -461,7 +461,9 @@ def _views_construction_linalg() -> list[str]:
     rows += [(f"`np.linalg.{n}`", ", ".join(ps)) for n, (ps, _) in
              linalg_solve.SOLVE_FUNCTIONS.items()]  # fmt: skip
     lines += _table(("function (1-D and 2-D operands)", "parameters"), rows)
-    return [*lines, "`a @ b` is `np.matmul`. Details: [arrays_linalg.md](arrays_linalg.md).", ""]
+    return [*lines, "`a @ b` is `np.matmul`; `@`/`np.matmul` also of operands of more than 2 "
+            "axes (batched, broadcasting the leading axes). Details: "
+            "[arrays_linalg.md](arrays_linalg.md).", ""]  # fmt: skip
 
 
 def _ad() -> list[str]:

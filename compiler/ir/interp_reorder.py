@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction
 from gradc.compiler.ir.interp_values import NUMPY_DTYPES, RULES
+from gradc.compiler.ir.ops.batched import BATCH_MISMATCH
+from gradc.compiler.ir.ops.linalg import contract_mismatch
 from gradc.compiler.ir.ops.solve import NOT_SQUARE, SINGULAR, SOLVE_MISMATCH
 from gradc.compiler.ir.types import ArrayType, ScalarType
 
@@ -100,3 +102,21 @@ def _linalg_solve(m: Machine, inst: Instruction, vals: list[object]) -> object:
     except np.linalg.LinAlgError as exc:
         raise ValueError(SINGULAR) from exc
     return _array(inst, result)
+
+
+@RULES.register(ops.BatchMatmul)
+def _batch_matmul(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    np = _np()
+    lhs: Any = vals[0]
+    rhs: Any = vals[1]
+    k_rhs = rhs.shape[0] if rhs.ndim == 1 else rhs.shape[-2]
+    if lhs.shape[-1] != k_rhs:
+        template, _ = contract_mismatch("matmul", 2, 2)
+        raise ValueError(template.format(k_rhs, lhs.shape[-1]))
+    lb, rb = lhs.shape[:-2], rhs.shape[:-2]
+    for axis in range(1, max(len(lb), len(rb)) + 1):
+        x = lb[-axis] if axis <= len(lb) else 1
+        y = rb[-axis] if axis <= len(rb) else 1
+        if x != y and 1 not in (x, y):
+            raise ValueError(BATCH_MISMATCH.format(x, y, -axis))
+    return _array(inst, np.matmul(lhs, rhs))

@@ -1,6 +1,7 @@
 """Imports every module that registers ``lower-arrays`` rules (one line per family)."""
 
 from gradc.passes.arrays import (
+    batched,  # noqa: F401 (registrations)
     construct,  # noqa: F401 (registrations)
     elementwise,  # noqa: F401 (registrations)
     indexing,  # noqa: F401 (registrations)

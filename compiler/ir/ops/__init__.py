@@ -20,7 +20,8 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.views`: views (basic indexing, transposes, contiguous reshapes);
 - :mod:`.indexing`: indexing that copies (integer arrays, masks) and ``a.flat[i]``;
 - :mod:`.reorder`: ``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort``;
-- :mod:`.solve`: ``np.linalg.inv``, ``np.linalg.solve``, ``np.linalg.det``.
+- :mod:`.solve`: ``np.linalg.inv``, ``np.linalg.solve``, ``np.linalg.det``;
+- :mod:`.batched`: ``a @ b`` of operands of more than 2 axes.
 
 Printed form (see :mod:`gradc.compiler.ir.printer`)::
 
@@ -47,6 +48,7 @@ from gradc.compiler.ir.ops.arrays import (
     PointerAdd,
     Store,
 )
+from gradc.compiler.ir.ops.batched import BatchMatmul
 from gradc.compiler.ir.ops.construct import (
     Arange,
     ArrayLiteral,
@@ -213,6 +215,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Roll,
         Sort,
         LinalgSolve,
+        BatchMatmul,
         # construction and conversion (construct.py)
         Arange,
         Linspace,
@@ -288,6 +291,7 @@ __all__ = [
     "AtomicAdd",
     "AtomicAddItem",
     "BasicIndex",
+    "BatchMatmul",
     "BinaryOp",
     "BitAnd",
     "BitOr",

@@ -1,6 +1,6 @@
 """``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort``, ``np.median`` and
 boolean-mask writes (``a[mask] = v``, ``a[mask] += v``), ``np.linalg.inv``/``solve``/``det``
-and ``max``/``min`` with ``initial=`` differentiated (compiler/ir/ops/reorder.py: loops of loads, so the derivative of a sort
+``max``/``min`` with ``initial=`` and ``@`` of 3-D operands differentiated (compiler/ir/ops/reorder.py: loops of loads, so the derivative of a sort
 follows its permutation). Sorted values keep apart (KINKS: the gaps between elements),
 so the permutation is constant around each input.
 """
@@ -19,6 +19,7 @@ SHAPES = {
     "masked": {"A": ("m", "n"), "B": ("m", "n")},
     "linear_systems": {"A": ("n", "n"), "b": ("n",)},
     "extrema_initial": {"A": ("m", "n")},
+    "batched_products": {"T": ("b", "m", "n"), "U": (1, "n", "m"), "v": ("n",)},
 }
 DIMS = {
     "diagonals": {"m": (1, 4), "n": (1, 4)},
@@ -29,6 +30,7 @@ DIMS = {
     "masked": {"m": (1, 3), "n": (1, 4)},
     "linear_systems": {"n": (1, 4)},
     "extrema_initial": {"m": (1, 3), "n": (1, 3)},
+    "batched_products": {"b": (1, 2), "m": (1, 2), "n": (1, 3)},
 }
 DOMAINS = {"diagonals": {"k": (-2, 2)}, "triangles": {"k": (-2, 2)}, "rolled": {"s": (-5, 5)}}
 
@@ -100,6 +102,12 @@ def extrema_initial(A: f64[:, :], s: f64) -> f64:
     return np.max(A, initial=s) * 2.0 + np.sum(A.min(axis=1, initial=-s) ** 2)
 
 
+@gradc.export
+def batched_products(T: f64[:, :, :], U: f64[:, :, :], v: f64[:]) -> f64:
+    P = T @ U
+    return np.sum(P * P) + np.sum((T @ v) * 2.0) + np.sum(v @ U)
+
+
 d_diagonals = gradc.grad(diagonals, wrt=("A", "v"))
 t_diagonals = gradc.jvp(diagonals, wrt=("A", "v"))
 d_triangles = gradc.grad(triangles, wrt=("A",))
@@ -116,3 +124,5 @@ d_linear_systems = gradc.grad(linear_systems, wrt=("A", "b"))
 t_linear_systems = gradc.jvp(linear_systems, wrt=("A", "b"))
 d_extrema_initial = gradc.grad(extrema_initial, wrt=("A", "s"))
 t_extrema_initial = gradc.jvp(extrema_initial, wrt=("A", "s"))
+d_batched_products = gradc.grad(batched_products, wrt=("T", "U", "v"))
+t_batched_products = gradc.jvp(batched_products, wrt=("T", "U", "v"))

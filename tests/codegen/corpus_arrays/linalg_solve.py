@@ -3,7 +3,9 @@ passes/arrays/solve.py) against NumPy's LAPACK: well-conditioned matrices (the d
 elements plus ``100·I``, strictly diagonally dominant), so both results agree to
 rounding (SUMMED); int matrices computed in float64; NumPy's errors for a matrix that is
 not square, a right-hand side of another length and a singular matrix (LinAlgError,
-a ValueError: gradc raises ValueError with its message).
+a ValueError: gradc raises ValueError with its message). Also ``@``/``np.matmul`` of
+operands of more than 2 axes (compiler/ir/ops/batched.py): batch axes broadcast (size 1
+stretched), 1-D and 2-D operands mixed in, ints and bools, NumPy's core mismatch error.
 """
 
 import numpy as np
@@ -19,9 +21,26 @@ SHAPES = {
     "not_square": {"a": ("m", "n")},
     "rhs_mismatch": {"a": ("n", "n"), "b": ("m",)},
     "singular": {"a": ("n", "n")},
+    "batched": {"a": ("b", "n", "k"), "c": (1, "k", "m"), "w": ("k", "m"), "v": ("k",)},
+    "batched_ints": {"i": ("b", "n", "k"), "j": ("b", "k", "n"), "t": ("b", "n", "n")},
+    "batched_mismatch": {"a": ("b", "n", "k"), "c": ("b", "m", "n")},
 }
-SUMMED = {"inverse", "solved", "int_inverse", "solve_f32", "not_square", "rhs_mismatch"}
-RAISES = {"not_square": "ValueError", "rhs_mismatch": "ValueError", "singular": "ValueError"}
+SUMMED = {
+    "inverse",
+    "solved",
+    "int_inverse",
+    "solve_f32",
+    "not_square",
+    "rhs_mismatch",
+    "batched",
+    "batched_mismatch",
+}
+RAISES = {
+    "not_square": "ValueError",
+    "rhs_mismatch": "ValueError",
+    "singular": "ValueError",
+    "batched_mismatch": "ValueError",
+}
 
 
 @gradc.export
@@ -66,3 +85,22 @@ def singular(a: f64[:, :]) -> f64[:, :]:
     if a.shape[0] > 0:
         w[a.shape[0] // 2] = 0.0
     return np.linalg.inv(w)
+
+
+@gradc.export
+def batched(
+    a: f64[:, :, :], c: f64[:, :, :], w: f64[:, :], v: f64[:]
+) -> tuple[f64[:, :, :], f64[:, :, :], f64[:, :], f64[:, :]]:
+    return a @ c, np.matmul(a, w), a @ v, v @ c
+
+
+@gradc.export
+def batched_ints(
+    i: i64[:, :, :], j: i64[:, :, :], t: "bool[:, :, :]"
+) -> tuple[i64[:, :, :], "bool[:, :, :]"]:
+    return i @ j, t @ t
+
+
+@gradc.export
+def batched_mismatch(a: f64[:, :, :], c: f64[:, :, :]) -> f64[:, :, :]:
+    return a @ c
