@@ -11,7 +11,7 @@ ARRAY_REDUCTIONS/BUILTIN_REDUCTIONS (compiler/frontend/array_reductions.py),
 LINALG_FUNCTIONS/CONSTRUCT_FUNCTIONS/SCALAR_TYPES (compiler/frontend/numpy_linalg.py),
 VIEW_METHODS (compiler/frontend/slicing.py), ARRAY_FUNCTIONS/ARRAY_METHODS (compiler/
 frontend/array_functions.py), REORDER_FUNCTIONS (compiler/frontend/array_reorder.py), SOLVE_FUNCTIONS (compiler/frontend/
-linalg_solve.py), ARRAY_UFUNCS (compiler/frontend/
+linalg_solve.py), EINSUM_FORMS (compiler/frontend/einsum.py), ARRAY_UFUNCS (compiler/frontend/
 numpy_arrays.py), the allocators and dtype spellings (compiler/frontend/lower_calls.py),
 MATH_FUNCTIONS (compiler/ir/ops/mathcall.py), MATH_CONSTANTS (compiler/frontend/
 constants.py) and the unsupported constructs (compiler/frontend/constructs.py). Dtype
@@ -36,6 +36,7 @@ from gradc.compiler.frontend import (
     array_reductions,
     array_reorder,
     constructs,
+    einsum,
     linalg_solve,
     lower_calls,
     lower_expr,
@@ -334,6 +335,7 @@ def examples() -> dict[str, list[str]]:
              "solve": "np.sum(np.linalg.solve(A + 9.0 * np.eye(A.shape[0]), A[0]))",
              "det": "np.linalg.det(A + 9.0 * np.eye(A.shape[0]))"}  # fmt: skip
     out["linalg"] += [solve[n] for n in linalg_solve.SOLVE_FUNCTIONS]
+    out["linalg"] += ["np.sum(np.einsum('ij,jk->ik', A, A))"]
     return out
 
 
@@ -460,6 +462,8 @@ def _views_construction_linalg() -> list[str]:
     rows = [(f"`np.{n}`", ", ".join(f.params)) for n, f in LINALG_FUNCTIONS.items()]
     rows += [(f"`np.linalg.{n}`", ", ".join(ps)) for n, (ps, _) in
              linalg_solve.SOLVE_FUNCTIONS.items()]  # fmt: skip
+    forms = ", ".join(f"`'{f}'`" for f in einsum.EINSUM_FORMS)
+    rows += [("`np.einsum`", f"subscripts (one of {forms}), *operands")]
     lines += _table(("function (1-D and 2-D operands)", "parameters"), rows)
     return [*lines, "`a @ b` is `np.matmul`; `@`/`np.matmul` also of operands of more than 2 "
             "axes (batched, broadcasting the leading axes). Details: "

@@ -14,6 +14,7 @@ import math
 from gradc.compiler.frontend import (
     array_functions,
     array_reorder,
+    einsum,
     linalg_solve,
     numpy_linalg,
     slicing,
@@ -189,6 +190,8 @@ class CallLowering(LoweringState):
             return array_functions.diff_call(self, e)
         if name in array_reorder.REORDER_FUNCTIONS:
             return array_reorder.reorder_call(self, name, e)
+        if name == "einsum":
+            return einsum.einsum_call(self, e)
         if name in numpy_linalg.ARRAY_FUNCTION_NAMES:
             return numpy_linalg.array_function_call(self, name, e)
         if name not in _NUMPY_ALLOCATORS:

@@ -1,6 +1,6 @@
 """``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort``, ``np.median`` and
 boolean-mask writes (``a[mask] = v``, ``a[mask] += v``), ``np.linalg.inv``/``solve``/``det``
-``max``/``min`` with ``initial=`` and ``@`` of 3-D operands differentiated (compiler/ir/ops/reorder.py: loops of loads, so the derivative of a sort
+``max``/``min`` with ``initial=``, ``@`` of 3-D operands and ``np.einsum`` differentiated (compiler/ir/ops/reorder.py: loops of loads, so the derivative of a sort
 follows its permutation). Sorted values keep apart (KINKS: the gaps between elements),
 so the permutation is constant around each input.
 """
@@ -20,6 +20,7 @@ SHAPES = {
     "linear_systems": {"A": ("n", "n"), "b": ("n",)},
     "extrema_initial": {"A": ("m", "n")},
     "batched_products": {"T": ("b", "m", "n"), "U": (1, "n", "m"), "v": ("n",)},
+    "einsums": {"A": ("n", "n"), "x": ("n",), "T": ("b", "n", "n")},
 }
 DIMS = {
     "diagonals": {"m": (1, 4), "n": (1, 4)},
@@ -31,6 +32,7 @@ DIMS = {
     "linear_systems": {"n": (1, 4)},
     "extrema_initial": {"m": (1, 3), "n": (1, 3)},
     "batched_products": {"b": (1, 2), "m": (1, 2), "n": (1, 3)},
+    "einsums": {"b": (1, 2), "n": (1, 3)},
 }
 DOMAINS = {"diagonals": {"k": (-2, 2)}, "triangles": {"k": (-2, 2)}, "rolled": {"s": (-5, 5)}}
 
@@ -108,6 +110,19 @@ def batched_products(T: f64[:, :, :], U: f64[:, :, :], v: f64[:]) -> f64:
     return np.sum(P * P) + np.sum((T @ v) * 2.0) + np.sum(v @ U)
 
 
+@gradc.export
+def einsums(A: f64[:, :], x: f64[:], T: f64[:, :, :]) -> f64:
+    y = np.einsum("ij,j->i", A, x)
+    return (
+        np.einsum("i,i->", y, x)
+        + np.sum(np.einsum("ij,jk->ik", A, np.einsum("ij->ji", A)) * 0.5)
+        + np.einsum("ii->", A) ** 2
+        + np.einsum("ij,ij->", A, A)
+        + np.sum(np.einsum("i,j->ij", x, y))
+        + np.sum(np.einsum("bij,bjk->bik", T, T))
+    )
+
+
 d_diagonals = gradc.grad(diagonals, wrt=("A", "v"))
 t_diagonals = gradc.jvp(diagonals, wrt=("A", "v"))
 d_triangles = gradc.grad(triangles, wrt=("A",))
@@ -126,3 +141,5 @@ d_extrema_initial = gradc.grad(extrema_initial, wrt=("A", "s"))
 t_extrema_initial = gradc.jvp(extrema_initial, wrt=("A", "s"))
 d_batched_products = gradc.grad(batched_products, wrt=("T", "U", "v"))
 t_batched_products = gradc.jvp(batched_products, wrt=("T", "U", "v"))
+d_einsums = gradc.grad(einsums, wrt=("A", "x", "T"))
+t_einsums = gradc.jvp(einsums, wrt=("A", "x", "T"))

@@ -5,13 +5,15 @@ rounding (SUMMED); int matrices computed in float64; NumPy's errors for a matrix
 not square, a right-hand side of another length and a singular matrix (LinAlgError,
 a ValueError: gradc raises ValueError with its message). Also ``@``/``np.matmul`` of
 operands of more than 2 axes (compiler/ir/ops/batched.py): batch axes broadcast (size 1
-stretched), 1-D and 2-D operands mixed in, ints and bools, NumPy's core mismatch error.
+stretched), 1-D and 2-D operands mixed in, ints and bools, NumPy's core mismatch error;
+and ``np.einsum`` of its supported subscripts (compiler/frontend/einsum.py) in every dtype
+einsum keeps (int32 and bool sums stay int32 and bool).
 """
 
 import numpy as np
 
 import gradc
-from gradc import f32, f64, i64
+from gradc import f32, f64, i32, i64
 
 SHAPES = {
     "inverse": {"a": ("n", "n")},
@@ -24,6 +26,9 @@ SHAPES = {
     "batched": {"a": ("b", "n", "k"), "c": (1, "k", "m"), "w": ("k", "m"), "v": ("k",)},
     "batched_ints": {"i": ("b", "n", "k"), "j": ("b", "k", "n"), "t": ("b", "n", "n")},
     "batched_mismatch": {"a": ("b", "n", "k"), "c": ("b", "m", "n")},
+    "einsums": {"A": ("n", "n"), "x": ("n",), "B": ("n", "m"), "T": ("b", "n", "n")},
+    "einsum_dtypes": {"k": ("n", "n"), "c": ("n", "n")},
+    "einsum_mismatch": {"A": ("m", "n"), "B": ("m", "n")},
 }
 SUMMED = {
     "inverse",
@@ -34,12 +39,15 @@ SUMMED = {
     "rhs_mismatch",
     "batched",
     "batched_mismatch",
+    "einsums",
+    "einsum_mismatch",
 }
 RAISES = {
     "not_square": "ValueError",
     "rhs_mismatch": "ValueError",
     "singular": "ValueError",
     "batched_mismatch": "ValueError",
+    "einsum_mismatch": "ValueError",
 }
 
 
@@ -104,3 +112,29 @@ def batched_ints(
 @gradc.export
 def batched_mismatch(a: f64[:, :, :], c: f64[:, :, :]) -> f64[:, :, :]:
     return a @ c
+
+
+@gradc.export
+def einsums(
+    A: f64[:, :], x: f64[:], B: f64[:, :], T: f64[:, :, :]
+) -> tuple[f64[:], f64[:, :], f64, f64[:, :], f64, f64, f64[:, :], f64[:, :, :]]:
+    return (
+        np.einsum("ij,j->i", A, x),
+        np.einsum("ij,jk->ik", A, B),
+        np.einsum("i,i->", x, x),
+        np.einsum("ij->ji", B),
+        np.einsum("ii->", A),
+        np.einsum("ij, ij->", B, B),
+        np.einsum("i,j->ij", x, B[0] if B.shape[0] > 0 else x),
+        np.einsum("bij,bjk->bik", T, T),
+    )
+
+
+@gradc.export
+def einsum_dtypes(k: i32[:, :], c: "bool[:, :]") -> tuple[i32, "bool", "bool[:, :]"]:
+    return np.einsum("ii->", k), np.einsum("ij,ij->", c, c), np.einsum("ij,jk->ik", c, c)
+
+
+@gradc.export
+def einsum_mismatch(A: f64[:, :], B: f64[:, :]) -> f64[:, :]:
+    return np.einsum("ij,jk->ik", A, B) + np.einsum("ii->", A)
