@@ -421,8 +421,10 @@ def _compile(
         built = build_artifact(
             source,
             out,
-            CompilerOptions(  # type: ignore[arg-type]
-                **RUNTIME_OPTIONS, cpus=RUNTIME_CPUS, vector_variants_only=True
+            CompilerOptions(
+                **RUNTIME_OPTIONS,  # type: ignore[arg-type]
+                cpus=RUNTIME_CPUS,
+                vector_variants_only=True,
             ),
             allow_compile=allow_compile,
             remote=remote,
