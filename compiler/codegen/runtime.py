@@ -20,7 +20,15 @@ A block is ``posix_memalign(64, 64 + nbytes)``::
 Counts use ``atomicrmw``: increments are ``monotonic``; a decrement is ``release`` and
 the thread that drops the last reference runs an ``acquire`` fence before ``free`` (the
 usual shared-pointer protocol), so blocks may be shared between threads. ``gradc_rt1_live``
-counts blocks allocated and not yet freed (``monotonic``), for leak tests.
+counts blocks allocated and not yet freed (``monotonic``), for leak tests;
+``gradc_rt1_allocated`` counts every block ever allocated (``monotonic``), for tests that
+an array expression allocates only its result.
+
+A block of at least :data:`HUGEPAGE_MIN_BYTES` is ``madvise(MADV_HUGEPAGE)``'d from its
+first page boundary on, as NumPy does for its data (``numpy/_core/src/multiarray/
+alloc.c``): where transparent huge pages are ``madvise`` (the usual default), a fresh
+array then page-faults once per 2 MiB, not once per 4 KiB, which costs as much as a fused
+elementwise loop itself at 10^7 elements. The advice is a hint: its result is ignored.
 
 A tape (:mod:`.tape`) is a ``malloc``'d header ``{i8* base, i64 top, i64 cap, i8** refs,
 i64 nrefs, i64 refcap}``: ``gradc_rt2_tape_new`` returns an empty one (buffers NULL,
@@ -45,8 +53,8 @@ gradient called in a loop then neither grows its tape nor page-faults on fresh m
 swapped atomically (``xchg``), so concurrent derivative calls each get a tape of their
 own; the tape ``tape_free`` displaces from the slot, and a bigger one, are freed.
 
-The runtime refers to libc only (``posix_memalign``, ``malloc``, ``realloc``, ``free``),
-by name.
+The runtime refers to libc only (``posix_memalign``, ``malloc``, ``realloc``, ``free``,
+``madvise``), by name.
 """
 
 from __future__ import annotations
@@ -56,6 +64,7 @@ from llvmlite import ir as ll
 from gradc.artifacts.abi.layout import BLOCK_ALIGN, BLOCK_HEADER_BYTES
 from gradc.artifacts.abi.symbols import (
     RUNTIME_ALLOC,
+    RUNTIME_ALLOCATED,
     RUNTIME_DECREF,
     RUNTIME_INCREF,
     RUNTIME_LIBRARY,
@@ -90,6 +99,12 @@ TAPE_CACHE = "gradc_rt2.tape_cache"
 #: A freed tape whose buffer is at most this big is kept for the next ``tape_new``.
 TAPE_CACHE_MAX_BYTES = 256 << 20
 
+#: Blocks of at least this many bytes get ``madvise(MADV_HUGEPAGE)`` (NumPy's threshold).
+HUGEPAGE_MIN_BYTES = 4 << 20
+#: Linux's ``MADV_HUGEPAGE`` and page size.
+_MADV_HUGEPAGE = 14
+_PAGE_BYTES = 4096
+
 _I1 = ll.IntType(1)
 _I8 = ll.IntType(8)
 _I32 = ll.IntType(32)
@@ -102,21 +117,25 @@ def runtime_module() -> ll.Module:
     """The runtime as an LLVM module (same text in every process).
 
     Defines ``gradc_rt1_alloc``, ``gradc_rt1_incref``, ``gradc_rt1_decref``, the tape
-    functions ``gradc_rt2_tape_new``/``_grow``/``_grow_refs``/``_free`` and the global
-    ``gradc_rt1_live``, all external; declares ``posix_memalign``, ``malloc``,
-    ``realloc`` and ``free``.
+    functions ``gradc_rt2_tape_new``/``_grow``/``_grow_refs``/``_free`` and the globals
+    ``gradc_rt1_live`` and ``gradc_rt1_allocated``, all external; declares
+    ``posix_memalign``, ``madvise``, ``malloc``, ``realloc`` and ``free``.
     """
     mod = ll.Module(name=RUNTIME_LIBRARY, context=ll.Context())
-    live = ll.GlobalVariable(mod, _I64, name=RUNTIME_LIVE)
-    live.initializer = ll.Constant(_I64, 0)
-    live.align = 8
+    counters = []
+    for name in (RUNTIME_LIVE, RUNTIME_ALLOCATED):
+        counter = ll.GlobalVariable(mod, _I64, name=name)
+        counter.initializer = ll.Constant(_I64, 0)
+        counter.align = 8
+        counters.append(counter)
+    live, allocated = counters
     memalign = ll.Function(
         mod, ll.FunctionType(_I32, [_I8P.as_pointer(), _I64, _I64]), name="posix_memalign"
     )
     memalign.attributes.add("nounwind")
     free = ll.Function(mod, ll.FunctionType(ll.VoidType(), [_I8P]), name="free")
     free.attributes.add("nounwind")
-    _define_alloc(mod, live, memalign)
+    _define_alloc(mod, live, allocated, memalign)
     _define_incref(mod)
     decref = _define_decref(mod, live, free)
     malloc = ll.Function(mod, ll.FunctionType(_I8P, [_I64]), name="malloc")
@@ -138,7 +157,9 @@ def _refcount_ptr(b: ll.IRBuilder, block: ll.Value) -> ll.Value:
     return b.bitcast(block, _I64P, name="refcount")
 
 
-def _define_alloc(mod: ll.Module, live: ll.GlobalVariable, memalign: ll.Function) -> None:
+def _define_alloc(
+    mod: ll.Module, live: ll.GlobalVariable, allocated: ll.GlobalVariable, memalign: ll.Function
+) -> None:
     fn = ll.Function(mod, ll.FunctionType(_I8P, [_I64]), name=RUNTIME_ALLOC)
     fn.attributes.add("nounwind")
     (nbytes,) = fn.args
@@ -146,6 +167,8 @@ def _define_alloc(mod: ll.Module, live: ll.GlobalVariable, memalign: ll.Function
     entry = fn.append_basic_block("entry")
     allocate = fn.append_basic_block("allocate")
     init = fn.append_basic_block("init")
+    advise = fn.append_basic_block("advise")
+    done = fn.append_basic_block("done")
     fail = fn.append_basic_block("fail")
     b = ll.IRBuilder(entry)
     slot = b.alloca(_I8P, name="slot")
@@ -161,9 +184,29 @@ def _define_alloc(mod: ll.Module, live: ll.GlobalVariable, memalign: ll.Function
     size_ptr = b.gep(_refcount_ptr(b, block), [ll.Constant(_I64, 1)], inbounds=True)
     b.store(nbytes, size_ptr, align=8)
     b.atomic_rmw("add", live, ll.Constant(_I64, 1), "monotonic")
+    b.atomic_rmw("add", allocated, ll.Constant(_I64, 1), "monotonic")
+    big = b.icmp_unsigned(">=", total, ll.Constant(_I64, HUGEPAGE_MIN_BYTES))
+    b.cbranch(big, advise, done)
+    b.position_at_end(advise)
+    _advise_hugepages(mod, b, block, total)
+    b.branch(done)
+    b.position_at_end(done)
     b.ret(block)
     b.position_at_end(fail)
     b.ret(ll.Constant(_I8P, None))
+
+
+def _advise_hugepages(mod: ll.Module, b: ll.IRBuilder, block: ll.Value, total: ll.Value) -> None:
+    """``madvise(MADV_HUGEPAGE)`` the whole pages of ``block[0 .. total)`` (result ignored)."""
+    madvise = ll.Function(mod, ll.FunctionType(_I32, [_I8P, _I64, _I32]), name="madvise")
+    madvise.attributes.add("nounwind")
+    start = b.ptrtoint(block, _I64, name="start")
+    first = b.and_(
+        b.add(start, ll.Constant(_I64, _PAGE_BYTES - 1)), ll.Constant(_I64, -_PAGE_BYTES)
+    )
+    length = b.sub(b.add(start, total), first, name="advised")
+    aligned = b.and_(length, ll.Constant(_I64, -_PAGE_BYTES))
+    b.call(madvise, [b.inttoptr(first, _I8P), aligned, ll.Constant(_I32, _MADV_HUGEPAGE)])
 
 
 def _define_incref(mod: ll.Module) -> None:
