@@ -85,6 +85,28 @@ def test_the_allocation_counter_counts_temporaries_freed_before_return(
     np.testing.assert_allclose(y, np.exp(x) * np.exp(x) + np.exp(x), rtol=1e-15)
 
 
+def test_a_stencil_of_slices_allocates_only_its_result(
+    compile_module: Callable[[Path], Any], tmp_path: Path
+) -> None:
+    # the five slices are views and the expression one loop nest: one block per call
+    import gradc
+
+    src = tmp_path / "stencil_alloc.py"
+    src.write_text(
+        "import gradc\nfrom gradc import f64\n\n\n@gradc.export\n"
+        "def stencil(u: f64[:, :]) -> f64[:, :]:\n"
+        "    return u[1:-1, 1:-1] * 4.0 - u[:-2, 1:-1] - u[2:, 1:-1] - u[1:-1, :-2] - u[1:-1, 2:]\n"
+    )
+    lib = compile_module(src)
+    u = np.random.default_rng(0).uniform(-1.0, 1.0, (300, 400))
+    gc.collect()
+    before = gradc.runtime_stats()["allocated"]
+    y = lib.stencil(u)
+    assert gradc.runtime_stats()["allocated"] == before + 1
+    expected = u[1:-1, 1:-1] * 4.0 - u[:-2, 1:-1] - u[2:, 1:-1] - u[1:-1, :-2] - u[1:-1, 2:]
+    np.testing.assert_array_equal(y, expected)
+
+
 def test_in_place_operands_that_alias_the_target_read_it_as_numpy_does(
     compile_module: Callable[[Path], Any],
 ) -> None:
