@@ -61,7 +61,7 @@ def _unchecked(fl: FunctionLowering, name: str, args: list[ll.Value]) -> ll.Valu
             return fl.is_inf(x)
         case "isfinite":
             return fl.is_finite(x)
-        case "ieee_exp":  # np.exp, derivative code: inline, so that loops vectorise
+        case "ieee_exp" if not fl.ml.gpu:  # np.exp, derivative code: inline, CPU loops vectorise
             return emit_exp(b, x)
         case "ieee_pow":  # C pow, no Python checks (derivative code)
             return fl.call_intrinsic("pow", *args)
