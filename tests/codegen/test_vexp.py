@@ -69,7 +69,8 @@ def _inputs(n: int, seed: int) -> np.ndarray:
 
 
 def _check(lib: Any, x: np.ndarray) -> None:
-    want = np.frompyfunc(_libm_exp, 1, 1)(x).astype(np.float64)
+    with np.errstate(over="ignore"):  # libm's overflow flag, raised for x > 709.78
+        want = np.frompyfunc(_libm_exp, 1, 1)(x).astype(np.float64)
     assert _ulps(lib.exp64(x), want).max() <= 1
     assert _ulps(lib.exp64(x[::-3]), want[::-3]).max() <= 1  # a strided view
 
