@@ -45,7 +45,7 @@ from gradc.artifacts.loader.linking import (
 from gradc.artifacts.loader.numpy_api import numpy_symbols
 from gradc.artifacts.loader.variants import host_cpu, required_features, select_variant
 from gradc.artifacts.manifest import Manifest
-from gradc.artifacts.store import read_blob, read_manifest
+from gradc.artifacts.reading import read_blob, read_manifest
 from gradc.artifacts.toolchain import llvm_version
 
 __all__ = [
