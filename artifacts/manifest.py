@@ -97,14 +97,18 @@ import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
 
 import msgpack
 
 from gradc.artifacts.abi.signature import Signature
 from gradc.artifacts.errors import ArtifactError
 
-if TYPE_CHECKING:  # imported where a manifest has a cuda section (loading stays lean)
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
     from gradc.artifacts.cuda_manifest import CudaSection
 
 #: (major, minor) of the format this module writes.

@@ -6,8 +6,6 @@ Every check names the file and the field (``m.gradc/manifest.msgpack: entries[0]
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from gradc.artifacts.errors import ArtifactError, FormatVersionError
 from gradc.artifacts.manifest import (
     FORMAT_VERSION,
@@ -23,7 +21,12 @@ from gradc.artifacts.manifest import (
     blob_sha256,
 )
 
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from gradc.artifacts.cuda_manifest import CudaSection
 
 __all__ = ["manifest_from_dict"]

@@ -25,9 +25,14 @@ Imports only the standard library and :mod:`gradc.artifacts.errors`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from gradc.artifacts.errors import ArtifactError
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DTYPES",

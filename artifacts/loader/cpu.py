@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from gradc.artifacts.abi.description import check_object
 from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, RUNTIME_LIBRARY, RUNTIME_PREFIXES
@@ -47,6 +46,12 @@ from gradc.artifacts.loader.variants import host_cpu, required_features, select_
 from gradc.artifacts.manifest import Manifest
 from gradc.artifacts.reading import read_blob, read_manifest
 from gradc.artifacts.toolchain import llvm_version
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "FASTCALL_ENV",
