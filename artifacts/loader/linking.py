@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from typing import TYPE_CHECKING
 
 from gradc.artifacts.abi.symbols import (
     PYTHON_API_DATA,
@@ -32,6 +31,10 @@ from gradc.artifacts.abi.symbols import (
 )
 from gradc.artifacts.loader.memory import Image, load_image, process_symbol
 from gradc.artifacts.manifest import Manifest
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
