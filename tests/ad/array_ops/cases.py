@@ -44,14 +44,25 @@ class OpCase:
     no_broadcast: bool = False
 
     @property
+    def annotations(self) -> list[tuple[str, str]]:
+        """(name, annotation) per parameter."""
+        parts = re.split(r",\s*(?![^\[]*\])", self.sig)
+        return [tuple(p.strip() for p in part.split(":", 1)) for part in parts]  # type: ignore[misc]
+
+    @property
     def params(self) -> list[tuple[str, int, bool]]:
         """(name, ndim, is_float) per parameter (ndim 0 for a scalar)."""
-        out = []
-        for part in re.split(r",\s*(?![^\[]*\])", self.sig):
-            name, ann = (p.strip() for p in part.split(":", 1))
-            ndim = ann.count(",") + 1 if "[" in ann else 0
-            out.append((name, ndim, ann.startswith("f64")))
-        return out
+        return [(name, ann.count(",") + 1 if "[" in ann else 0, ann.startswith("f64"))
+                for name, ann in self.annotations]  # fmt: skip
+
+    def layout_of(self, k: int, drawn: str) -> str:
+        """The layout of parameter ``k``: ``drawn``, or the one its annotation fixes."""
+        ann = self.annotations[k][1]
+        if ann.endswith("::1]"):
+            return "C"
+        if "[::1" in ann:
+            return "F"
+        return "C" if drawn == "broadcast" and self.no_broadcast else drawn
 
     def shape_of(self, name: str, ndim: int) -> tuple[Any, ...]:
         return self.shapes.get(name) or {0: (), 1: ("n",), 2: ("m", "n")}[ndim]
@@ -175,6 +186,16 @@ REDUCTIONS = [
     _red("cumprod", "np.cumprod(x)", V), _red("cumprod", "x.cumprod(axis=1)", M),
     OpCase("reduction:linalg.norm", "x: f64[:]", "np.linalg.norm(x)", "f64", min_dim=1,
            kink=lambda x: [np.sum(x * x)]),
+    OpCase("reduction:sum", "x: f64[:, :, :]", "np.sum(x, axis=(0, 2), keepdims=True)",
+           "f64[:, :, :]", shapes={"x": ("m", 2, "n")}),
+    OpCase("reduction:cumsum", "x: f64[:, :, :]", "np.cumsum(x, axis=1)", "f64[:, :, :]",
+           shapes={"x": ("m", 2, "n")}),
+    _red("mean", "np.mean(x, axis=(0, 1))", "f64", 1),
+    _red("std", "np.std(x, ddof=1)", "f64", 2),
+    _red("prod", "np.prod(x, axis=(0, 1))", "f64"),
+    OpCase("reduction:linalg.norm", "x: f64[:]", "np.linalg.norm(x, 1)", "f64", min_dim=1,
+           kink=lambda x: [x]),
+    OpCase("reduction:linalg.norm", X2, "np.linalg.norm(x, axis=1)", V, min_dim=1),
     OpCase("builtin:sum", "x: f64[:]", "sum(x)", "f64"),
     OpCase("builtin:min", "x: f64[:]", "min(x)", "f64", min_dim=1, **_TIES),
     OpCase("builtin:max", "x: f64[:]", "max(x)", "f64", min_dim=1, **_TIES),
@@ -189,6 +210,7 @@ SHAPE_OPS = [
     OpCase("construct:concatenate", XY, "np.concatenate((x, y), axis=1)", M),
     OpCase("construct:stack", XY, "np.stack((x, y * y))", "f64[:, :, :]"),
     OpCase("construct:stack", "x: f64[:], y: f64[:]", "np.stack((x, y), axis=1)", M),
+    OpCase("construct:stack", XY, "np.stack((x, y), axis=-1)", "f64[:, :, :]"),
     OpCase("construct:vstack", "x: f64[:], y: f64[:]", "np.vstack((x, y, x * y))", M),
     OpCase("construct:hstack", XY, "np.hstack((x, np.sin(y)))", M),
     OpCase("construct:array", "s: f64, t: f64", "np.array([[s, t * s], [1.0, np.sin(t)]])", M),
@@ -204,6 +226,8 @@ SHAPE_OPS = [
     OpCase("linalg:dot", XV, "np.dot(x, y)", V),
     OpCase("linalg:dot", XY, "np.dot(x.T, y)", M),
     OpCase("linalg:inner", "x: f64[:], y: f64[:]", "np.inner(x, y)", "f64"),
+    OpCase("linalg:inner", XY, "np.inner(x, y)", M),
+    OpCase("linalg:matmul", XY, "x.T @ y", M),
     OpCase("linalg:vdot", "x: f64[:], y: f64[:]", "np.vdot(x, y)", "f64"),
     OpCase("linalg:outer", "x: f64[:], y: f64[:]", "np.outer(x, y)", M,
            shapes={"y": ("m",)}),
@@ -256,7 +280,32 @@ STATEMENTS = [
            "return z", M),
 ]  # fmt: skip
 
-CASES: list[OpCase] = [*UNARY, *BINARY, *REDUCTIONS, *SHAPE_OPS, *INDEXING, *STATEMENTS]
+#: Cases where rules meet special values or aliasing: products over exact zeros (a rule
+#: dividing by the operand fails there), a branch ``np.where`` discards whose derivative is
+#: NaN, an operand used twice in one product, overlapping slice copies, writes into an
+#: operand.
+EDGES = [
+    OpCase("reduction:prod", X2, "np.prod(np.maximum(x, 0.0), axis=1)", V,
+           kink=lambda x: [x], no_broadcast=True),
+    OpCase("reduction:cumprod", "x: f64[:]", "np.cumprod(np.maximum(x, 0.0))", V,
+           kink=lambda x: [x]),
+    OpCase("ufunc:where", X2, "np.where(x > 0.0, np.sqrt(x), 0.0)", M, kink=lambda x: [x]),
+    OpCase("ufunc:where", X2, "np.where(x > 0.0, np.log(x), x)", M, kink=lambda x: [x]),
+    OpCase("linalg:matmul", "x: f64[:, :]", "x @ x.T", M),
+    OpCase("linalg:dot", "x: f64[:]", "np.dot(x, x)", "f64"),
+    OpCase(f"statement:{_SLICE_ASSIGN}", X2, "z = x * 1.0\nz[1:] = z[:-1]\nreturn z", M),
+    OpCase(f"statement:{_SLICE_ASSIGN}", "x: f64[:]", "z = x * 1.0\nz[:-1] = z[1:] * z[:-1]\n"
+           "return z", V),
+    OpCase(f"statement:{_SLICE_ASSIGN}", X2, "z = x * 2.0\nz[::-1] = z\nreturn z", M),
+    OpCase(f"statement:{_AUG}", X2, "z = x * 1.0\nz[:, ::-1] += z\nreturn z", M),
+    OpCase(f"statement:{_AUG}", X2, "z = x * 1.0\nz += z.T\nreturn z", M, shapes={"x": ("m", "m")}),
+    OpCase(f"statement:{_AUG}", X2, "x += x.T\nreturn x * 1.0", M, shapes={"x": ("m", "m")},
+           no_broadcast=True),
+    OpCase(f"statement:{_AUG}", XV, "x[1:] *= y\nx[0] += np.sum(x)\nreturn x * x", M,
+           min_dim=1, no_broadcast=True),
+]  # fmt: skip
+
+CASES: list[OpCase] = [*UNARY, *BINARY, *REDUCTIONS, *SHAPE_OPS, *INDEXING, *STATEMENTS, *EDGES]
 
 #: Table entries with no derivative to check (integer, boolean or constant results), each
 #: with the reason; every other entry of :func:`table_keys` needs a case in CASES.

@@ -74,8 +74,7 @@ def draw_example(case: OpCase, rng: np.random.Generator, dims: dict[str, int],
                  layouts: Sequence[str]) -> Example | None:  # fmt: skip
     """Operands of ``case`` with dims ``dims`` in ``layouts`` (one per parameter; only
     arrays use theirs), or None when no draw keeps away from the case's kinks."""
-    if case.no_broadcast:
-        layouts = ["C" if lay == "broadcast" else lay for lay in layouts]
+    layouts = [case.layout_of(k, lay) for k, lay in enumerate(layouts)]
     for _ in range(50):
         args, tangents = [], []
         for (name, nd, is_float), layout in zip(case.params, layouts, strict=True):
@@ -115,9 +114,22 @@ def along(args: list[Any], idx: list[int], tangents: list[Any], h: float) -> lis
     return out
 
 
+def fresh(ex: Example) -> list[Any]:
+    """Copies of the operands of ``ex`` in their layouts (an operation may write its
+    operands: each call gets its own)."""
+    out = []
+    for a, layout in zip(ex.args, ex.layouts, strict=True):
+        if isinstance(a, np.ndarray):
+            a = in_layout(np.array(a), layout) if a.dtype == np.float64 else a.copy()
+        out.append(a)
+    return out
+
+
 def call(fn: Callable[..., Any], args: Sequence[Any]) -> np.ndarray:
+    """``fn`` on copies of ``args``, its result as a float64 array."""
+    copies = [np.array(a) if isinstance(a, np.ndarray) else a for a in args]
     with np.errstate(all="ignore"):
-        return np.asarray(fn(*args), dtype=np.float64)
+        return np.array(fn(*copies), dtype=np.float64)
 
 
 def fd_jvp(fn: Callable[..., Any], args: list[Any], idx: list[int], tangents: list[Any]) -> Any:
