@@ -242,7 +242,7 @@ def test_op_derivatives_sweep(modules: tuple[Any, ModuleType], k: int) -> None:
     case = CASES[k]
     dim = st.integers(max(case.min_dim, 0), 3)
 
-    @settings(max_examples=12, deadline=None, derandomize=True,
+    @settings(max_examples=30, deadline=None, derandomize=True,
               suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
     @given(m=dim, n=dim, seed=st.integers(0, 2**32 - 1),
            layouts=st.lists(st.sampled_from(K.LAYOUTS), min_size=len(case.params),
