@@ -102,11 +102,15 @@ def plan_kernels(state: BuildState) -> tuple[list[KernelPlan], CudaToolchain]:
     isa = ptx_isa(archs[0])
     versions = keys.versions(llvm_version())
     plans = []
-    for export in (e for e in state.info.exports if e.kernel):
-        thread = thread_function(export.name)
+    from gradc.compiler.kernel_derivatives import kernel_derivative_names
+
+    kernels = [e.name for e in state.info.exports if e.kernel]
+    kernels += list(kernel_derivative_names(state.info))  # derivative kernels (d_k)
+    for kernel in kernels:
+        thread = thread_function(kernel)
         state.focus = state.module.functions[thread]
-        state.step = f"kernel {export.name!r} for CUDA"
-        signature = _signature(state, export.name)
+        state.step = f"kernel {kernel!r} for CUDA"
+        signature = _signature(state, kernel)
         ir_hash = state.hashes[thread]
         base: dict[str, str | bool] = {
             "ptx_arch": archs[0],
@@ -127,10 +131,10 @@ def plan_kernels(state: BuildState) -> tuple[list[KernelPlan], CudaToolchain]:
         )
         plans.append(
             KernelPlan(
-                export.name,
+                kernel,
                 thread,
                 signature,
-                entry_symbol(export.name, symbol_key),
+                entry_symbol(kernel, symbol_key),
                 _sites(state, thread),
                 archs,
                 isa,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir as ll
 
-from gradc.compiler.codegen import arrays, tape
+from gradc.compiler.codegen import arrays, tape, tape_gpu
 from gradc.compiler.codegen.dispatch import LOWERING
 from gradc.compiler.codegen.lltypes import abi_type, value_type
 from gradc.compiler.diagnostics import CompileError, InternalCompilerError
@@ -50,7 +50,7 @@ class FunctionLowering:
         self.fast = ml.fast
         self.inst: Instruction | None = None
         self.arrays = arrays.ArrayLowering(self)
-        self.tape = tape.TapeLowering(self)
+        self.tape = (tape_gpu.GpuTapeLowering if ml.gpu else tape.TapeLowering)(self)
 
     def run(self) -> None:
         """Lower the whole body; unsupported types are reported at the instruction."""

@@ -47,6 +47,10 @@ def _atomicadd(fl: FunctionLowering, inst: Instruction) -> ll.Value:
     if not isinstance(t, PointerType) or inst.value.type != t.pointee:
         raise fl.ice(f"atomicadd of {inst.value.type} through {t}")
     op = "fadd" if t.pointee.is_float else "add"
+    if inst.uniform and fl.ml.gpu:
+        from gradc.compiler.codegen.warp import warp_aggregated_add
+
+        return warp_aggregated_add(fl, op, fl.value(inst.pointer), fl.value(inst.value))
     return fl.b.atomic_rmw(op, fl.value(inst.pointer), fl.value(inst.value), "monotonic")
 
 

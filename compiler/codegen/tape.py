@@ -583,7 +583,7 @@ def _on_tape(method: Callable[[TapeLowering, Any], ll.Value | None]) -> LowerRul
     """The lowering rule running ``method`` of the function's :class:`TapeLowering`."""
 
     def rule(fl: FunctionLowering, inst: Instruction) -> ll.Value | None:
-        return method(fl.tape, inst)
+        return getattr(fl.tape, method.__name__)(inst)  # the GPU's overrides (tape_gpu)
 
     return rule
 

@@ -247,7 +247,7 @@ def scan_module(source: SourceFile, name: str, loader: ModuleLoader | None = Non
             info.classes[stmt.name] = stmt
     _check_misplaced_gradc(info)
     info.custom_rules = scan_custom_rules(info)
-    _check_no_kernel_derivatives(info)
+    _check_kernel_derivatives(info)
     _check_gradc_attributes(info)
     if main:
         info.loader.finish()
@@ -312,19 +312,34 @@ def _claim_name(
     taken[name] = stmt
 
 
-def _check_no_kernel_derivatives(info: ModuleInfo) -> None:
-    """Refuse a derivative declaration of a ``@gradc.kernel`` (not built yet).
+def _check_kernel_derivatives(info: ModuleInfo) -> None:
+    """Refuse the derivative declarations of a ``@gradc.kernel`` that are not built:
+    kernels have ``gradc.grad`` and ``gradc.jvp`` (without ``has_aux`` or ``width``;
+    docs/ad.md "Kernels"), and a derivative kernel is not differentiated again.
 
     Raises:
         CompileError: at the declaration.
     """
     kernels = {e.name for e in info.exports if e.kernel}
+    derived = {d.name for d in info.derivatives if d.target in kernels}
     for d in info.derivatives:
-        if d.target in kernels:
+        if d.target in derived:
             raise info.source.error(
-                f"kernel '{d.target}' cannot be differentiated yet (derivatives of "
-                "@gradc.kernel functions are later work)",
+                f"'{d.target}' is a derivative kernel; it cannot be differentiated again",
                 d.node,
+            )
+        if d.target not in kernels:
+            continue
+        if d.kind not in ("grad", "jvp"):
+            raise info.source.error(
+                f"gradc.{d.kind} of kernel '{d.target}' is not supported: kernels have "
+                "gradc.grad (reverse mode) and gradc.jvp (forward mode)",
+                d.node,
+            )
+        if d.has_aux or d.width != 1:
+            what = "has_aux=True" if d.has_aux else "width="
+            raise info.source.error(
+                f"gradc.{d.kind} of kernel '{d.target}' takes no {what}", d.node
             )
 
 

@@ -29,6 +29,8 @@ the pass ``ad-reverse{...}`` of the registry in :mod:`.ad_pass`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.clone import clone_function
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Module
@@ -134,6 +136,51 @@ def vjp_functions(
     return derived
 
 
+def kernel_vjp_functions(
+    module: Module,
+    fn: Function,
+    pattern: frozenset[int],
+    private: Callable[[Instruction], bool],
+    frozen: frozenset[int] = frozenset(),
+    options: TapeOptions = DEFAULT_OPTIONS,
+) -> Derived:
+    """:func:`vjp_functions` for a kernel's threads (``f.fwd.<variant>.kernel``,
+    :mod:`.kernels`): a load's adjoint is added to its shadow element atomically unless
+    ``private`` says only this thread touches it (in callees: always atomically). Loops
+    are taped whole (no ``--tape-budget`` segments).
+
+    Raises:
+        PassError: an active construct has no adjoint rule, or ``fn`` (a kernel or a
+            function it calls) is a ``@gradc.custom_vjp`` or ``@gradc.checkpoint`` one.
+    """
+    frozen = frozenset(k for k in frozen if isinstance(fn.params[k].type, ArrayType))
+    variant = _suffix(pattern) + (f".ro.{_suffix(frozen)}" if frozen else "") + ".kernel"
+    fwd_name, rev_name = f"{fn.name}.fwd.{variant}", f"{fn.name}.rev.{variant}"
+    activity = analyze(fn, pattern)
+    arrays = [
+        p.index
+        for p in fn.params
+        if isinstance(p.type, ArrayType) and (p.index in pattern or p in activity)
+    ]
+    scalars = [i for i in sorted(pattern) if i not in arrays]
+    if fwd_name in module.functions:
+        return Derived(module.functions[fwd_name], module.functions[rev_name], arrays, scalars)
+    if custom_of(module, fn, "vjp") or is_checkpointed(module, fn):
+        raise PassError(
+            f"'{fn.source_name}' has a custom derivative or is checkpointed: not supported "
+            "in the derivative of a kernel",
+            fn.loc,
+        )
+    derived = Derived(
+        clone_function(fn, fwd_name).function,
+        Function(rev_name, loc=fn.loc, source_name=fn.source_name),
+        arrays,
+        scalars,
+    )
+    _derive(module, fn, pattern, frozen, options, derived, False, private)
+    return derived
+
+
 def _shadow_type(t: Type, c_shadows: bool) -> Type:
     """The type of a reverse sweep's shadow parameter of an array parameter of type
     ``t`` (as :mod:`.reverse_sweep` makes it)."""
@@ -150,6 +197,7 @@ def _derive(
     options: TapeOptions,
     derived: Derived,
     c_shadows: bool,
+    private: Callable[[Instruction], bool] | None = None,
 ) -> None:
     """Build ``derived.fwd`` (a clone of ``fn``) and ``derived.rev`` (empty), both added
     to ``module`` first, so that recursive calls find them.
@@ -170,13 +218,11 @@ def _derive(
     call_frozen: dict[ops.Call, frozenset[int]] = {}
 
     def callee(call: ops.Call) -> Derived:
-        return vjp_functions(
-            module,
-            module.functions[call.callee],
-            activity.call_patterns[call],
-            call_frozen.get(call, frozenset()),
-            options,
-        )
+        target, active = module.functions[call.callee], activity.call_patterns[call]
+        frozen = call_frozen.get(call, frozenset())
+        if private is not None:  # a kernel's callee: every shadow element may be shared
+            return kernel_vjp_functions(module, target, active, _shared, frozen, options)
+        return vjp_functions(module, target, active, frozen, options)
 
     p = Primal(
         module=module,
@@ -193,6 +239,7 @@ def _derive(
         preds=preds,
         returning=_reaches_return(fwd, preds),
         callee=callee,
+        private=private,
     )
     try:
         check_rules_exist(fwd, activity)
@@ -218,6 +265,11 @@ def _derive(
         raise PassError(
             f"cannot differentiate {exc} in '{fn.source_name}': no adjoint rule", loc
         ) from None
+
+
+def _shared(inst: Instruction) -> bool:
+    """A kernel's callee: any shadow element may be another thread's too."""
+    return False
 
 
 def _reaches_return(fn: Function, preds: dict[Block, list[Block]]) -> set[Block]:

@@ -67,6 +67,10 @@ class Primal:
             error exit (``raise``, a failed ``assert``, a zero ``range`` step): the call
             raises there, so their reverse never runs and they need nothing on the tape.
         callee: the two sweeps of the callee of an active call (memoised).
+        private: in a kernel's derivation (:mod:`.kernels`), whether the shadow element
+            a load's adjoint goes to is touched by this thread only; the others are added
+            atomically (other threads may add to them at the same time). None outside
+            kernels: plain accumulation.
     """
 
     module: Module
@@ -83,6 +87,7 @@ class Primal:
     preds: dict[Block, list[Block]]
     returning: set[Block]
     callee: Callable[[ops.Call], Derived]
+    private: Callable[[Instruction], bool] | None = None
 
     def active(self, v: Value) -> bool:
         """Does ``v`` carry a derivative?"""

@@ -11,7 +11,8 @@ CPU build, cubin vs PTX-JIT results (bitwise), a cubin
 of another major arch refused by the driver, a device IndexError raised at synchronize()
 with file:line, CuPy interop (its stream honoured), load time (ms), launch overhead (µs),
 and elementwise kernels' bandwidth (saxpy, a vectorised function over 2**26 elements) as a
-fraction of a device-to-device copy.
+fraction of a device-to-device copy; derivative kernels vs the CPU build and an
+elementwise gradient kernel's bandwidth (``gpu_check_ad.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+try:
+    from tests.cuda import gpu_check_ad
+except ImportError:  # run as a script: python tests/cuda/gpu_check.py
+    import gpu_check_ad  # type: ignore[no-redef]
 
 HERE = Path(__file__).parent
 CORPUS = HERE / "kernels_corpus.py"
@@ -255,6 +261,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         art = build(Path(tmp) / "kernels.gradc", arch)
         lib = gradc.load(art, target="cuda")
+        ad_art = gpu_check_ad.build(Path(tmp) / "kernels_ad.gradc", arch)
+        ad_lib = gradc.load(ad_art, target="cuda")
         for name, check in [
             ("forward", lambda: check_forward(lib, cp)),
             ("shared-vectorize", lambda: check_shared_and_vectorize(art, lib, cp)),
@@ -263,6 +271,8 @@ def main() -> int:
             ("device-error", lambda: check_device_error(lib, cp)),
             ("stream", lambda: check_stream(lib, cp)),
             ("timings", lambda: timings(art, lib, cp)),
+            ("derivatives", lambda: gpu_check_ad.check_derivatives(ad_art, ad_lib, cp)),
+            ("gradient-bandwidth", lambda: gpu_check_ad.gradient_bandwidth(ad_lib, cp)),
         ]:
             try:
                 print(f"  {name}: {check()}")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.cuda import gpu_check
+from tests.cuda import gpu_check, gpu_check_ad
 
 pytestmark = pytest.mark.gpu
 
@@ -52,3 +52,25 @@ def test_device_error(gpu: tuple[Path, Any, Any]) -> None:
 
 def test_stream(gpu: tuple[Path, Any, Any]) -> None:
     gpu_check.check_stream(gpu[1], gpu[2])
+
+
+@pytest.fixture(scope="module")
+def gpu_ad(
+    gpu: tuple[Path, Any, Any], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Any, Any]:
+    import gradc
+    from gradc.artifacts.loader.cuda_driver import open_driver
+
+    facts = open_driver().facts()
+    art = gpu_check_ad.build(
+        tmp_path_factory.mktemp("gpu_ad") / "k.gradc", f"sm_{facts.cc[0]}{facts.cc[1]}"
+    )
+    return art, gradc.load(art, target="cuda"), gpu[2]
+
+
+def test_derivative_kernels(gpu_ad: tuple[Path, Any, Any]) -> None:
+    gpu_check_ad.check_derivatives(gpu_ad[0], gpu_ad[1], gpu_ad[2])
+
+
+def test_gradient_bandwidth(gpu_ad: tuple[Path, Any, Any]) -> None:
+    print(gpu_check_ad.gradient_bandwidth(gpu_ad[1], gpu_ad[2]))

@@ -24,8 +24,8 @@ from gradc.passes.ad.rules.registry import rebuild_of
 WITHOUT_RULE = [
     "allocate",
     "arrayattr",
-    # the next two: kernels (gradc.cuda) are not differentiated yet (the front end refuses
-    # a derivative declaration of a kernel), and only kernels contain them
+    # the next two: only kernels contain them, and a kernel's derivative refuses
+    # cuda.atomic_add (passes/ad/kernels.py; its reverse sweep makes atomicadd itself)
     "atomicadd",
     "atomicadditem",
     "basicindex",

@@ -40,13 +40,20 @@ class AtomicAddItem(Instruction):
 class AtomicAdd(Instruction):
     """``*pointer += value`` as one indivisible read-modify-write (CUDA's ``atomicAdd``,
     LLVM's ``atomicrmw add``/``fadd``, monotonic order); the result is the old value.
-    Integers wrap."""
+    Integers wrap.
+
+    ``uniform`` (printed ``{uniform}``; derivative kernels' scalar adjoints,
+    ``passes/ad/kernels.py``): every thread adds to the same element and the result is
+    not used, so on the GPU a full warp first sums its values by shuffles and one lane
+    adds the sum (``compiler/codegen/lower_gpu.py``); the result is then 0."""
 
     OPNAME: ClassVar[str] = "atomicadd"
     OPERANDS: ClassVar[tuple[str, ...]] = ("pointer", "value")
+    FLAGS: ClassVar[tuple[str, ...]] = ("uniform",)
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
     pointer: Value
     value: Value
+    uniform: bool = False
 
     def verify_(self, ctx: VerifyContext) -> str | None:
         """A pointer to a number (not ``bool``), a value of its pointee type, result the

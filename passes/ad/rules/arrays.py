@@ -81,6 +81,10 @@ def _load_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> 
     a = adj.read(sweep.current(), (inst, 0))
     adj.reset((inst, 0))
     address = sweep.address(state, inst.pointer)
+    private = sweep.p.private
+    if private is not None and not private(inst):  # a kernel's element other threads share
+        b.insert(ops.AtomicAdd(address, a, type=inst.type))
+        return
     old = b.insert(ops.Load(address, type=inst.type))
     b.insert(ops.Store(address, b.add(old, a), type=NONE))
 

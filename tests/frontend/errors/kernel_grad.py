@@ -1,5 +1,5 @@
 # ruff: noqa
-# expect-message: kernel 'k' cannot be differentiated yet (derivatives of @gradc.kernel functions are later work)
+# expect-message: gradc.vjp of kernel 'k' is not supported: kernels have gradc.grad (reverse mode) and gradc.jvp (forward mode)
 # expect-col: 6
 # expect-node: Call
 import gradc
@@ -11,4 +11,4 @@ def k(x: f64[:], y: f64):
     x[cuda.grid(1)] = y
 
 
-d_k = gradc.grad(k)  # error-here
+d_k = gradc.vjp(k)  # error-here
