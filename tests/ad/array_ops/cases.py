@@ -301,6 +301,17 @@ EDGES = [
     OpCase(f"statement:{_AUG}", X2, "z = x * 1.0\nz += z.T\nreturn z", M, shapes={"x": ("m", "m")}),
     OpCase(f"statement:{_AUG}", X2, "x += x.T\nreturn x * 1.0", M, shapes={"x": ("m", "m")},
            no_broadcast=True),
+    OpCase(f"indexing:{_SLICE}", X2, "z = x * 2.0\nreturn z[::-1]", M),
+    OpCase("indexing:`a.T`", X2, "z = np.sin(x)\nreturn z.T", M),
+    OpCase("reduction:cumsum", "x: f64[:]", "np.cumsum(x[::-1])[::-1]", V),
+    OpCase(f"statement:{_AUG}", X2, "acc = np.zeros(x.shape[1])\nfor i in range(x.shape[0]):\n"
+           "    acc += x[i] * x[i]\nreturn acc", V),
+    OpCase(f"statement:{_AUG}", X2, "acc = np.zeros(x.shape[1])\nfor row in x:\n"
+           "    acc = acc * 0.5 + np.sin(row)\nreturn acc", V),
+    OpCase(f"statement:{_AUG}", XV, "z = x * 1.0\nfor i in range(x.shape[0]):\n    z[i] *= y\n"
+           "    z[i, ::-1] += z[i]\nreturn z", M),
+    OpCase(f"statement:{_AUG}", X2, "x *= 2.0\ny = x[:, ::-1]\ny += x\nreturn x * 1.0", M,
+           no_broadcast=True),
     OpCase(f"statement:{_AUG}", XV, "x[1:] *= y\nx[0] += np.sum(x)\nreturn x * x", M,
            min_dim=1, no_broadcast=True),
 ]  # fmt: skip
