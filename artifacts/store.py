@@ -62,10 +62,11 @@ from gradc.artifacts.manifest import (
     Runtime,
     Target,
     Wrapper,
-    blob_sha256,
     object_path,
     text_path,
 )
+from gradc.artifacts.reading import read_blob as read_blob
+from gradc.artifacts.reading import read_manifest as read_manifest
 from gradc.artifacts.toolchain import host_producer
 
 LOCK_NAME = ".lock"
@@ -504,49 +505,6 @@ def _check_reusable(out: Path, e: Entry, target: Target, code: bytes, wrapper: b
 
 
 # ---------------------------------------------------------------------------- reading
-
-
-def read_manifest(art_dir: str | os.PathLike[str]) -> Manifest:
-    """Read and validate ``art_dir/manifest.msgpack``.
-
-    Raises:
-        ArtifactError: no artifact there, or the manifest is truncated/corrupt (the
-            message names the file).
-        FormatVersionError: written by a gradc with another major format version.
-    """
-    path = Path(art_dir) / MANIFEST_NAME
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        if not Path(art_dir).exists():
-            raise ArtifactError(f"no artifact at {art_dir} (directory does not exist)") from None
-        raise ArtifactError(f"{path} is missing: not a gradc artifact") from None
-    except OSError as exc:
-        raise ArtifactError(f"cannot read {path}: {exc}") from exc
-    return Manifest.decode(data, str(path))
-
-
-def read_blob(art_dir: str | os.PathLike[str], relpath: str) -> bytes:
-    """Read a blob (``objects/<sha>.o``, ``texts/<sha>.ll`` ...) and verify its sha256.
-
-    Raises:
-        ArtifactError: the blob is missing or its content does not hash to its name
-            (corrupt or truncated); the message names the file.
-    """
-    expected = blob_sha256(relpath)
-    path = Path(art_dir) / relpath
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ArtifactError(f"{path} is missing") from None
-    except OSError as exc:
-        raise ArtifactError(f"cannot read {path}: {exc}") from exc
-    actual = hashlib.sha256(data).hexdigest()
-    if actual != expected:
-        raise ArtifactError(
-            f"{path} is corrupt or truncated: sha256 {actual[:16]}… != expected {expected[:16]}…"
-        )
-    return data
 
 
 def read_text(art_dir: str | os.PathLike[str], entry: Entry, kind: str) -> str:

@@ -27,13 +27,17 @@ import click
 from gradc.artifacts.manifest import Manifest
 from gradc.cli.build_options import tape_budget_option
 from gradc.cli.console import wide_console
-from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
+from gradc.compiler.options import DEFAULT_CPUS, CompilerOptions
 from gradc.runtime_mode import NO_COMPILE_ENV, REMOTE_READONLY_ENV, default_build_dir, env_flag
 
 if TYPE_CHECKING:
     from gradc.artifacts.remote import RemoteCache
     from gradc.compiler.driver import ArtifactBuild
     from gradc.compiler.results import BuildOutput
+
+
+#: ``--cpu``'s default: :data:`DEFAULT_CPUS`, the vector variants only for array code.
+AUTO_CPU = "auto"
 
 
 def default_output_dir(source: Path) -> Path:
@@ -121,11 +125,13 @@ def cli() -> None:
 )
 @click.option(
     "--cpu",
-    default=DEFAULT_CPU,
+    default=AUTO_CPU,
     show_default=True,
     help="Target CPU name (x86-64, x86-64-v3, znver4, ...) or 'native'; a comma-separated "
     "list (x86-64-v2,x86-64-v3,native) builds one object per CPU variant, and the loader "
-    "picks the best one the host supports. List the most portable first.",
+    "picks the best one the host supports. List the most portable first. 'auto': x86-64, "
+    "plus x86-64-v3 (AVX2) and x86-64-v4 (AVX-512) variants when the module's code handles "
+    "arrays.",
 )
 @click.option("--fastmath", is_flag=True, help="Allow fast-math floating-point rewrites.")
 @click.option("--no-boundscheck", is_flag=True, help="Do not check array indices.")
@@ -268,8 +274,9 @@ def _compiler_options(
     """
     from gradc.compiler.codegen.emit import check_cpu
 
+    auto = cpu == AUTO_CPU
     try:
-        cpus = parse_cpu_list(cpu)
+        cpus = DEFAULT_CPUS if auto else parse_cpu_list(cpu)
         for name in cpus:
             check_cpu(name)  # before any work: LLVM would abort on some bad names
     except ValueError as exc:
@@ -278,6 +285,7 @@ def _compiler_options(
         opt_level=opt_level,
         cpu=cpus[0],
         cpus=cpus if len(cpus) > 1 else (),
+        vector_variants_only=auto,
         fastmath=fastmath,
         boundscheck=not no_boundscheck,
         timings=timings,

@@ -33,7 +33,10 @@ def plan_keys(state: BuildState) -> None:
     """The ``keys`` stage: plan every export's jobs and look their keys up in the cache."""
     from gradc.compiler.codegen.emit import llvm_version, target_info
     from gradc.compiler.ir.printer import print_function
+    from gradc.compiler.variant_policy import resolve_variants
 
+    exports = [e.name for e in state.info.exports] + [d.name for d in state.info.derivatives]
+    state.options = resolve_variants(state.options, state.module, exports)
     module, options = state.module, state.options
     variant_options = options.variants()
     state.targets = [target_info(o) for o in variant_options]

@@ -23,6 +23,9 @@ VARIANTS = {
     "cpu v4": CompilerOptions(cpu="x86-64-v4"),
     "cpu native": CompilerOptions(cpu="native"),
     "cpus": CompilerOptions(cpu="x86-64", cpus=("x86-64", "x86-64-v3")),
+    "vector_variants_only": CompilerOptions(
+        cpu="x86-64", cpus=("x86-64", "x86-64-v3", "x86-64-v4"), vector_variants_only=True
+    ),
     "fastmath": CompilerOptions(fastmath=True),
     "boundscheck": CompilerOptions(boundscheck=False),
     "timings": CompilerOptions(timings=True),
