@@ -39,6 +39,7 @@ from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import F64, I1, I64, NONE, TAPE, ArrayType, PointerType, ScalarType
 from gradc.passes.ad.activity import is_active_param
 from gradc.passes.ad.forward import jvp_function
+from gradc.passes.ad.kernel_aliasing import emit_kernel_overlap_checks
 from gradc.passes.ad.layout import as_shadow
 from gradc.passes.ad.lowlevel import check_shapes
 from gradc.passes.ad.memory import callee_writes
@@ -133,6 +134,8 @@ def kernel_derivative(
     b.position_at_end(fn.add_block("entry"))
     with b.at(loc):
         _check_shadows(b, primal, shadows, kind)
+        indexed = ThreadPrivate(thread, nthread).indexed if kind == "grad" else frozenset()
+        emit_kernel_overlap_checks(module, thread, b, primal, shadows, kind, indexed)
         if kind == "jvp":
             derived = jvp_function(module, thread, pattern)
             tangents = [as_shadow(b, shadows[i], thread.params[i].type) for i in sorted(pattern)]
@@ -156,13 +159,15 @@ def _reverse_body(
     """One thread's forward sweep then its reverse sweep; the adjoint of each active
     float scalar added to element 0 of its 1-element shadow (an atomic add)."""
     private = ThreadPrivate(thread, nthread)
-    axes = 3  # the fewest grid axes a private load of a differentiated array uses
+    # the fewest grid axes a thread-indexed access of a shadowed array uses: the adjoint
+    # of a load is added to, and the seed of a store consumed from, its shadow without
+    # an atomic
+    axes = 3
     for inst in thread.instructions():
-        if private(inst):
-            address = inst.operands()[0]
-            assert isinstance(address, ops.ElementAddr) and isinstance(address.array, Argument)
-            if address.array.index in pattern:
-                axes = min(axes, len(address.indices))
+        if isinstance(inst, (ops.Load, ops.Store)) and isinstance(inst.pointer, ops.ElementAddr):
+            array = inst.pointer.array
+            if isinstance(array, Argument) and array.index in private.indexed & pattern:
+                axes = min(axes, len(inst.pointer.indices))
     _check_launch(b, primal, axes, thread.source_name)
     derived = kernel_vjp_functions(module, thread, pattern, private)
     shadow_args: list[Value] = []

@@ -151,3 +151,6 @@ t_while_loop = gradc.jvp(while_loop, wrt=("x", "out"))
 # the elementwise gradient of tests/cuda/gpu_check.py's bandwidth figure, and a kernel
 # whose derivative needs no atomic (only the outputs are shadowed, by their index)
 d_x_saxpy = gradc.grad(saxpy, wrt="x")
+# only the scalar: no read of a shadowed array, but the seed d_out[i] is consumed by the
+# thread of element i without an atomic, so launches with y or z extents are refused
+d_a_saxpy = gradc.grad(saxpy, wrt="a")

@@ -21,7 +21,7 @@ from tests.cuda.test_kernel_ad import CORPUS
 #: Kernels whose reverse-mode derivative must add atomically, and how many sites at least
 #: (shared reads: gathered, neighbouring, broadcast elements; scalar adjoints).
 ATOMIC = {
-    "d_saxpy": 1, "d_branches": 1, "d_poly_loop": 1, "d_gather": 1,
+    "d_saxpy": 1, "d_a_saxpy": 1, "d_branches": 1, "d_poly_loop": 1, "d_gather": 1,
     # x[i] too: other threads add to d_x[i] through their x[i - 1] and x[i + 1]
     "d_stencil": 3,
     "d_scalars": 2, "d_scale2d": 1, "d_matvec": 2,
@@ -69,7 +69,7 @@ def test_derivative_kernels_for_cuda(tmp_path: Path) -> None:
         assert "malloc" not in ptx and ".extern" not in ptx
         # scalar adjoints: a full warp sums by shuffles before one lane's atomic
         warp = "activemask.b32" in ptx and "shfl.sync.down.b32" in ptx
-        assert warp == (k.name in ("d_saxpy", "d_branches", "d_scalars")), k.name
+        assert warp == (k.name in ("d_saxpy", "d_a_saxpy", "d_branches", "d_scalars")), k.name
     files = {
         p.relative_to(first / "k.gradc"): p.read_bytes()
         for p in (first / "k.gradc").rglob("*")
