@@ -193,8 +193,10 @@ class ThreadPrivate:
 
     An array parameter ``a`` of ``n <= 3`` axes is *thread-indexed* when every element
     access of it in ``thread`` is ``a[g0, ..., g(n-1)]`` with ``g`` the thread's
-    ``cuda.grid(n)`` components (``ctaid * ntid + tid`` per axis) and its other uses
-    read its shape only (no call, view or alias sees it). Then two threads of a launch
+    ``cuda.grid(n)`` components (``ctaid * ntid + tid`` per axis), ``n`` at least the
+    number of grid axes the kernel's indices read (``v[i]`` in a kernel of ``i, j =
+    cuda.grid(2)`` is read by a row of threads), and its other uses read its shape only
+    (no call, view or alias sees it). Then two threads of a launch
     whose extents beyond axis ``n`` are 1 touch different elements of ``a``, and so of
     its shadow: the reverse sweep adds a load's adjoint there without an atomic. One
     access by another index (``a[i + 1]`` beside ``a[i]``) makes every access of ``a``
@@ -208,10 +210,17 @@ class ThreadPrivate:
     def __init__(self, thread: Function, registers: int) -> None:
         self.registers = registers
         arrays = [p for p in thread.params[registers:] if isinstance(p.type, ArrayType)]
+        # the grid axes the thread's index reads (tid or ctaid): an access by fewer
+        # components (v[i] in a 2-d kernel) is shared by the threads of a row
+        axes = 1
+        for inst in thread.instructions():
+            for v in inst.operands():
+                if isinstance(v, Argument) and v.index < 6 and v.index % 3 > 0:
+                    axes = max(axes, v.index % 3 + 1)
         shared: set[Value] = set()
         for inst in thread.instructions():
             for v in inst.operands():
-                if v in arrays and not _grid_access(inst, v):
+                if v in arrays and not _grid_access(inst, v, axes):
                     shared.add(v)
         #: the positions of the thread-indexed array parameters
         self.indexed = frozenset(p.index for p in arrays if p not in shared)
@@ -223,20 +232,23 @@ class ThreadPrivate:
         return isinstance(array, Argument) and array.index in self.indexed
 
 
-def _grid_access(inst: Instruction, array: Value) -> bool:
+def _grid_access(inst: Instruction, array: Value, axes: int) -> bool:
     """``inst`` reads ``array``'s shape, or addresses ``array[g0, ..., g(n-1)]`` (every
-    axis, by ``cuda.grid(n)``'s components)."""
+    axis, by ``cuda.grid(n)``'s components, ``n >= axes``)."""
     if isinstance(inst, ops.ArrayDim):
         return True
     if not isinstance(inst, ops.ElementAddr) or inst.array is not array:
         return False
-    if not 1 <= len(inst.indices) <= 3:
+    if not axes <= len(inst.indices) <= 3:
         return False
     return all(_is_grid(v, axis) for axis, v in enumerate(inst.indices))
 
 
 def _is_grid(v: Value, axis: int) -> bool:
-    """``v`` is ``ctaid.<axis> * ntid.<axis> + tid.<axis>`` (``cuda.grid``'s component)."""
+    """``v`` is ``ctaid.<axis> * ntid.<axis> + tid.<axis>`` (``cuda.grid``'s component;
+    ``cuda.grid(2)`` and ``(3)`` build a tuple of them, which ``i, j = ...`` unpacks)."""
+    if isinstance(v, ops.TupleGet) and isinstance(v.tuple, ops.MakeTuple):
+        v = v.tuple.elements[v.index]
     if not isinstance(v, ops.Add):
         return False
     for prod, tid in ((v.lhs, v.rhs), (v.rhs, v.lhs)):

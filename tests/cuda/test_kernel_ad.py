@@ -172,7 +172,7 @@ def test_gpu_check_harness_on_the_cpu(lib: Any) -> None:
     from tests.cuda import gpu_check_ad
 
     line = gpu_check_ad.check_derivatives(_BUILT["art"], _GridLaunch(lib), _FakeCupy())
-    assert line.startswith("22 derivative kernels equal the CPU build")
+    assert line.startswith("24 derivative kernels equal the CPU build")
 
 
 def test_shared_memory_refused(lib: Any) -> None:
@@ -225,3 +225,17 @@ def test_seed_of_private_write_needs_one_thread_per_element(lib: Any) -> None:
     _launch(lib, "d_stencil", [x, d_x, out, seed.copy()])
     s = seed[1:-1]
     assert d_x[0] == pytest.approx(np.sum(s) * 2 - np.sum(4 * x[1:-1] * s), rel=1e-12)
+
+
+def test_grid2_thread_indexed(lib: Any) -> None:
+    # m[i, j] and out[i, j] by cuda.grid(2)'s components are thread-indexed (no atomic),
+    # so the derivative refuses a z extent; v[i] is a row's, added atomically, and does
+    # not refuse the 2-d launch (tests/cuda/test_kernel_ad_cuda.py counts the atomics)
+    rng = np.random.default_rng(5)
+    m, v, out = rng.uniform(-1, 1, (5, 6)), rng.uniform(-1, 1, 5), np.zeros((5, 6))
+    d_m, d_v, seed = np.zeros((5, 6)), np.zeros(5), rng.uniform(-1, 1, (5, 6))
+    with pytest.raises(ValueError, match=r"cuda.grid\(2\) without atomics.* of 1 in z\n"):
+        lib.d_row_scale(2, 3, 1, 3, 2, 2, m, d_m, v, d_v, out, seed.copy())
+    lib.d_row_scale(2, 3, 1, 3, 2, 1, m, d_m, v, d_v, out, seed.copy())
+    np.testing.assert_allclose(d_v, np.sum(seed * m * m, axis=1), rtol=1e-13)
+    np.testing.assert_allclose(d_m, 2 * seed * m * v[:, None], rtol=1e-13)
