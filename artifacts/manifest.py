@@ -97,13 +97,19 @@ import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import msgpack
 
 from gradc.artifacts.abi.signature import Signature
-from gradc.artifacts.cuda_manifest import CUDA_BLOB_PATH, CudaSection
 from gradc.artifacts.errors import ArtifactError
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gradc.artifacts.cuda_manifest import CudaSection
 
 #: (major, minor) of the format this module writes.
 FORMAT_VERSION: tuple[int, int] = (1, 7)
@@ -135,11 +141,11 @@ def blob_sha256(relpath: str) -> str:
         ArtifactError: the path is not ``objects/<sha>.o`` or ``texts/<sha>.<ext>`` (this
             also refuses absolute paths and ``..`` in a hostile manifest).
     """
-    m = (
-        _OBJECT_PATH.fullmatch(relpath)
-        or _TEXT_PATH.fullmatch(relpath)
-        or CUDA_BLOB_PATH.fullmatch(relpath)
-    )
+    m = _OBJECT_PATH.fullmatch(relpath) or _TEXT_PATH.fullmatch(relpath)
+    if m is None:
+        from gradc.artifacts.cuda_manifest import CUDA_BLOB_PATH
+
+        m = CUDA_BLOB_PATH.fullmatch(relpath)
     if m is None:
         raise ArtifactError(f"invalid blob path {relpath!r} in manifest")
     return m.group(1)

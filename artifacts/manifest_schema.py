@@ -6,9 +6,6 @@ Every check names the file and the field (``m.gradc/manifest.msgpack: entries[0]
 
 from __future__ import annotations
 
-from typing import Any
-
-from gradc.artifacts.cuda_manifest import CudaSection
 from gradc.artifacts.errors import ArtifactError, FormatVersionError
 from gradc.artifacts.manifest import (
     FORMAT_VERSION,
@@ -23,6 +20,14 @@ from gradc.artifacts.manifest import (
     Wrapper,
     blob_sha256,
 )
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gradc.artifacts.cuda_manifest import CudaSection
 
 __all__ = ["manifest_from_dict"]
 
@@ -67,8 +72,17 @@ def manifest_from_dict(raw: object, where: str) -> Manifest:
         runtime=_runtime(r, top),
         variants=variants,
         sources=r.str_map(top.get("sources", {}), "sources"),
-        cuda=CudaSection.from_dict(top["cuda"], where) if "cuda" in top else None,
+        cuda=_cuda(top, where),
     )
+
+
+def _cuda(top: dict[str, Any], where: str) -> CudaSection | None:
+    """The optional ``cuda`` section (1.6); its module is imported only when there is one."""
+    if "cuda" not in top:
+        return None
+    from gradc.artifacts.cuda_manifest import CudaSection
+
+    return CudaSection.from_dict(top["cuda"], where)
 
 
 def _format_version(r: _Reader, top: dict[str, Any]) -> tuple[int, int]:

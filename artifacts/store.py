@@ -6,11 +6,15 @@ Layout::
       manifest.msgpack       see gradc.artifacts.manifest
       objects/<sha256>.o     relocatable objects (exports and the runtime), content-addressed
       texts/<sha256>.ir|.ll|.s   IR, LLVM IR and assembly texts for ``gradc inspect``
-      .lock                  empty; writers hold it (filelock) while they write
+      .lock                  empty; writers hold it (flock, as filelock) while they write
 
 Writes are atomic and crash-safe: each file is written to a temporary file in its final
 directory, fsync'ed, then ``os.replace``'d into place; blobs first, the manifest last, so
-a reader sees either the previous artifact or the new one. Writers into one directory
+a reader sees either the previous artifact or the new one. One fsync policy: the new
+blobs are written, then fsync'ed together (concurrently: the file system commits them in
+one journal transaction or few), renamed, and each of their folders fsync'ed once; only
+then is the manifest written, fsync'ed, renamed and its folder fsync'ed
+(tests/artifacts/test_store_crash.py kills a build at each of these steps). Writers into one directory
 are serialised by the lock. A write that fails removes what it added and leaves the
 previous artifact intact; a successful one removes blobs no longer referenced and stray
 temporary files of crashed writers. Nothing that varies between identical builds is
@@ -42,6 +46,10 @@ from typing import Any, Protocol
 from gradc.artifacts.abi.description import check_object
 from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, wrapper_symbol
 from gradc.artifacts.cuda_manifest import cuda_section, reusable_cuda
+from gradc.artifacts.durable import TMP_PREFIX as _TMP_PREFIX
+from gradc.artifacts.durable import atomic_write as _atomic_write
+from gradc.artifacts.durable import locked as _locked
+from gradc.artifacts.durable import write_blobs as _write_blobs
 from gradc.artifacts.errors import ArtifactError, ArtifactWarning, FormatVersionError
 from gradc.artifacts.manifest import (
     MANIFEST_NAME,
@@ -54,17 +62,15 @@ from gradc.artifacts.manifest import (
     Runtime,
     Target,
     Wrapper,
-    blob_sha256,
     object_path,
     text_path,
 )
+from gradc.artifacts.reading import read_blob as read_blob
+from gradc.artifacts.reading import read_manifest as read_manifest
 from gradc.artifacts.toolchain import host_producer
 
 LOCK_NAME = ".lock"
-_TMP_PREFIX = ".tmp-"
 _BLOB_DIRS = ("objects", "texts", "cuda")
-#: File mode of written files (artifacts are shipped and read by other users).
-_FILE_MODE = 0o644
 
 
 # ---------------------------------------------------------------------------- input shapes
@@ -279,10 +285,8 @@ def write_artifact(
     if _is_current(out, encoded, blobs):
         return manifest  # an identical artifact is there: write nothing, not even a lock
 
-    from filelock import FileLock  # ~60 ms to import: writers only, never the loader
-
     out.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(out / LOCK_NAME)):
+    with _locked(out / LOCK_NAME):
         _remove_temporaries(out)
         problems = find_damage(out)
         if problems:
@@ -294,12 +298,8 @@ def write_artifact(
         previous = _referenced_or_none(out)
         created: list[Path] = []
         try:
-            for rel in sorted(blobs):
-                path = out / rel
-                if _has_content(path, blobs[rel]):
-                    continue
-                _atomic_write(path, blobs[rel])
-                created.append(path)
+            new = [rel for rel in sorted(blobs) if not _has_content(out / rel, blobs[rel])]
+            _write_blobs(out, new, blobs, created)
             if not _has_content(out / MANIFEST_NAME, encoded):
                 _atomic_write(out / MANIFEST_NAME, encoded)
         except BaseException:
@@ -322,39 +322,6 @@ def _is_current(out: Path, encoded: bytes, blobs: Mapping[str, bytes]) -> bool:
         if any(folder.glob(_TMP_PREFIX + "*")):
             return False
     return all(_has_content(out / rel, data) for rel, data in blobs.items())
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory."""
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_TMP_PREFIX)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fchmod(f.fileno(), _FILE_MODE)
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _has_content(path: Path, data: bytes) -> bool:
@@ -538,49 +505,6 @@ def _check_reusable(out: Path, e: Entry, target: Target, code: bytes, wrapper: b
 
 
 # ---------------------------------------------------------------------------- reading
-
-
-def read_manifest(art_dir: str | os.PathLike[str]) -> Manifest:
-    """Read and validate ``art_dir/manifest.msgpack``.
-
-    Raises:
-        ArtifactError: no artifact there, or the manifest is truncated/corrupt (the
-            message names the file).
-        FormatVersionError: written by a gradc with another major format version.
-    """
-    path = Path(art_dir) / MANIFEST_NAME
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        if not Path(art_dir).exists():
-            raise ArtifactError(f"no artifact at {art_dir} (directory does not exist)") from None
-        raise ArtifactError(f"{path} is missing: not a gradc artifact") from None
-    except OSError as exc:
-        raise ArtifactError(f"cannot read {path}: {exc}") from exc
-    return Manifest.decode(data, str(path))
-
-
-def read_blob(art_dir: str | os.PathLike[str], relpath: str) -> bytes:
-    """Read a blob (``objects/<sha>.o``, ``texts/<sha>.ll`` ...) and verify its sha256.
-
-    Raises:
-        ArtifactError: the blob is missing or its content does not hash to its name
-            (corrupt or truncated); the message names the file.
-    """
-    expected = blob_sha256(relpath)
-    path = Path(art_dir) / relpath
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ArtifactError(f"{path} is missing") from None
-    except OSError as exc:
-        raise ArtifactError(f"cannot read {path}: {exc}") from exc
-    actual = hashlib.sha256(data).hexdigest()
-    if actual != expected:
-        raise ArtifactError(
-            f"{path} is corrupt or truncated: sha256 {actual[:16]}… != expected {expected[:16]}…"
-        )
-    return data
 
 
 def read_text(art_dir: str | os.PathLike[str], entry: Entry, kind: str) -> str:

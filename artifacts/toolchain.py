@@ -26,8 +26,8 @@ def llvm_version() -> str:
 
 def host_producer() -> Producer:
     """Versions of this process: gradc, llvmlite and its bundled LLVM (``"22.1.0"``)."""
-    from importlib.metadata import version
+    import llvmlite  # its __version__, not importlib.metadata's (~10 ms to import)
 
     from gradc._version import __version__
 
-    return Producer(gradc=__version__, llvmlite=version("llvmlite"), llvm=llvm_version())
+    return Producer(gradc=__version__, llvmlite=llvmlite.__version__, llvm=llvm_version())

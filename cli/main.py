@@ -16,26 +16,28 @@ is the environment: ``GRADC_NO_COMPILE=1`` makes ``build`` refuse to compile.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import sys
 import time
-from contextlib import AbstractContextManager
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from gradc.artifacts.manifest import Manifest
 from gradc.cli.build_options import tape_budget_option
 from gradc.cli.console import wide_console
-from gradc.compiler.options import DEFAULT_CPU, CompilerOptions
+from gradc.compiler.options import DEFAULT_CPUS, CompilerOptions
 from gradc.runtime_mode import NO_COMPILE_ENV, REMOTE_READONLY_ENV, default_build_dir, env_flag
 
 if TYPE_CHECKING:
     from gradc.artifacts.remote import RemoteCache
     from gradc.compiler.driver import ArtifactBuild
     from gradc.compiler.results import BuildOutput
+
+
+#: ``--cpu``'s default: :data:`DEFAULT_CPUS`, the vector variants only for array code.
+AUTO_CPU = "auto"
 
 
 def default_output_dir(source: Path) -> Path:
@@ -61,7 +63,34 @@ def parse_cpu_list(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: The other commands, imported only when one runs (or ``--help`` lists them): ``gradc
+#: build`` does not pay for their imports (the bench harness, Dask fan-out, the pass
+#: driver ...). Name -> (module, attribute).
+LAZY_COMMANDS = {
+    "bench": ("gradc.cli.bench", "bench"),
+    "build-all": ("gradc.cli.distributed", "build_all_command"),
+    "cache": ("gradc.cli.cache", "cache_command"),
+    "inspect": ("gradc.cli.inspect_command", "inspect"),
+    "opt": ("gradc.cli.opt", "opt"),
+}
+
+
+class _LazyGroup(click.Group):
+    """A group whose :data:`LAZY_COMMANDS` are imported when first looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
+            import importlib
+
+            module, attribute = LAZY_COMMANDS[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gradc", prog_name="gradc")
 def cli() -> None:
     """gradc: ahead-of-time compiler for numeric Python with automatic differentiation."""
@@ -96,11 +125,13 @@ def cli() -> None:
 )
 @click.option(
     "--cpu",
-    default=DEFAULT_CPU,
+    default=AUTO_CPU,
     show_default=True,
     help="Target CPU name (x86-64, x86-64-v3, znver4, ...) or 'native'; a comma-separated "
     "list (x86-64-v2,x86-64-v3,native) builds one object per CPU variant, and the loader "
-    "picks the best one the host supports. List the most portable first.",
+    "picks the best one the host supports. List the most portable first. 'auto': x86-64, "
+    "plus x86-64-v3 (AVX2) and x86-64-v4 (AVX-512) variants when the module's code handles "
+    "arrays.",
 )
 @click.option("--fastmath", is_flag=True, help="Allow fast-math floating-point rewrites.")
 @click.option("--no-boundscheck", is_flag=True, help="Do not check array indices.")
@@ -210,8 +241,12 @@ def build(
         from gradc.cli.remote import open_remote
 
         remote = open_remote(remote_cache, remote_cache_readonly)
-    with _progress(module):
-        built = _build(module, out_dir, options, grads, remote, texts=not no_texts)
+    from gradc.cli.build_progress import BuildProgress
+
+    with BuildProgress(module.name) as progress:
+        built = _build(
+            module, out_dir, options, grads, remote, texts=not no_texts, progress=progress
+        )
     end = time.perf_counter()
     if explain:
         from gradc.cli.explain import explain as explain_lines
@@ -239,8 +274,9 @@ def _compiler_options(
     """
     from gradc.compiler.codegen.emit import check_cpu
 
+    auto = cpu == AUTO_CPU
     try:
-        cpus = parse_cpu_list(cpu)
+        cpus = DEFAULT_CPUS if auto else parse_cpu_list(cpu)
         for name in cpus:
             check_cpu(name)  # before any work: LLVM would abort on some bad names
     except ValueError as exc:
@@ -249,21 +285,12 @@ def _compiler_options(
         opt_level=opt_level,
         cpu=cpus[0],
         cpus=cpus if len(cpus) > 1 else (),
+        vector_variants_only=auto,
         fastmath=fastmath,
         boundscheck=not no_boundscheck,
         timings=timings,
         verbose=verbose,
     )
-
-
-def _progress(module: Path) -> AbstractContextManager[Any]:
-    """On a terminal, a spinner on stderr with the elapsed time while ``module`` builds
-    (a build of several seconds is not silent); elsewhere (a pipe, a file) nothing."""
-    if not sys.stderr.isatty():
-        return contextlib.nullcontext()
-    from rich.console import Console
-
-    return Console(stderr=True).status(f"gradc: building {module} ...")
 
 
 def _build(
@@ -275,10 +302,12 @@ def _build(
     *,
     texts: bool = True,
     raise_errors: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> ArtifactBuild:
     """``build_artifact`` of ``module`` into ``out_dir`` (with the texts unless
     ``texts=False``), warnings printed. With ``raise_errors`` an error is raised instead
-    (the caller reports it: ``build_errors.report``).
+    (the caller reports it: ``build_errors.report``). ``progress`` hears the stages
+    (``build_artifact``'s).
 
     A compile error, a refused compile (``GRADC_NO_COMPILE=1``), an unwritable output or
     a bad ``--grad`` is printed and exits with status 1; any other exception is an
@@ -303,6 +332,7 @@ def _build(
             warn=warn,
             on_damage=warn,
             texts=texts,
+            progress=progress,
         )
         write_stub(out_dir, built.manifest)  # m.pyi: the compiled API, for type checkers
         return built
@@ -362,23 +392,6 @@ def _print_timings(phases: dict[str, float], total: float) -> None:
         table.add_row("other (imports, setup)", f"{other * 1e3:.1f}", f"{other / total:.0%}")
     table.add_row("total", f"{total * 1e3:.1f}", "100%", style="bold")
     wide_console(Console).print(table)
-
-
-def _register_commands() -> None:
-    from gradc.cli.bench import bench
-    from gradc.cli.cache import cache_command
-    from gradc.cli.distributed import build_all_command
-    from gradc.cli.inspect_command import inspect
-    from gradc.cli.opt import opt
-
-    cli.add_command(bench)
-    cli.add_command(cache_command)
-    cli.add_command(build_all_command)
-    cli.add_command(inspect)
-    cli.add_command(opt)
-
-
-_register_commands()
 
 
 def main() -> None:

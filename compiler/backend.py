@@ -33,7 +33,10 @@ def plan_keys(state: BuildState) -> None:
     """The ``keys`` stage: plan every export's jobs and look their keys up in the cache."""
     from gradc.compiler.codegen.emit import llvm_version, target_info
     from gradc.compiler.ir.printer import print_function
+    from gradc.compiler.variant_policy import resolve_variants
 
+    exports = [e.name for e in state.info.exports] + [d.name for d in state.info.derivatives]
+    state.options = resolve_variants(state.options, state.module, exports)
     module, options = state.module, state.options
     variant_options = options.variants()
     state.targets = [target_info(o) for o in variant_options]
@@ -64,18 +67,26 @@ def plan_keys(state: BuildState) -> None:
             symbol = entry_symbol(plan.name, key)
             plan.jobs.append(_job(state, plan.name, own, target, components, key, symbol))
         state.exports.append(plan)
-    # One runtime serves every variant (and every artifact of the process): with several
-    # CPUs it is built for the generic CPU, so that it runs wherever any variant does.
-    runtime = replace(options, cpu="generic", cpus=()) if options.cpus else options
-    shared = (
-        shared_of[0]
-        if not options.cpus
-        else keys.shared_components(runtime, target_info(runtime), versions)
-    )
-    state.runtime_options = runtime
-    state.runtime_key = keys.runtime_key(shared)
+    state.runtime_options, state.runtime_key = runtime_plan(options, versions)
     cached_runtime = state.cache.get(state.runtime_key)
     state.runtime_object = cached_runtime.object_code if cached_runtime is not None else None
+
+
+def runtime_plan(
+    options: CompilerOptions, versions: Mapping[str, str]
+) -> tuple[CompilerOptions, str]:
+    """The options the runtime object of a build with ``options`` is emitted with, and its
+    cache key (``keys.runtime_key``: every key field of those options, the target they
+    resolve to, ``versions``; the runtime cache and the artifact's entry use it).
+
+    One runtime serves every variant (and every artifact of the process): with several
+    CPUs it is built for the generic CPU, so that it runs wherever any variant does.
+    """
+    from gradc.compiler.codegen.emit import target_info
+
+    runtime = replace(options, cpu="generic", cpus=()) if options.cpus else options
+    shared = keys.shared_components(runtime, target_info(runtime), versions)
+    return runtime, keys.runtime_key(shared)
 
 
 def _export_plans(state: BuildState) -> list[ExportPlan]:
@@ -156,14 +167,27 @@ def _job(
 
 
 def lower(state: BuildState) -> None:
-    """The ``lower`` stage: LLVM IR of every job the cache did not hold."""
-    for plan in state.exports:
-        for job in plan.jobs:
-            if job.cached is None:
-                state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
-                job.llvm_module = _lower_export(
-                    state.module, plan.name, job.symbol, plan.signature, job.options, job.target
-                )
+    """The ``lower`` stage: LLVM IR of every job the cache did not hold, unless the build
+    is large enough for forked workers (``emit_pool.worth_forking``, ``-j N``): the
+    ``emit`` stage then lowers each job in a worker, with its emission."""
+    from gradc.compiler.emit_pool import worth_forking
+
+    pending = [(plan, job) for plan in state.exports for job in plan.jobs if job.cached is None]
+    ir_bytes = sum(_ir_bytes(state, plan) for plan, _ in pending)
+    state.lower_in_workers = worth_forking(ir_bytes, len(pending), state.options.jobs)
+    if state.lower_in_workers:
+        return
+    for plan, job in pending:
+        state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
+        job.llvm_module = _lower_export(
+            state.module, plan.name, job.symbol, plan.signature, job.options, job.target
+        )
+
+
+def _ir_bytes(state: BuildState, plan: ExportPlan) -> int:
+    """The size of the gradc IR one job of ``plan`` lowers (the printed IR of every function
+    it reaches): what lowering and emitting it costs, roughly."""
+    return sum(len(state.printed[n]) for n in plan.reached)
 
 
 def emit(state: BuildState) -> None:
@@ -171,10 +195,74 @@ def emit(state: BuildState) -> None:
     cache did not hold it; in ``options.jobs`` worker processes when that pays
     (``gradc.compiler.emit_pool``), with the same bytes either way."""
     from gradc.compiler.codegen.runtime_cache import cached_runtime, find_runtime
-    from gradc.compiler.emit_pool import EmitTask, emit_all, worth_a_pool
 
     if state.runtime_object is None:
         state.runtime_object = find_runtime(state.runtime_key)
+    runtime = _emit_forked(state) if state.lower_in_workers else _emit_lowered(state)
+    if state.runtime_object is None:
+        state.focus, state.step = None, "runtime"
+        state.runtime_object = cached_runtime(
+            state.runtime_key, lambda: _accept_runtime(_emitted(runtime))
+        )
+
+
+#: What a forked worker returns for a job whose lowering raised: the parent lowers it
+#: again, so that the error is raised with the build's context (a CompileError as such).
+_LOWERING_FAILED = "lowering failed"
+
+
+def _emit_forked(state: BuildState) -> Any:
+    """Lower and emit every pending job (and the runtime, if still missing) in forked
+    workers (``emit_pool.run_forked``); returns the runtime's emitted object or None."""
+    from gradc.compiler.codegen.emit import emit_object
+    from gradc.compiler.emit_pool import run_forked
+
+    pending = [(plan, job) for plan in state.exports for job in plan.jobs if job.cached is None]
+
+    def work(index: int) -> Any:
+        if index == len(pending):
+            return emit_object(_runtime_text(), state.runtime_options)
+        plan, job = pending[index]
+        try:
+            llvm_module = _lower_export(
+                state.module, plan.name, job.symbol, plan.signature, job.options, job.target
+            )
+        except Exception:
+            return _LOWERING_FAILED
+        entry = emit_object(str(llvm_module), job.options)
+        wrapper = _wrapper_module(job, plan.signature)
+        return entry, None if wrapper is None else emit_object(str(wrapper), job.options)
+
+    sizes = [_ir_bytes(state, plan) for plan, _ in pending]
+    sizes += [0] if state.runtime_object is None else []
+    results = run_forked(work, sizes, state.options.jobs, _emit_progress(state))
+    for (plan, job), result in zip(pending, results, strict=False):
+        state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
+        if result == _LOWERING_FAILED:
+            job.llvm_module = _lower_export(  # raises as the in-process build does
+                state.module, plan.name, job.symbol, plan.signature, job.options, job.target
+            )
+            emit_job(job, plan.signature)
+            continue
+        entry, wrapper = _emitted(result)
+        _accept_export(job, entry, wrapper)
+    return results[-1] if state.runtime_object is None else None
+
+
+def _emit_progress(state: BuildState) -> Any:
+    """``done(finished, total)`` for the emit pool: ``state.progress`` of ``emit k/n``."""
+    progress = state.progress
+    if progress is None:
+        return None
+    return lambda finished, total: progress(f"emit {finished}/{total}")
+
+
+def _emit_lowered(state: BuildState) -> Any:
+    """Emit every lowered job (and the runtime, if still missing) in this process or, when
+    that pays, spawned workers (``emit_pool.emit_all``); returns the runtime's emitted
+    object or None."""
+    from gradc.compiler.emit_pool import EmitTask, emit_all, worth_a_pool
+
     pending = [(plan, job) for plan in state.exports for job in plan.jobs if job.cached is None]
     tasks: list[EmitTask] = []
     focus: list[Function | None] = []  # per task: the user function it compiles
@@ -195,7 +283,12 @@ def emit(state: BuildState) -> None:
     if worth_a_pool(tasks, state.options.jobs):
         emitted = emit_all(tasks, state.options.jobs)
     else:
-        emitted = [_emit_here(state, t, f) for t, f in zip(tasks, focus, strict=True)]
+        done = _emit_progress(state)
+        emitted = []
+        for t, f in zip(tasks, focus, strict=True):
+            emitted.append(_emit_here(state, t, f))
+            if done is not None:
+                done(len(emitted), len(tasks))
     for (plan, job), (entry, wrapper_task) in zip(pending, slots, strict=True):
         state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
         _accept_export(
@@ -203,11 +296,7 @@ def emit(state: BuildState) -> None:
             _emitted(emitted[entry]),
             None if wrapper_task is None else _emitted(emitted[wrapper_task]),
         )
-    if state.runtime_object is None:
-        state.focus, state.step = None, "runtime"
-        state.runtime_object = cached_runtime(
-            state.runtime_key, lambda: _accept_runtime(_emitted(emitted[-1]))
-        )
+    return emitted[-1] if state.runtime_object is None else None
 
 
 def needs_lowering(state: BuildState) -> bool:

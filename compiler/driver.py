@@ -165,7 +165,10 @@ def differentiate(state: BuildState) -> None:
 
     Exports that call a derivative declaration (``df(x)`` in a Newton step) are typed
     here, once the derivatives they call exist; derivatives of those exports come last.
+    A module without derivatives skips it (nor imports AD).
     """
+    if not state.info.derivatives:
+        return
     from gradc.compiler.frontend.derivatives import derivative_callers
     from gradc.compiler.infer import infer_module
     from gradc.compiler.kernel_derivatives import add_kernel_derivatives
@@ -287,6 +290,7 @@ def build_module(
     allow_compile: bool = True,
     source_text: bytes | None = None,
     prelude: str = "",
+    progress: Callable[[str], None] | None = None,
 ) -> BuildOutput:
     """Compile every export of the module at ``source_path``: run :data:`STAGES`.
 
@@ -312,6 +316,8 @@ def build_module(
         prelude: import statements the module relies on without making them itself (the
             imports of earlier notebook cells); read before the module's first statement
             but placed after its last line, so that its line numbers stay its own.
+        progress: called with each stage's name as it starts and with what long stages
+            are doing (``"emit 3/32"``): ``gradc build``'s progress bar.
 
     Raises:
         CompileForbiddenError: ``allow_compile`` is False.
@@ -333,6 +339,7 @@ def build_module(
         cache=cache if cache is not None else {},
         source_text=source_text,
         prelude=prelude,
+        progress=progress,
     )
     run_stages(STAGES, state)
     return backend.build_output(state)
@@ -413,6 +420,7 @@ def build_artifact(
     source_text: bytes | None = None,
     prelude: str = "",
     texts: bool = True,
+    progress: Callable[[str], None] | None = None,
 ) -> ArtifactBuild:
     """Build the module at ``source_path`` into the artifact directory ``out_dir``: the
     entry point of ``gradc build`` and of runtime mode.
@@ -423,8 +431,8 @@ def build_artifact(
     ``remote``.
 
     Args:
-        source_path, options, grads, allow_compile, source_text, prelude: as for
-            :func:`build_module`.
+        source_path, options, grads, allow_compile, source_text, prelude, progress: as
+            for :func:`build_module` (``progress`` also hears ``"write"``).
         out_dir: the artifact directory (created with its parents).
         remote: a shared cache to download from and publish to.
         warn: called with a message per entry of the previous artifact that cannot be
@@ -446,14 +454,16 @@ def build_artifact(
         (warn or _runtime_warning)(f"{problem}; rebuilding it")
     cache = remote.layered(previous.reusable) if remote is not None else previous.reusable
     output = build_module(
-        source_path, options, grads, cache=cache, source_text=source_text, prelude=prelude
-    )
+        source_path, options, grads, cache=cache, source_text=source_text, prelude=prelude,
+        progress=progress,
+    )  # fmt: skip
     state = _WriteState(
         out_dir=out_dir,
         output=output,
         on_damage=on_damage,
         texts=texts,
         timings=dict(output.timings),
+        progress=progress,
     )
     run_stages((WRITE,), state)
     if remote is not None:

@@ -2,34 +2,49 @@
 
 Code generation (LLVM's optimiser and instruction selection) is most of a cold build, and
 each export's object depends only on its own LLVM IR text and options:
-:func:`gradc.compiler.codegen.emit.emit_object` is deterministic for a given text. So the
-lowered modules are printed in this process, emitted in ``N`` worker processes, and the
-objects gathered by task index, never by completion order: the artifact is byte-identical
-to a ``-j 1`` build (tests/pipeline/test_parallel_emit.py).
+:func:`gradc.compiler.codegen.emit.emit_object` is deterministic for a given text. Two
+ways, both gathering results by task index, never by completion order, so that the
+artifact is byte-identical to a ``-j 1`` build (tests/pipeline/test_parallel_emit.py):
 
-Workers are forked when this process has no other thread (cheap: gradc and LLVM are
-already loaded), else spawned. A pool costs a few milliseconds per worker (fork) to a few
-hundred (spawn), so :func:`worth_a_pool` keeps small builds in process.
+- :func:`run_forked` (this process has no other thread): workers forked from the build
+  inherit its state and do everything after the ``keys`` stage per job, lowering to LLVM
+  IR, printing, optimisation and emission; only an index goes out and the objects come
+  back. Lowering is as deterministic as emission (each export is its own LLVM module).
+- :func:`emit_all` (else): the lowered modules are printed in this process and emitted in
+  spawned workers (a fresh interpreter importing gradc and LLVM each).
+
+A pool costs a few milliseconds per worker (fork) to a few hundred (spawn), so
+:func:`worth_forking` and :func:`worth_a_pool` keep small builds in process.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
 import traceback
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gradc.compiler.options import CompilerOptions
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 #: Below this much LLVM IR text (bytes, summed over the tasks) a pool costs more than it
 #: saves, per start method: emission runs at roughly 0.4 MB of text per CPU second here;
 #: forking workers and gathering their objects takes ~10-30 ms, spawning them (a fresh
 #: interpreter importing gradc and LLVM each) ~0.3-0.5 s.
 POOL_MIN_TEXT_BYTES = {"fork": 64 * 1024, "spawn": 1024 * 1024}
+
+#: The same threshold for :func:`run_forked`, in gradc IR text (bytes of the printed IR of
+#: the functions each pending job reaches, summed): the LLVM IR lowered from it is 5-11
+#: times larger (examples/scalars.py 5x, a module of 32 loop exports 11x).
+FORK_MIN_IR_BYTES = 8 * 1024
+
+#: A function of a task index, for :func:`run_forked`'s workers: set in this process just
+#: before the workers fork (they inherit it), None otherwise.
+_forked_work: Callable[[int], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -77,12 +92,74 @@ def worth_a_pool(tasks: Sequence[EmitTask], jobs: int) -> bool:
     return jobs > 1 and len(tasks) > 1 and text >= POOL_MIN_TEXT_BYTES[start_method()]
 
 
+def worth_forking(ir_bytes: int, tasks: int, jobs: int) -> bool:
+    """Whether :func:`run_forked` of ``tasks`` jobs, lowering ``ir_bytes`` of gradc IR
+    text, can beat doing them in process: this process may fork, and the work is large
+    enough (:data:`FORK_MIN_IR_BYTES`)."""
+    return jobs > 1 and tasks > 1 and start_method() == "fork" and ir_bytes >= FORK_MIN_IR_BYTES
+
+
+def run_forked(
+    work: Callable[[int], Any],
+    sizes: Sequence[int],
+    jobs: int,
+    done: Callable[[int, int], None] | None = None,
+) -> list[Any]:
+    """``[work(0), work(1), ...]``, run in at most ``jobs`` forked worker processes.
+
+    ``work`` is not pickled: the workers inherit it (and everything it refers to, the
+    build's state) when they fork, which happens here, after it is set; only the index
+    goes out and its (picklable) result comes back. ``sizes[i]`` estimates task ``i``'s
+    work: the largest start first, so that one large export does not start last and
+    finish alone. ``done(finished, total)`` is called in this process as tasks finish.
+
+    Returns, in task order, each task's result or an :class:`EmitFailure` (an exception
+    of ``work``, for the caller to raise with the task's context).
+
+    Raises:
+        ValueError: this process has another thread (forking it could deadlock).
+    """
+    global _forked_work
+    import multiprocessing  # here: gradc build imports this module, small builds need no pool
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    if start_method() != "fork":
+        raise ValueError("run_forked needs a process without other threads")
+    order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
+    results: list[Any] = [None] * len(sizes)
+    context = multiprocessing.get_context("fork")
+    _forked_work = work
+    try:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(sizes)), mp_context=context) as pool:
+            futures: dict[Future[Any], int] = {pool.submit(_run_forked, i): i for i in order}
+            for finished, future in enumerate(as_completed(futures), 1):
+                results[futures[future]] = future.result()
+                if done is not None:
+                    done(finished, len(sizes))
+    finally:
+        _forked_work = None
+    return results
+
+
+def _run_forked(index: int) -> Any:
+    """Worker side of :func:`run_forked`: the inherited work of one index, an exception
+    as :class:`EmitFailure`."""
+    assert _forked_work is not None, "run_forked's workers are forked after it is set"
+    try:
+        return _forked_work(index)
+    except Exception as exc:  # carried back: the parent raises it with the task's context
+        return EmitFailure(type(exc).__name__, str(exc), traceback.format_exc())
+
+
 def emit_all(tasks: Sequence[EmitTask], jobs: int) -> list[Any]:
     """Emit every task in at most ``jobs`` worker processes.
 
     Returns, in task order, each task's :class:`~gradc.compiler.codegen.emit.EmittedObject`
     or an :class:`EmitFailure` (the caller raises it with the task's context).
     """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context(start_method())
     # longest first, so that one large export does not start last and finish alone
     order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i].text))

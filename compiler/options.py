@@ -12,6 +12,13 @@ from dataclasses import dataclass, replace
 #: Portable baseline CPU for objects meant to run on any x86-64 host.
 DEFAULT_CPU = "x86-64"
 
+#: The CPU variants of a default build (``gradc build`` without ``--cpu``, runtime mode):
+#: the baseline, then x86-64-v3 (AVX2, FMA) and x86-64-v4 (AVX-512); the loader runs the
+#: best one the host supports. With :attr:`CompilerOptions.vector_variants_only` the last
+#: two are built only for modules whose code handles arrays (docs/artifacts.md "CPU
+#: variants"; ``gradc.runtime_options.RUNTIME_CPUS`` must be the same).
+DEFAULT_CPUS = (DEFAULT_CPU, "x86-64-v3", "x86-64-v4")
+
 #: Tape bytes per loop before reverse mode checkpoints it (``--tape-budget``): 0, every
 #: loop taped whole (segmenting doubles the derivative code of the loops it may segment,
 #: and about the compile time: examples/gmm.py 14 s -> 32 s).
@@ -38,6 +45,10 @@ class CompilerOptions:
             object per variant (the loader picks the best one the host supports); ``cpu``
             is then the first. Each variant's options (:meth:`variants`) have one ``cpu``
             and no ``cpus``, and that is what enters each variant's cache key.
+        vector_variants_only: with ``cpus``, build the CPUs after the first only when some
+            export's code handles arrays (``gradc.compiler.variant_policy``); a module of
+            straight-line scalar code then gets ``cpu`` alone. Set by a default build
+            (:data:`DEFAULT_CPUS`), not by an explicit ``--cpu`` list. Not a key field.
         cuda_archs: CUDA archs (``--target cuda --cuda-arch sm_80,sm_90``): when not
             empty, every kernel is also built to PTX for the lowest and one cubin per arch
             (``compiler/cuda_backend.py``); each CUDA variant has its own key
@@ -63,6 +74,7 @@ class CompilerOptions:
     timings: bool = False
     verbose: bool = False
     cpus: tuple[str, ...] = ()
+    vector_variants_only: bool = False
     cuda_archs: tuple[str, ...] = ()
     cuda_home: str = ""
     jobs: int = 1
@@ -83,7 +95,7 @@ class CompilerOptions:
         """One options value per CPU variant (``[self]`` when ``cpus`` is empty)."""
         if not self.cpus:
             return [self]
-        return [replace(self, cpu=c, cpus=()) for c in self.cpus]
+        return [replace(self, cpu=c, cpus=(), vector_variants_only=False) for c in self.cpus]
 
     def key_fields(self) -> dict[str, object]:
         """The fields that change generated code, as a plain dict for the cache key."""

@@ -44,11 +44,14 @@ class StageState:
             cleared before each stage.
         focus: the IR function the running stage is working on, when it knows it;
             cleared before each stage.
+        progress: called with each stage's name as it starts, and by stages with what
+            they are doing (``"emit 3/32"``); ``gradc build``'s progress bar.
     """
 
     timings: dict[str, float] = field(default_factory=dict)
     step: str = ""
     focus: Function | None = None
+    progress: Callable[[str], None] | None = None
 
     def source_line(self, loc: Loc) -> str | None:
         """The text of ``loc``'s line (read from its file), None if unknown."""
@@ -92,6 +95,8 @@ def run_stages(stages: Sequence[Stage[S]], state: S) -> None:
         if not stage.needed(state):
             continue
         state.step, state.focus = "", None
+        if state.progress is not None:
+            state.progress(stage.name)
         expected: tuple[type[Exception], ...] = (CompileError, *stage.reports)
         start = time.perf_counter()
         try:

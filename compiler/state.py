@@ -9,7 +9,8 @@ Each field after the inputs is set by one stage and read by the later ones::
     keys    printed, callgraph, exports, each export's keys, signature and raise sites;
             runtime_key, runtime_object  a job per export and CPU variant, with its cached
                                          object if the cache holds its key
-    lower   Job.llvm_module              LLVM IR of each job the cache did not hold
+    lower   Job.llvm_module              LLVM IR of each job the cache did not hold (or
+            lower_in_workers             True: emit lowers them in forked -j workers)
     emit    Job.object_code ...,         objects of those jobs, and the runtime object
             runtime_object               if the cache did not hold it
 
@@ -114,6 +115,7 @@ class BuildState(StageState):
     runtime_key: str = field(init=False, repr=False)
     runtime_object: bytes | None = field(init=False, repr=False)
     cuda: tuple[CudaKernel, ...] = field(default=(), repr=False)
+    lower_in_workers: bool = field(default=False, repr=False)
 
     def source_line(self, loc: Loc) -> str | None:
         """The text of ``loc``'s line: from the module's own text (which may have no file:

@@ -31,15 +31,22 @@ raises :class:`NotImplementedError`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+import sys
 
-from gradc import runtime_mode
 from gradc._version import __version__ as __version__
 
+# ``import gradc`` stays cheap (a process that only loads an artifact pays for it, issue
+# 13): no ``typing`` (its names are for the type checker only, which takes any name
+# ``TYPE_CHECKING`` as true) and no ``runtime_mode`` until an export is decorated.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Literal, TypeVar, overload
+
     from gradc.artifacts.loader.cpu import Library
     from gradc.artifacts.loader.cuda import CudaLibrary
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = [
     "Active",
@@ -75,9 +82,6 @@ __all__ = [
     "vectorize",
     "vjp",
 ]
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
 
 # ---------------------------------------------------------------------------- type markers
 
@@ -178,16 +182,18 @@ bool_ = boolean
 # ---------------------------------------------------------------------------- export
 
 
-@overload
-def export(fn: _F, /) -> _F: ...
-@overload
-def export(
-    signature: str | list[str] | tuple[str, ...] | None = None,
-    /,
-    *,
-    fastmath: bool = ...,
-    boundscheck: bool = ...,
-) -> Callable[[_F], _F]: ...
+if TYPE_CHECKING:
+
+    @overload
+    def export(fn: _F, /) -> _F: ...
+    @overload
+    def export(
+        signature: str | list[str] | tuple[str, ...] | None = None,
+        /,
+        *,
+        fastmath: bool = ...,
+        boundscheck: bool = ...,
+    ) -> Callable[[_F], _F]: ...
 
 
 def export(fn_or_signature: Any = None, /, **options: bool) -> Any:
@@ -229,6 +235,8 @@ def _identity(fn: _F) -> _F:
 
 def _exported(fn: _F) -> _F:
     """``fn`` in plain-Python mode or when it is no Python function, else its proxy."""
+    from gradc import runtime_mode
+
     if runtime_mode.env_flag(runtime_mode.PLAIN_PYTHON_ENV) or not hasattr(fn, "__code__"):
         return fn
     return runtime_mode.ExportedFunction(fn)  # type: ignore[return-value]
@@ -313,7 +321,9 @@ class DerivativePlaceholder:
         root = self.fn
         while isinstance(root, DerivativePlaceholder | CustomRuleFunction):
             root = root.fn  # a derivative of a derivative, an export with a custom rule
-        if compiled is None and isinstance(root, runtime_mode.ExportedFunction):
+        # an ExportedFunction exists only once runtime_mode is imported (by :func:`export`)
+        runtime_mode = sys.modules.get("gradc.runtime_mode")
+        if compiled is None and runtime_mode and isinstance(root, runtime_mode.ExportedFunction):
             compiled = self._compiled = runtime_mode.resolve_derivative(self, root)
         if compiled is not None:
             return compiled(*args, **kwargs)
@@ -499,14 +509,16 @@ Const = Activity("Const")
 # ---------------------------------------------------------------------------- loading
 
 
-@overload
-def load(
-    path: str | Any, *, fastcall: bool | None = None, target: Literal["cpu"] = "cpu"
-) -> Library: ...
-@overload
-def load(
-    path: str | Any, *, fastcall: bool | None = None, target: Literal["cuda"]
-) -> CudaLibrary: ...
+if TYPE_CHECKING:
+
+    @overload
+    def load(
+        path: str | Any, *, fastcall: bool | None = None, target: Literal["cpu"] = "cpu"
+    ) -> Library: ...
+    @overload
+    def load(
+        path: str | Any, *, fastcall: bool | None = None, target: Literal["cuda"]
+    ) -> CudaLibrary: ...
 
 
 def load(path: str | Any, *, fastcall: bool | None = None, target: str = "cpu") -> Any:
@@ -537,17 +549,18 @@ def load(path: str | Any, *, fastcall: bool | None = None, target: str = "cpu") 
 
 
 def runtime_stats() -> dict[str, int]:
-    """Counters of the gradc runtime in this process: ``{"live": n}``.
+    """Counters of the gradc runtime in this process: ``{"live": n, "allocated": m}``.
 
     ``live`` is the number of blocks (arrays allocated by compiled code) allocated and not
-    yet freed, read from the runtime's ``gradc_rt1_live`` (docs/abi.md); 0 until an
+    yet freed, read from the runtime's ``gradc_rt1_live``; ``allocated`` the number of
+    blocks allocated since the runtime was linked (``gradc_rt1_allocated``: the difference
+    across a call counts the arrays it allocated, temporaries included; -1 when the
+    runtime object linked first predates the counter). docs/abi.md. Both are 0 until an
     artifact carrying the runtime has been loaded. Imports nothing (no compiler, and no
     loader when none has been used), so it is cheap to call in a loop or a leak test.
     """
-    import sys
-
     loader = sys.modules.get("gradc.artifacts.loader.cpu")
     if loader is None:
-        return {"live": 0}
+        return {"live": 0, "allocated": 0}
     stats: dict[str, int] = loader.runtime_stats()
     return stats

@@ -69,7 +69,7 @@ from typing import TYPE_CHECKING, Any
 
 from gradc import _flags
 from gradc.inline_source import memory_source, prelude_of
-from gradc.runtime_options import RUNTIME_OPTIONS, options_problem
+from gradc.runtime_options import RUNTIME_CPUS, RUNTIME_OPTIONS, options_problem
 
 if TYPE_CHECKING:
     from gradc.artifacts.loader.cpu import Library
@@ -421,7 +421,11 @@ def _compile(
         built = build_artifact(
             source,
             out,
-            CompilerOptions(**RUNTIME_OPTIONS),  # type: ignore[arg-type]
+            CompilerOptions(
+                **RUNTIME_OPTIONS,  # type: ignore[arg-type]
+                cpus=RUNTIME_CPUS,
+                vector_variants_only=True,
+            ),
             allow_compile=allow_compile,
             remote=remote,
             warn=_warn_rebuild,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from gradc.artifacts.manifest import Manifest
 
-__all__ = ["OVERRIDABLE", "RUNTIME_OPTIONS", "options_problem", "runtime_key"]
+__all__ = ["OVERRIDABLE", "RUNTIME_CPUS", "RUNTIME_OPTIONS", "options_problem", "runtime_key"]
 
 #: ``CompilerOptions`` fields of a runtime-mode build (the defaults of ``gradc build``).
 RUNTIME_OPTIONS: dict[str, object] = {
@@ -30,6 +30,12 @@ RUNTIME_OPTIONS: dict[str, object] = {
     "fastmath": False,
     "boundscheck": True,
 }
+
+#: The CPU variants of a runtime-mode build, built as ``gradc build`` without ``--cpu``
+#: builds them (``gradc.compiler.options.DEFAULT_CPUS`` with ``vector_variants_only``: the
+#: last two only for modules whose code handles arrays; a test checks both agree). Not
+#: checked on reuse: an artifact of any variants runs.
+RUNTIME_CPUS: tuple[str, ...] = ("x86-64", "x86-64-v3", "x86-64-v4")
 
 #: The options an export may override (``export_options.EXPORT_OPTIONS``, not imported:
 #: a process that reuses an artifact imports nothing of the compiler; a test checks both).
@@ -59,7 +65,8 @@ def options_problem(manifest: Manifest) -> str | None:
 
 def _built_with_runtime_options(manifest: Manifest) -> bool:
     """The runtime object's key is that of :data:`RUNTIME_OPTIONS` and the components
-    the entries share (target and versions)."""
+    the entries share (target and versions); with CPU variants, of the generic CPU
+    (``gradc.compiler.backend.plan_keys`` builds one runtime for all of them)."""
     if manifest.runtime is None or not manifest.runtime.key or not manifest.entries:
         return False
     shared = {
@@ -68,6 +75,8 @@ def _built_with_runtime_options(manifest: Manifest) -> bool:
         if k.startswith(_SHARED_PREFIXES) and k not in _ENTRY_OWN
     }
     shared.update((f"options.{k}", v) for k, v in RUNTIME_OPTIONS.items())
+    if manifest.variants:  # one runtime for every variant, built for the generic CPU
+        shared.update({"options.cpu": "generic", "target.cpu": "generic", "target.features": ""})
     return runtime_key(shared) == manifest.runtime.key
 
 

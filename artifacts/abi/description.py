@@ -33,7 +33,6 @@ export, the object and the field (:func:`check_object`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import msgpack
 
@@ -41,6 +40,12 @@ from gradc.artifacts.abi.symbols import ABI_VERSION, description_symbol
 from gradc.artifacts.elf import ElfError, ElfObject
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.manifest import Entry, Target
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "AbiMismatchError",

@@ -14,25 +14,46 @@ Imports only the standard library and gradc.artifacts' leaf modules.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
-from gradc.artifacts.abi.types import AbiType, TypeStringError, parse_type, type_from_data
+from gradc.artifacts.abi.types import (
+    AbiType,
+    Record,
+    TypeStringError,
+    parse_type,
+    type_from_data,
+)
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Signature"]
 
 
-@dataclass(frozen=True, slots=True)
-class Signature:
+class Signature(Record):
     """An export's parameters (name, type), result type and written array parameters.
 
     Array parameters are passed as pointers to descriptors, scalars by value; the result
     is written through ``out`` (a tuple as a struct, ``none`` as one ignored byte).
     """
 
+    __slots__ = ("params", "result", "writes")
+    _fields = __slots__
     params: tuple[tuple[str, AbiType], ...]
     result: AbiType
-    writes: tuple[str, ...] = ()
+    writes: tuple[str, ...]
+
+    def __init__(
+        self,
+        params: tuple[tuple[str, AbiType], ...],
+        result: AbiType,
+        writes: tuple[str, ...] = (),
+    ) -> None:
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "result", result)
+        object.__setattr__(self, "writes", writes)
 
     @classmethod
     def parse(

@@ -24,10 +24,13 @@ Imports only the standard library and :mod:`gradc.artifacts.errors`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from gradc.artifacts.errors import ArtifactError
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DTYPES",
@@ -64,6 +67,41 @@ class TypeStringError(ArtifactError, ValueError):
     """A string (or structured value) is not a gradc ABI type."""
 
 
+class Record:
+    """An immutable record of the fields named by ``_fields`` (in order): compared and
+    hashed by them, printed as ``Name(field=value, ...)``, refusing assignment
+    (``AttributeError``), pickled and copied by them (``__init__`` takes them in order) —
+    what ``@dataclass(frozen=True, slots=True)`` gave, without
+    importing ``dataclasses`` when a process loads an artifact (issue 13: start-up)."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, n) for n in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._fields)
+        return f"{type(self).__qualname__}({fields})"
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return type(self), self._values()  # pickle and copy: the fields, in order
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+
 class AbiType:
     """Base of the ABI types; immutable, compared structurally, printed canonically."""
 
@@ -77,11 +115,15 @@ class AbiType:
         raise NotImplementedError
 
 
-@dataclass(frozen=True, slots=True)
-class Scalar(AbiType):
+class Scalar(Record, AbiType):
     """A scalar passed by value: ``name`` in :data:`SCALAR_NAMES`."""
 
+    __slots__ = ("name",)
+    _fields = __slots__
     name: str
+
+    def __init__(self, name: str) -> None:
+        object.__setattr__(self, "name", name)
 
     def __str__(self) -> str:
         return self.name
@@ -94,8 +136,7 @@ class Scalar(AbiType):
         return {"kind": "scalar", "name": self.name}
 
 
-@dataclass(frozen=True, slots=True)
-class Array(AbiType):
+class Array(Record, AbiType):
     """An array passed as a descriptor (docs/abi.md "Arrays").
 
     Attributes:
@@ -104,9 +145,16 @@ class Array(AbiType):
         layout: ``"A"`` any strides, ``"C"`` C-contiguous, ``"F"`` Fortran-contiguous.
     """
 
+    __slots__ = ("dtype", "layout", "ndim")
+    _fields = ("dtype", "ndim", "layout")
     dtype: str
     ndim: int
-    layout: str = "A"
+    layout: str
+
+    def __init__(self, dtype: str, ndim: int, layout: str = "A") -> None:
+        object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "ndim", ndim)
+        object.__setattr__(self, "layout", layout)
 
     def __str__(self) -> str:
         axes = [":"] * self.ndim
@@ -129,11 +177,15 @@ class Array(AbiType):
         return {"kind": "array", "dtype": self.dtype, "ndim": self.ndim, "layout": self.layout}
 
 
-@dataclass(frozen=True, slots=True)
-class Tuple(AbiType):
+class Tuple(Record, AbiType):
     """A tuple: a C struct of its elements in order, with natural alignment."""
 
+    __slots__ = ("elements",)
+    _fields = __slots__
     elements: tuple[AbiType, ...]
+
+    def __init__(self, elements: tuple[AbiType, ...]) -> None:
+        object.__setattr__(self, "elements", elements)
 
     def __str__(self) -> str:
         return "tuple[" + ",".join(str(e) for e in self.elements) + "]"

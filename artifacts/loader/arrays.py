@@ -16,12 +16,17 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Sequence
-from typing import Any
 
 from gradc.artifacts.abi.layout import DESCRIPTOR_FIELDS, descriptor_bytes
 from gradc.artifacts.abi.types import Array
 from gradc.artifacts.loader.convert import CType, same
 from gradc.artifacts.loader.linking import Runtime, linked_runtime
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["ArrayOwner", "array_ctype", "descriptor"]
 

@@ -14,9 +14,14 @@ import ctypes
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from gradc.artifacts.abi.types import Scalar
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["FLOAT_CHECKS", "SCALARS", "CType", "same", "scalar_ctype", "tuple_ctype"]
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from gradc.artifacts.abi.description import check_object
 from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, RUNTIME_LIBRARY, RUNTIME_PREFIXES
@@ -45,8 +44,14 @@ from gradc.artifacts.loader.linking import (
 from gradc.artifacts.loader.numpy_api import numpy_symbols
 from gradc.artifacts.loader.variants import host_cpu, required_features, select_variant
 from gradc.artifacts.manifest import Manifest
-from gradc.artifacts.store import read_blob, read_manifest
+from gradc.artifacts.reading import read_blob, read_manifest
 from gradc.artifacts.toolchain import llvm_version
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "FASTCALL_ENV",

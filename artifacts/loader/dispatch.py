@@ -38,17 +38,22 @@ by name; an omitted parameter matches every signature.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from gradc.artifacts.abi.types import AbiType, Array, Scalar
 from gradc.artifacts.loader.calls import python_signature
 from gradc.artifacts.manifest import Entry
 
-__all__ = ["make_dispatcher"]
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-#: An argument's type for dispatch: ("scalar", kind, bits) or ("array", kind, bits,
-#: ndim, layout); kind is NumPy's (b, i, u, f), bits 1 for bool.
-ArgType = tuple[Any, ...]
+    #: An argument's type for dispatch: ("scalar", kind, bits) or ("array", kind, bits,
+    #: ndim, layout); kind is NumPy's (b, i, u, f), bits 1 for bool.
+    ArgType = tuple[Any, ...]
+
+__all__ = ["make_dispatcher"]
 
 _SCALARS = {
     "bool": ("b", 1),

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from typing import Any
 
 from gradc.artifacts.abi.ndarray import (
     ARRAY_API_SLOTS,
@@ -26,6 +25,12 @@ from gradc.artifacts.abi.ndarray import (
 )
 from gradc.artifacts.abi.types import NUMPY_DTYPES
 from gradc.artifacts.loader.linking import Runtime
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["layout_holds", "numpy_symbols"]
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from typing import NamedTuple
 
 __all__ = ["Arch", "Place", "RelocationError", "Rule", "fits_signed", "write"]
 
@@ -30,27 +29,29 @@ class RelocationError(ValueError):
     """A relocation cannot be applied (its value does not fit its field)."""
 
 
-class Place(NamedTuple):
+# Slotted classes rather than typing.NamedTuple: the loader imports no ``typing`` (issue 13).
+
+
+class Place:
     """The values one relocation is computed from (see the module docstring)."""
 
-    S: int
-    A: int
-    P: int
-    G: int
-    GOT: int
-    L: int
+    __slots__ = ("A", "G", "GOT", "L", "P", "S")
+
+    def __init__(self, S: int, A: int, P: int, G: int, GOT: int, L: int) -> None:
+        self.S, self.A, self.P, self.G, self.GOT, self.L = S, A, P, G, GOT, L
 
 
-class Rule(NamedTuple):
+class Rule:
     """One relocation type: its psABI ``name``, the bytes it patches (``width``) and the
     function patching ``buf`` at index ``at`` for a :class:`Place`."""
 
-    name: str
-    width: int
-    apply: Callable[[bytearray, int, Place], None]
+    __slots__ = ("apply", "name", "width")
+
+    def __init__(self, name: str, width: int, apply: Callable[[bytearray, int, Place], None]):
+        self.name, self.width, self.apply = name, width, apply
 
 
-class Arch(NamedTuple):
+class Arch:
     """An architecture the linker relocates for.
 
     Attributes:
@@ -65,15 +66,34 @@ class Arch(NamedTuple):
         stub: the bytes of a position-independent stub jumping to an absolute address.
     """
 
-    name: str
-    machine: int
-    rules: dict[int, Rule]
-    got_types: frozenset[int]
-    call_types: frozenset[int]
-    call_reach: int
-    got_holds_addend: bool
-    stub: Callable[[int], bytes]
-    stub_size: int
+    __slots__ = (
+        "call_reach",
+        "call_types",
+        "got_holds_addend",
+        "got_types",
+        "machine",
+        "name",
+        "rules",
+        "stub",
+        "stub_size",
+    )
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        machine: int,
+        rules: dict[int, Rule],
+        got_types: frozenset[int],
+        call_types: frozenset[int],
+        call_reach: int,
+        got_holds_addend: bool,
+        stub: Callable[[int], bytes],
+        stub_size: int,
+    ) -> None:
+        self.name, self.machine, self.rules = name, machine, rules
+        self.got_types, self.call_types, self.call_reach = got_types, call_types, call_reach
+        self.got_holds_addend, self.stub, self.stub_size = got_holds_addend, stub, stub_size
 
 
 def fits_signed(value: int, bits: int) -> bool:

@@ -2,7 +2,8 @@
 
 Precompiled objects that embedded pointers, counters or object ids of the process that
 built them crashed when loaded elsewhere (DESIGN.md §7, lesson 1). After emission, each
-object is read back (pyelftools) and checked:
+object is read back (``gradc.artifacts.loader.elfobj``, the loader's own bounds-checked
+reader) and checked:
 
 * every relocation refers to a named symbol: one the object defines, a gradc runtime
   function (``gradc_rt1_*``, ``gradc_rt2_*``), or a libm/libc function on the allow-list — never to an
@@ -17,15 +18,12 @@ and the rule; the build then fails and writes nothing.
 
 from __future__ import annotations
 
-import io
 import re
 from dataclasses import dataclass
-from typing import Any
-
-from elftools.elf.elffile import ELFFile
-from elftools.elf.relocation import RelocationSection
 
 from gradc.artifacts.abi.symbols import RUNTIME_PREFIXES
+from gradc.artifacts.elf import ElfError
+from gradc.artifacts.loader.elfobj import SHN_UNDEF, SHT_RELA, SHT_SYMTAB, RelocatableObject
 from gradc.compiler.ir.ops import MATH_FUNCTIONS
 
 #: The libm functions lowered ``math`` calls use: ``MathFn.libm``, or the function of
@@ -74,6 +72,7 @@ LIBRARY_SYMBOLS: frozenset[str] = frozenset(
         "free",
         "posix_memalign",
         "aligned_alloc",
+        "madvise",  # the runtime's huge-page hint for big blocks
         "memcpy",
         "memmove",
         "memset",
@@ -112,43 +111,47 @@ class Relocation:
     defined: bool
 
 
+def _parsed(object_code: bytes) -> RelocatableObject:
+    try:
+        return RelocatableObject(object_code)
+    except ElfError as exc:
+        raise RelocatableError(f"not an ELF object: {exc}") from None
+
+
 def relocations(object_code: bytes) -> list[Relocation]:
-    """Every relocation of an ELF relocatable object.
+    """Every relocation of an ELF relocatable object, in section and table order.
 
     Raises:
         RelocatableError: the bytes are not an ELF object.
     """
-    try:
-        elf = ELFFile(io.BytesIO(object_code))
-    except Exception as exc:  # pyelftools raises its own ELFError subclasses
-        raise RelocatableError(f"not an ELF object: {exc}") from None
+    obj = _parsed(object_code)
+    by_target = {s.info: s.name for s in obj.sections if s.type == SHT_RELA}
     out: list[Relocation] = []
-    for section in elf.iter_sections():
-        if not isinstance(section, RelocationSection):
-            continue
-        symtab: Any = elf.get_section(section["sh_link"])
-        for rel in section.iter_relocations():
-            sym = symtab.get_symbol(rel["r_info_sym"])
-            defined = sym["st_shndx"] != "SHN_UNDEF"
-            out.append(
-                Relocation(section.name, rel["r_offset"], rel["r_info_type"], sym.name, defined)
-            )
+    for rel in obj.relocations:
+        sym = obj.symbols[rel.symbol]
+        defined = sym.shndx != SHN_UNDEF
+        out.append(Relocation(by_target[rel.target], rel.offset, rel.type, sym.name, defined))
     return out
 
 
+#: ``STT_OBJECT`` and ``STT_FUNC``: the symbol kinds :func:`defined_symbols` lists.
+_DATA_OR_CODE = (1, 2)
+
+
 def defined_symbols(object_code: bytes) -> list[str]:
-    """Names of the symbols an object defines (functions and data, no section symbols)."""
-    elf = ELFFile(io.BytesIO(object_code))
-    names: list[str] = []
-    for section in elf.iter_sections():
-        if section.header["sh_type"] != "SHT_SYMTAB":
-            continue
-        symtab: Any = section
-        for sym in symtab.iter_symbols():
-            kind = sym["st_info"]["type"]
-            if sym.name and sym["st_shndx"] != "SHN_UNDEF" and kind in ("STT_FUNC", "STT_OBJECT"):
-                names.append(sym.name)
-    return names
+    """Names of the symbols an object defines (functions and data, no section symbols).
+
+    Raises:
+        RelocatableError: the bytes are not an ELF object.
+    """
+    obj = _parsed(object_code)
+    if not any(s.type == SHT_SYMTAB for s in obj.sections):
+        return []
+    return [
+        sym.name
+        for sym in obj.symbols
+        if sym.name and sym.shndx != SHN_UNDEF and sym.kind in _DATA_OR_CODE
+    ]
 
 
 def check_object(

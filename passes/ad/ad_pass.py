@@ -46,11 +46,13 @@ Options (names as in ``gradc.grad``; parameters by name or position):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gradc.compiler.ir.core import Function, Module
-from gradc.passes.ad.api import add_derivative_export
-from gradc.passes.ad.taping import TapeOptions
 from gradc.passes.options import PassOptionError
+
+if TYPE_CHECKING:  # AD itself is imported when a pass runs: a build without AD skips it
+    from gradc.passes.ad.taping import TapeOptions
 
 #: The taping strategies (:class:`.taping.TapeOptions` fields), all on by default.
 STRATEGIES: tuple[str, ...] = ("hoist", "count_loops", "reload", "recompute")
@@ -130,6 +132,8 @@ def run_reverse(module: Module, options: ReverseOptions) -> Module:
         PassError: what AD refuses (a parameter without derivatives, a construct without
             an adjoint rule), at its location.
     """
+    from gradc.passes.ad.taping import TapeOptions
+
     fn = _function(module, options.fn)
     on = set(options.tape) & set(STRATEGIES)
     tape = TapeOptions(**{s: s in on for s in STRATEGIES}, budget=options.budget)
@@ -144,6 +148,8 @@ def run_forward(module: Module, options: ForwardOptions) -> Module:
         PassOptionError: ``fn`` or a parameter is not in the module, or ``name`` is taken.
         PassError: what AD refuses, at its location.
     """
+    from gradc.passes.ad.taping import TapeOptions
+
     fn = _function(module, options.fn)
     _add(module, fn, options.name, options.kind, options.wrt, options, TapeOptions())
     return module
@@ -158,6 +164,8 @@ def _add(
     options: ReverseOptions | ForwardOptions,
     tape: TapeOptions,
 ) -> None:
+    from gradc.passes.ad.api import add_derivative_export
+
     name = name or f"d_{fn.name}"
     if name in module.functions:
         raise PassOptionError(f"name={name}: the module has a function '{name}' already")

@@ -68,8 +68,9 @@ __all__ = [
     "plan_tape",
 ]
 
-#: The most instructions one recomputation in the reverse sweep may rebuild.
-MAX_RECOMPUTE = 12
+#: The most instructions one recomputation in the reverse sweep may rebuild (GMM's
+#: packed-triangle load ``icf[j, idx]`` rebuilds 13, its loop counters included).
+MAX_RECOMPUTE = 16
 
 
 @dataclass(frozen=True)
@@ -243,22 +244,14 @@ class _Planner:
 
     def _reload_pays(self, blk: Block, values: list[Value]) -> bool:
         """Reload elements in ``R(blk)`` only when that leaves ``blk`` without a push of
-        its own and loads no more elements than the pops it saves. Measured: a block
-        that pushes anyway gains little from fewer pushes, and a reload (address
-        arithmetic, a load) costs about what a pop does; a loop body left without any
-        push is what pays (matvec's inner loop: 3.1x -> 2.3x)."""
-        kinds = [self._kind(blk, v) for v in values]
-        if any(kind is Source.HERE for kind, _ in kinds):
-            return False
-        reloads = {x for _, rebuilt in kinds for x in rebuilt if isinstance(x, ops.Load)}
-        if not reloads:
-            return True
-        self._forget(blk)
-        self._no_reload.add(blk)
-        popped = {v for v in values if self._kind(blk, v)[0] is Source.HERE}
-        self._forget(blk)
-        self._no_reload.discard(blk)
-        return len(reloads) <= len(popped)
+        its own. Measured: a block that pushes anyway gains little from fewer pushes
+        (GMM's inner loops reloading x and means next to a pushed ``icf[j, idx]``: 3.45x
+        -> 3.65x), while a loop body left without any push is what pays, even when it
+        loads more elements than it would have popped: its tape traffic is gone and the
+        elements it reloads are mostly in cache (matvec's inner loop: 3.1x -> 2.3x; GMM,
+        whose innermost loop reloads three elements for two pops: 3.3x -> 3.0x and a
+        tape of 28 MB -> 2.6 MB per call)."""
+        return not any(self._kind(blk, v)[0] is Source.HERE for v in values)
 
     def _forget(self, blk: Block) -> None:
         self._kinds.pop(blk, None)
@@ -347,15 +340,6 @@ class _Planner:
             return found
         return None
 
-    def counts_up(self, blk: Block, v: Value) -> bool:
-        """Is ``v`` a constant >= 0 or, in ``blk``, an induction variable counting up
-        from one? (An element at such indices is reloaded without a bounds check or a
-        negative-index wrap; measured, a checked reload costs more than a pop.)"""
-        if isinstance(v, ops.Const):
-            return isinstance(v.value, int) and v.value >= 0
-        found = self._induction(blk, v)
-        return found is not None and all(self.counts_up(blk, c) for c in found[1:])
-
     def _operands(self, blk: Block, v: Instruction) -> list[Value] | None:
         """The values rebuilding ``v`` takes, or None when ``v`` is not rebuilt (its
         rule's :class:`.rules.base.Rebuild`)."""
@@ -368,8 +352,8 @@ class _Planner:
                 self.options.reload
                 and blk not in self._no_reload
                 and isinstance(pointer, ops.ElementAddr)
-                # indices of an in_range elemaddr are in [0, size) by construction
-                and (pointer.in_range or all(self.counts_up(blk, i) for i in pointer.indices))
+                # the forward elemaddr checked the indices: the reload wraps a negative
+                # one as it did and checks none (ReverseSweep.checked_address)
                 and self.memory.reloadable(v)
             ):
                 return [pointer.array, *pointer.indices]

@@ -1,6 +1,7 @@
 """Loading and calling an artifact needs neither llvmlite nor (for scalar exports) numpy:
 a fresh process where importing them fails loads and calls artifacts correctly and
-imports neither (issue 13; start-up time: benchmarks/startup.py)."""
+imports neither, nor the modules of :data:`SLOW` (issue 13; start-up time:
+benchmarks/bench_startup.py)."""
 
 from __future__ import annotations
 
@@ -35,8 +36,15 @@ lib = gradc.load(sys.argv[1])
 {call}
 loaded = sorted(m for m, v in sys.modules.items() if v is not None and (
     m.split(".")[0] in ("llvmlite", "numpy", "click") or m.startswith("gradc.compiler")))
-print(json.dumps({{"result": result, "fast": lib.is_fast({name!r}), "loaded": loaded}}))
+slow = sorted(m for m in {slow!r} if sys.modules.get(m) is not None)
+print(json.dumps({{"result": result, "fast": lib.is_fast({name!r}), "loaded": loaded,
+                  "slow": slow}}))
 """
+
+#: Modules the load path keeps out for start-up time (benchmarks/bench_startup.py): the
+#: writer's store, the CUDA manifest section, runtime mode and ``typing`` (numpy imports
+#: it, so only a scalar artifact's process is checked for it).
+SLOW = ("typing", "gradc.runtime_mode", "gradc.artifacts.store", "gradc.artifacts.cuda_manifest")
 
 
 def _build(source: Path, out: Path) -> None:
@@ -49,7 +57,7 @@ def _build(source: Path, out: Path) -> None:
 
 
 def _child(artifact: Path, blocked: tuple[str, ...], call: str, name: str) -> dict[str, object]:
-    code = CHILD.format(blocked=blocked, call=call, name=name)
+    code = CHILD.format(blocked=blocked, call=call, name=name, slow=SLOW)
     run = subprocess.run(
         [sys.executable, "-c", code, str(artifact)], capture_output=True, text=True, cwd=REPO
     )
@@ -64,7 +72,7 @@ def test_scalar_artifact_without_llvmlite_or_numpy(tmp_path: Path) -> None:
     got = _child(
         art, ("llvmlite", "numpy"), "result = lib.hypot_clamped(3.0, 4.0)", "hypot_clamped"
     )
-    assert got == {"result": 5.0, "fast": True, "loaded": []}
+    assert got == {"result": 5.0, "fast": True, "loaded": [], "slow": []}
 
 
 @pytest.mark.slow
@@ -78,3 +86,5 @@ def test_array_artifact_without_llvmlite(tmp_path: Path) -> None:
     assert got["result"] == 10.0 and got["fast"] is True
     loaded = got["loaded"]
     assert isinstance(loaded, list) and not [m for m in loaded if not m.startswith("numpy")]
+    slow = got["slow"]
+    assert isinstance(slow, list) and not [m for m in slow if m != "typing"]

@@ -178,11 +178,38 @@ def test_index_arithmetic_is_recomputed(tmp_path: Path, monkeypatch: pytest.Monk
             for g, w in zip(got, want):
                 np.testing.assert_allclose(g, w, rtol=1e-13)
     # d = 2 -> 3: one more outer iteration (v: 8 bytes; the inner loop's trip count is
-    # r, rebuilt in the reverse sweep) and two more inner ones, which push L[idx] (idx
-    # does not count up, so L[idx] is not loaded again, and then neither is x[c]: the
-    # block pushes anyway), and idx too, for the shadow's address, unless it is recomputed
-    assert sizes["all", 3] - sizes["all", 2] == 8 + 2 * 16
+    # r, rebuilt in the reverse sweep) and two more inner ones, which push nothing: idx is
+    # recomputed, and then L[idx] and x[c] are loaded again (the reload wraps a negative
+    # index as the forward elemaddr did)
+    assert sizes["all", 3] - sizes["all", 2] == 8
+    # without recomputation idx is pushed, the block pushes anyway, and so L[idx] and x[c]
+    # are pushed too
     assert sizes["no-recompute", 3] - sizes["no-recompute", 2] == 8 + 2 * 24
+
+
+BACKWARDS = """
+@gradc.export
+def backwards(x: f64[:], L: f64[:], d: i64) -> f64:
+    s = 0.0
+    for r in range(d):
+        for c in range(r):
+            s += L[c - r] * x[c] * x[c]
+    return s
+"""
+
+
+def test_reload_at_a_negative_index_wraps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    x, L = np.linspace(0.5, 1.5, 4), np.linspace(-1.0, 1.0, 4)
+    module = derive(tmp_path, BACKWARDS, "backwards", [0, 1], ALL)
+    plain = derive(tmp_path, BACKWARDS, "backwards", [0, 1], NONE)
+    sizes = {}
+    for d in (3, 4):
+        got, sizes[d] = run_counting(monkeypatch, module, "d_backwards", [x, L, d])
+        want, _ = run_counting(monkeypatch, plain, "d_backwards", [x, L, d])
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-13)
+    # d = 3 -> 4: three more inner iterations, which push nothing (L[c - r] < 0 reloaded)
+    assert sizes[4] == sizes[3]
 
 
 RANGES = """
@@ -202,8 +229,8 @@ def test_range_trip_count_is_rebuilt(
 ) -> None:
     # the inner loop's trip count is max(r - a, 0): a hoisted, r an induction variable,
     # so nothing is pushed for it; empty ranges (a >= r) and negative starts (x[c]
-    # wraps) included. Each inner iteration pushes x[c] and x[r] (c does not count up
-    # from a constant, so x[c] is not loaded again, and the block pushes anyway)
+    # wraps) included. The inner iterations push nothing either: x[c] and x[r] are
+    # loaded again (a negative c wrapped as the forward elemaddr did)
     x = np.linspace(0.5, 1.5, 6)
     module = derive(tmp_path, RANGES, "ranges", [0], ALL)
     plain = derive(tmp_path, RANGES, "ranges", [0], NONE)
@@ -213,7 +240,7 @@ def test_range_trip_count_is_rebuilt(
         want, _ = run_counting(monkeypatch, plain, "d_ranges", [x, a, n])
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w, rtol=1e-13)
-    assert sizes[5] - sizes[4] == 16 * max(4 - a, 0)
+    assert sizes[5] == sizes[4]
 
 
 def test_array_written_later_is_taped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -69,25 +69,37 @@ def module(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.parametrize("way", ["forked", "emit_all"])
 def test_a_pool_build_equals_the_in_process_build_byte_for_byte(
-    module: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    way: str, module: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     serial, pooled = tmp_path / "j1", tmp_path / "j2"
     build_artifact(module, serial, CompilerOptions(jobs=1))
     calls: list[int] = []
-    real = emit_pool.emit_all
+    if way == "forked":  # workers forked after the keys stage lower and emit each job
+        real_forked = emit_pool.run_forked
 
-    def counted(tasks: list[EmitTask], jobs: int) -> list[object]:
-        calls.append(len(tasks))
-        return real(tasks, jobs)
+        def counted_forked(work: object, sizes: list[int], jobs: int, done: object) -> object:
+            calls.append(len(sizes))
+            return real_forked(work, sizes, jobs, done)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(
-        emit_pool, "POOL_MIN_TEXT_BYTES", {"fork": 0, "spawn": 0}
-    )  # every build pays here
-    monkeypatch.setattr(emit_pool, "emit_all", counted)
+        monkeypatch.setattr(emit_pool, "FORK_MIN_IR_BYTES", 0)
+        monkeypatch.setattr(emit_pool, "run_forked", counted_forked)
+    else:  # lowered here, emitted by workers from the LLVM IR text
+        real = emit_pool.emit_all
+
+        def counted(tasks: list[EmitTask], jobs: int) -> list[object]:
+            calls.append(len(tasks))
+            return real(tasks, jobs)
+
+        monkeypatch.setattr(emit_pool, "FORK_MIN_IR_BYTES", 1 << 60)
+        monkeypatch.setattr(
+            emit_pool, "POOL_MIN_TEXT_BYTES", {"fork": 0, "spawn": 0}
+        )  # every build pays here
+        monkeypatch.setattr(emit_pool, "emit_all", counted)
     build_artifact(module, pooled, CompilerOptions(jobs=2))
     assert calls, "the -j 2 build did not use the pool"
-    assert calls[0] >= 7  # six exports' entries, their wrappers and the runtime
+    assert calls[0] >= (6 if way == "forked" else 7)  # six exports (their wrappers, runtime)
     assert _files(pooled) == _files(serial)
     lib = gradc.load(pooled)
     x = np.linspace(-1.0, 2.0, 7)
@@ -148,3 +160,37 @@ def test_small_builds_stay_in_process(
     monkeypatch.setattr(emit_pool, "start_method", lambda: "fork")
     tasks = [EmitTask("x" * n, CompilerOptions(), "t") for n in sizes]
     assert worth_a_pool(tasks, jobs) is expected
+
+
+def test_a_lowering_error_in_a_forked_worker_is_raised_as_in_process(
+    module: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gradc.compiler import backend
+    from gradc.compiler.diagnostics import CompileError
+    from gradc.compiler.ir.loc import Loc
+
+    real = backend._lower_export
+
+    def refusing(module_: object, name: str, *args: object) -> object:
+        if name == "count":
+            raise CompileError("count cannot be lowered here", Loc.unknown())
+        return real(module_, name, *args)  # type: ignore[arg-type]
+
+    forked: list[int] = []
+    real_forked = emit_pool.run_forked
+
+    def counted(work: object, sizes: list[int], jobs: int, done: object) -> object:
+        forked.append(jobs)
+        return real_forked(work, sizes, jobs, done)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(backend, "_lower_export", refusing)
+    monkeypatch.setattr(emit_pool, "FORK_MIN_IR_BYTES", 0)
+    monkeypatch.setattr(emit_pool, "run_forked", counted)
+    messages = []
+    for jobs in (1, 2):
+        with pytest.raises(CompileError) as info:
+            build_artifact(module, tmp_path / f"j{jobs}", CompilerOptions(jobs=jobs))
+        messages.append(info.value.message)
+        assert not (tmp_path / f"j{jobs}").exists()
+    assert messages == ["count cannot be lowered here"] * 2
+    assert forked == [2]  # the -j 2 build lowered in forked workers

@@ -1,0 +1,144 @@
+"""Durable, atomic file writes for the artifact store (``gradc.artifacts.store``).
+
+Every file is written to a temporary file (:data:`TMP_PREFIX`) in its final folder,
+fsync'ed, then ``os.replace``'d into place, and the folder fsync'ed: a reader sees the
+old file or the new one, and after a crash (process or power) the new one is whole or
+absent. :func:`write_blobs` does this for many files at once with fewer waits: all
+written, then fsync'ed concurrently, then renamed, then each folder fsync'ed once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+__all__ = ["FILE_MODE", "TMP_PREFIX", "atomic_write", "fsync_dir", "locked", "write_blobs"]
+
+#: Prefix of temporary files (a crashed writer's are removed by the next write).
+TMP_PREFIX = ".tmp-"
+
+#: File mode of written files (artifacts are shipped and read by other users).
+FILE_MODE = 0o644
+
+
+def write_blobs(
+    out: Path, rels: list[str], blobs: Mapping[str, bytes], created: list[Path]
+) -> None:
+    """Write the blobs ``rels`` of ``out`` durably, before any manifest names them: each
+    to a temporary file, all fsync'ed (concurrently), renamed into place (appended to
+    ``created`` as they are), then each folder fsync'ed once. Temporaries not renamed are
+    removed on failure."""
+    temporaries: list[tuple[str, Path]] = []
+    try:
+        for rel in rels:
+            path = out / rel
+            temporaries.append((_write_temporary(path, blobs[rel]), path))
+        _fsync_files([tmp for tmp, _ in temporaries])
+        while temporaries:
+            tmp, path = temporaries[0]
+            os.replace(tmp, path)
+            temporaries.pop(0)
+            created.append(path)
+    finally:
+        for tmp, _ in temporaries:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    for folder in sorted({path.parent for path in created}):
+        fsync_dir(folder)
+
+
+def _write_temporary(path: Path, data: bytes) -> str:
+    """``data`` in a new temporary file beside ``path`` (not yet fsync'ed); its name."""
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TMP_PREFIX)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            os.fchmod(f.fileno(), FILE_MODE)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def _fsync_file(name: str) -> None:
+    fd = os.open(name, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_files(names: list[str]) -> None:
+    """fsync every file of ``names``: concurrently when there are several, so that the
+    file system can commit them together (about half the time of one after the other)."""
+    if len(names) < 3:
+        for name in names:
+            _fsync_file(name)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(8, len(names))) as pool:
+        list(pool.map(_fsync_file, names))
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory."""
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TMP_PREFIX)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fchmod(f.fileno(), FILE_MODE)
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(path: Path) -> None:
+    """fsync the folder ``path``, making its entries (renames) durable; a folder that
+    cannot be opened or fsync'ed (some file systems refuse) is left as it is."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``path`` (created if missing) while the block
+    runs, waiting for any other holder: ``flock``, the lock ``filelock.FileLock`` takes on
+    POSIX systems (``gradc cache`` probes it with one), without importing filelock
+    (~15 ms); filelock itself where there is no ``fcntl``."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        from filelock import FileLock
+
+        with FileLock(str(path)):
+            yield
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
