@@ -8,10 +8,11 @@ cuda.grid(1)``) to ``d_x[i]`` with a plain load and store, and that of a shared 
 would mix the two on one element (thread ``i`` storing ``d[i]`` while thread ``i - 1``
 adds to it atomically: a lost update on the GPU, invisible in the CPU grid loop, whose
 threads run one after another), and a shadow in the memory of an array would be
-overwritten by the kernel's own writes. So each thread of the derivative kernel starts
-with run-time checks on the descriptors (``passes/ad/aliasing.py``'s overlap test,
-NumPy's ``np.may_share_memory`` refined for 1-d strided views) and raises ``ValueError``
-naming the two parameters when:
+overwritten by the kernel's own writes. So the first thread of a launch (thread 0 of
+block 0; the descriptors are the same in every thread, and a few hundred integer
+instructions in each would weigh on an elementwise kernel) checks them with
+``passes/ad/aliasing.py``'s overlap test (NumPy's ``np.may_share_memory`` refined for
+1-d strided views) and raises ``ValueError`` naming the two parameters when:
 
 * a shadow (or tangent) overlaps another shadow or any array argument;
 * elements of the shadow of a thread-indexed array share memory with each other (an

@@ -135,7 +135,14 @@ def kernel_derivative(
     with b.at(loc):
         _check_shadows(b, primal, shadows, kind)
         indexed = ThreadPrivate(thread, nthread).indexed if kind == "grad" else frozenset()
-        emit_kernel_overlap_checks(module, thread, b, primal, shadows, kind, indexed)
+        # once per launch (the descriptors are the same in every thread): thread 0 of
+        # block 0; on the GPU its ValueError arrives at synchronize()
+        zero = b.const(0, I64)
+        first: Value = b.const(True, I1)
+        for reg in range(6):  # tid, ctaid
+            first = b.insert(ops.BitAnd(first, b.cmp("eq", primal[reg], zero), type=I1))
+        with b.if_then(first, label="overlap"):
+            emit_kernel_overlap_checks(module, thread, b, primal, shadows, kind, indexed)
         if kind == "jvp":
             derived = jvp_function(module, thread, pattern)
             tangents = [as_shadow(b, shadows[i], thread.params[i].type) for i in sorted(pattern)]

@@ -192,7 +192,9 @@ def test_shared_memory_refused(lib: Any) -> None:
         _launch(lib, "t_stencil", [x, d[:37], out, d[:37]])
     with pytest.raises(ValueError, match="'x' and 'out' share memory and kernel 'saxpy'"):
         _launch(lib, "d_x_saxpy", [1.5, x, d[:37], y, x, d_out])
-    # apart: two halves of one buffer, every other element of another
+    # apart: two halves of one buffer, every other element of another (fresh arrays: a
+    # refused launch of the shuffled grid loop ran threads before its first)
+    d, d_out = np.zeros(2 * 37), np.ones(37)
     _launch(lib, "d_saxpy", [1.5, d_a, x, d[:37], y, d[37:], out, d_out])
     np.testing.assert_allclose(d[37:], np.cos(y), rtol=1e-15)
     e = np.zeros(2 * 37)
