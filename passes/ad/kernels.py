@@ -135,13 +135,9 @@ def kernel_derivative(
     with b.at(loc):
         _check_shadows(b, primal, shadows, kind)
         indexed = ThreadPrivate(thread, nthread).indexed if kind == "grad" else frozenset()
-        # once per launch (the descriptors are the same in every thread): thread 0 of
-        # block 0; on the GPU its ValueError arrives at synchronize()
-        zero = b.const(0, I64)
-        first: Value = b.const(True, I1)
-        for reg in range(6):  # tid, ctaid
-            first = b.insert(ops.BitAnd(first, b.cmp("eq", primal[reg], zero), type=I1))
-        with b.if_then(first, label="overlap"):
+        # once per launch (the descriptors are the same in every thread); on the GPU
+        # its ValueError arrives at synchronize()
+        with b.if_then(_first_thread(b, primal), label="overlap"):
             emit_kernel_overlap_checks(module, thread, b, primal, shadows, kind, indexed)
         if kind == "jvp":
             derived = jvp_function(module, thread, pattern)
@@ -272,6 +268,15 @@ def _which(v: Value) -> int:
 
 def _register(v: Value, index: int) -> bool:
     return isinstance(v, Argument) and v.index == index
+
+
+def _first_thread(b: Builder, primal: list[Value]) -> Value:
+    """``i1``: this is thread 0 of block 0 (``tid`` and ``ctaid`` all zero)."""
+    zero = b.const(0, I64)
+    first: Value = b.const(True, I1)
+    for reg in range(6):  # tid, ctaid
+        first = b.insert(ops.BitAnd(first, b.cmp("eq", primal[reg], zero), type=I1))
+    return first
 
 
 def _check_launch(b: Builder, primal: list[Value], axes: int, kernel: str) -> None:
