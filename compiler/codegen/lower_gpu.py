@@ -1,7 +1,7 @@
 """Lowering of the GPU operations of kernel bodies (``compiler/ir/ops/gpu.py``).
 
 ``atomicadd`` is LLVM's ``atomicrmw add`` (integers) or ``fadd`` (floats), monotonic, on
-every target: the CPU build runs a kernel's threads one after another, where it is the
+every target (for CUDA, through an ``addrspace(1)`` pointer when ``{global_memory}``): the CPU build runs a kernel's threads one after another, where it is the
 plain read-add-write. ``syncthreads`` is ``llvm.nvvm.barrier0`` for CUDA
 (``ModuleLowering.gpu``); a sequential CPU grid loop cannot wait for the block's other
 threads, so there it raises RuntimeError unless the block has one thread.
@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 #: LLVM's NVPTX address space of a block's shared memory (CUDA's ``__shared__``).
 SHARED_ADDRSPACE = 3
 
+#: LLVM's NVPTX address space of global memory (kernel array parameters).
+GLOBAL_ADDRSPACE = 1
+
 #: The barrier of the threads of a block (PTX ``bar.sync 0``).
 BARRIER = "llvm.nvvm.barrier0"
 
@@ -47,11 +50,15 @@ def _atomicadd(fl: FunctionLowering, inst: Instruction) -> ll.Value:
     if not isinstance(t, PointerType) or inst.value.type != t.pointee:
         raise fl.ice(f"atomicadd of {inst.value.type} through {t}")
     op = "fadd" if t.pointee.is_float else "add"
+    pointer = fl.value(inst.pointer)
+    if inst.global_memory and fl.ml.gpu:
+        # generic -> global: ``atom.global`` even where LLVM cannot infer the space
+        pointer = fl.b.addrspacecast(pointer, pointer.type.pointee.as_pointer(GLOBAL_ADDRSPACE))
     if inst.uniform and fl.ml.gpu:
         from gradc.compiler.codegen.warp import warp_aggregated_add
 
-        return warp_aggregated_add(fl, op, fl.value(inst.pointer), fl.value(inst.value))
-    return fl.b.atomic_rmw(op, fl.value(inst.pointer), fl.value(inst.value), "monotonic")
+        return warp_aggregated_add(fl, op, pointer, fl.value(inst.value))
+    return fl.b.atomic_rmw(op, pointer, fl.value(inst.value), "monotonic")
 
 
 @LOWERING.register(ops.SyncThreads)

@@ -172,7 +172,9 @@ def _reverse_body(
             if isinstance(array, Argument) and array.index in private.indexed & pattern:
                 axes = min(axes, len(inst.pointer.indices))
     _check_launch(b, primal, axes, thread.source_name)
-    derived = kernel_vjp_functions(module, thread, pattern, private)
+    # the kernel's own arrays are in global memory (shared arrays are refused)
+    arrays = frozenset(p.index for p in thread.params if isinstance(p.type, ArrayType))
+    derived = kernel_vjp_functions(module, thread, pattern, private, global_arrays=arrays)
     shadow_args: list[Value] = []
     for k, i in enumerate(derived.array_params):
         shadow_args.append(b.cast(shadows[i], derived.rev.params[k].type))
@@ -188,7 +190,7 @@ def _reverse_body(
         t = thread.params[i].type
         assert isinstance(t, ScalarType)
         pointer = b.insert(ops.ElementAddr(shadows[i], (zero,), type=PointerType(t)))
-        b.insert(ops.AtomicAdd(pointer, adjoint, type=t, uniform=True))
+        b.insert(ops.AtomicAdd(pointer, adjoint, type=t, uniform=True, global_memory=True))
 
 
 class ThreadPrivate:

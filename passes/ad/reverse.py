@@ -143,11 +143,14 @@ def kernel_vjp_functions(
     private: Callable[[Instruction], bool],
     frozen: frozenset[int] = frozenset(),
     options: TapeOptions = DEFAULT_OPTIONS,
+    global_arrays: frozenset[int] = frozenset(),
 ) -> Derived:
     """:func:`vjp_functions` for a kernel's threads (``f.fwd.<variant>.kernel``,
     :mod:`.kernels`): a load's adjoint is added to its shadow element atomically unless
     ``private`` says only this thread touches it (in callees: always atomically). Loops
-    are taped whole (no ``--tape-budget`` segments).
+    are taped whole (no ``--tape-budget`` segments). ``global_arrays``: the positions of
+    ``fn``'s array parameters in CUDA global memory (a kernel's own: their atomic adds
+    are ``atomicadd {global_memory}``; none in callees, whose arrays may be local).
 
     Raises:
         PassError: an active construct has no adjoint rule, or ``fn`` (a kernel or a
@@ -177,7 +180,7 @@ def kernel_vjp_functions(
         arrays,
         scalars,
     )
-    _derive(module, fn, pattern, frozen, options, derived, False, private)
+    _derive(module, fn, pattern, frozen, options, derived, False, private, global_arrays)
     return derived
 
 
@@ -198,6 +201,7 @@ def _derive(
     derived: Derived,
     c_shadows: bool,
     private: Callable[[Instruction], bool] | None = None,
+    global_arrays: frozenset[int] = frozenset(),
 ) -> None:
     """Build ``derived.fwd`` (a clone of ``fn``) and ``derived.rev`` (empty), both added
     to ``module`` first, so that recursive calls find them.
@@ -240,6 +244,7 @@ def _derive(
         returning=_reaches_return(fwd, preds),
         callee=callee,
         private=private,
+        global_arrays=global_arrays,
     )
     try:
         check_rules_exist(fwd, activity)

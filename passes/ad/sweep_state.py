@@ -71,6 +71,9 @@ class Primal:
             a load's adjoint goes to is touched by this thread only; the others are added
             atomically (other threads may add to them at the same time). None outside
             kernels: plain accumulation.
+        global_arrays: in a kernel's derivation, the positions of ``fwd``'s array
+            parameters in CUDA global memory (the kernel's own, not a callee's): the
+            atomic add of a load's adjoint into their shadows is ``{global_memory}``.
     """
 
     module: Module
@@ -88,6 +91,7 @@ class Primal:
     returning: set[Block]
     callee: Callable[[ops.Call], Derived]
     private: Callable[[Instruction], bool] | None = None
+    global_arrays: frozenset[int] = frozenset()
 
     def active(self, v: Value) -> bool:
         """Does ``v`` carry a derivative?"""

@@ -1,13 +1,12 @@
 """Derivative kernels built for CUDA (``--target cuda --cuda-arch sm_80,sm_90``): every one
 of tests/cuda/kernels_ad_corpus.py gets PTX and a cubin per arch (ptxas accepts them),
-adds the adjoints of reads other threads share with ``atom[.global].add.f64`` and those of
+adds the adjoints of reads other threads share with ``atom.global.add.f64`` and those of
 its own elements (indexed by ``cuda.grid``) with plain loads and stores, keeps its tape
 in local memory (no device malloc), and two builds in different processes and
 directories are byte-identical."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from gradc.artifacts.store import read_manifest
 from tests.cuda.conftest import toolchain_or_skip
 from tests.cuda.test_kernel_ad import CORPUS
+from tests.cuda.test_kernel_ad_ptx import f64_atomic_spaces
 
 #: Kernels whose reverse-mode derivative must add atomically, and how many sites at least
 #: (shared reads: gathered, neighbouring, broadcast elements; scalar adjoints).
@@ -63,8 +63,10 @@ def test_derivative_kernels_for_cuda(tmp_path: Path) -> None:
             ("ptx", "sm_80"), ("cubin", "sm_80"), ("cubin", "sm_90")
         ]  # fmt: skip
         ptx = (first / "k.gradc" / k.variants[0].file).read_text()
-        # global or generic address (LLVM does not always infer the space: one atomic)
-        adds = len(re.findall(r"\b(?:atom|red)(?:\.global)?\.add\.f64", ptx))
+        spaces = f64_atomic_spaces(ptx)
+        # the kernel's arrays are global memory: never a generic-address atomic
+        assert all(s == ".global" for s in spaces), (k.name, spaces)
+        adds = len(spaces)
         if k.name in ATOMIC:
             assert adds >= ATOMIC[k.name], (k.name, adds)
         if k.name == "d_row_scale":

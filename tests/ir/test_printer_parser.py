@@ -151,6 +151,7 @@ ALL_OPS = ir("""
       %y = add %x, %v : f64
       store %p, %y
       %old = atomicadd %p, %y : f64
+      %old2 = atomicadd %p, %y {uniform, global_memory} : f64
       syncthreads(%i, %d, %i)
       %sh = sharedarray [4, 8] : array[f32,2,C]
       %b = newarray(%d), %v : array[f64,1,C]

@@ -45,15 +45,21 @@ class AtomicAdd(Instruction):
     ``uniform`` (printed ``{uniform}``; derivative kernels' scalar adjoints,
     ``passes/ad/kernels.py``): every thread adds to the same element and the result is
     not used, so on the GPU a full warp first sums its values by shuffles and one lane
-    adds the sum (``compiler/codegen/lower_gpu.py``); the result is then 0."""
+    adds the sum (``compiler/codegen/lower_gpu.py``); the result is then 0.
+
+    ``global_memory`` (printed ``{global_memory}``; derivative kernels' adds into the
+    shadows of their array parameters): ``pointer`` addresses CUDA global memory, so the
+    GPU lowering casts it to ``addrspace(1)`` and the add is ``atom.global`` (LLVM does
+    not always infer the space of a generic pointer). Ignored on the CPU."""
 
     OPNAME: ClassVar[str] = "atomicadd"
     OPERANDS: ClassVar[tuple[str, ...]] = ("pointer", "value")
-    FLAGS: ClassVar[tuple[str, ...]] = ("uniform",)
+    FLAGS: ClassVar[tuple[str, ...]] = ("uniform", "global_memory")
     HAS_SIDE_EFFECTS: ClassVar[bool] = True
     pointer: Value
     value: Value
     uniform: bool = False
+    global_memory: bool = False
 
     def verify_(self, ctx: VerifyContext) -> str | None:
         """A pointer to a number (not ``bool``), a value of its pointee type, result the

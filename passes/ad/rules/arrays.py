@@ -21,7 +21,7 @@ planned by the reverse sweep with the array's aliases, not listed here.
 from __future__ import annotations
 
 from gradc.compiler.ir import ops
-from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.core import Argument, Instruction, Value
 from gradc.compiler.ir.types import NONE, ArrayType
 from gradc.passes.ad.layout import fill_adjoint, zero
 from gradc.passes.ad.rules.base import (
@@ -83,7 +83,9 @@ def _load_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> 
     address = sweep.address(state, inst.pointer)
     private = sweep.p.private
     if private is not None and not private(inst):  # a kernel's element other threads share
-        b.insert(ops.AtomicAdd(address, a, type=inst.type))
+        array = inst.pointer.array if isinstance(inst.pointer, ops.ElementAddr) else None
+        on_global = isinstance(array, Argument) and array.index in sweep.p.global_arrays
+        b.insert(ops.AtomicAdd(address, a, type=inst.type, global_memory=on_global))
         return
     old = b.insert(ops.Load(address, type=inst.type))
     b.insert(ops.Store(address, b.add(old, a), type=NONE))
