@@ -22,13 +22,14 @@ from gradc.artifacts.abi.types import AbiType, Array, Scalar, Tuple
 from gradc.artifacts.loader.arrays import array_ctype
 from gradc.artifacts.loader.convert import FLOAT_CHECKS, CType, scalar_ctype, tuple_ctype
 from gradc.artifacts.loader.exceptions import ErrorRecord, raise_error
-from gradc.artifacts.manifest import Entry
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
 # process that loads an artifact does not import it (issue 13).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from gradc.artifacts.manifest_records import AnyEntry as Entry
 
 __all__ = ["ctype_of", "make_export", "python_signature"]
 

@@ -43,8 +43,8 @@ from gradc.artifacts.loader.linking import (
 )
 from gradc.artifacts.loader.numpy_api import numpy_symbols
 from gradc.artifacts.loader.variants import host_cpu, required_features, select_variant
-from gradc.artifacts.manifest import Manifest
-from gradc.artifacts.reading import read_blob, read_manifest
+from gradc.artifacts.manifest_records import Manifest as Records
+from gradc.artifacts.reading import read_blob, read_records
 from gradc.artifacts.toolchain import llvm_version
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
@@ -52,6 +52,9 @@ from gradc.artifacts.toolchain import llvm_version
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from gradc.artifacts.manifest import Manifest as FullManifest
+    from gradc.artifacts.manifest_records import AnyManifest as Manifest
 
 __all__ = [
     "FASTCALL_ENV",
@@ -92,6 +95,7 @@ class Library:
     ) -> None:
         self._gradc_path = path
         self._gradc_manifest = manifest
+        self._gradc_full: FullManifest | None = None
         self._gradc_functions = functions
         self._gradc_tracker = tracker
         self._gradc_ctypes = ctypes_functions if ctypes_functions is not None else functions
@@ -139,11 +143,16 @@ class Library:
         )
 
     @property
-    def manifest(self) -> Manifest:
+    def manifest(self) -> FullManifest:
         """The artifact's manifest as the loaded CPU variant sees it
         (:meth:`Manifest.for_variant`: ``target`` is the variant loaded); shadowed by an
-        export named ``manifest``."""
-        return self._gradc_manifest
+        export named ``manifest``. The loader reads records
+        (``gradc.artifacts.manifest_records``); the dataclass is built when first asked."""
+        full = self._gradc_full
+        if full is None:
+            m = self._gradc_manifest
+            full = self._gradc_full = m.full() if isinstance(m, Records) else m
+        return full
 
     def ctypes_function(self, name: str) -> Callable[..., Any]:
         """Export ``name`` on the ctypes path even when it has a fast-call wrapper (for
@@ -186,12 +195,12 @@ def _read_objects(
             runtime = read_blob(path, m.runtime.object)
         return m, objects, wrappers, runtime
 
-    manifest = read_manifest(path)
+    manifest = read_records(path)
     for attempt in range(1, _READ_ATTEMPTS + 1):
         try:
             return blobs(manifest)
         except ArtifactError:
-            again = read_manifest(path)
+            again = read_records(path)
             if again == manifest or attempt == _READ_ATTEMPTS:
                 raise
             manifest = again

@@ -18,13 +18,14 @@ from collections.abc import Callable
 from gradc._flags import flag_value
 from gradc.artifacts.abi.symbols import METH_FASTCALL_KEYWORDS, RAISE_ATTRIBUTE, RESULT_ATTRIBUTE
 from gradc.artifacts.loader.exceptions import ErrorRecord, raise_error
-from gradc.artifacts.manifest import Entry
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
 # process that loads an artifact does not import it (issue 13).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from gradc.artifacts.manifest_records import AnyEntry as Entry
 
 __all__ = ["FASTCALL_ENV", "FastExport", "fastcall_enabled", "make_fast"]
 

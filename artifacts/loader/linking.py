@@ -29,7 +29,6 @@ from gradc.artifacts.abi.symbols import (
     RUNTIME_LIVE,
 )
 from gradc.artifacts.loader.memory import Image, load_image, process_symbol
-from gradc.artifacts.manifest import Manifest
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
 # process that loads an artifact does not import it (issue 13).
@@ -37,6 +36,8 @@ TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from gradc.artifacts.manifest_records import AnyManifest as Manifest
 
 __all__ = [
     "Runtime",

@@ -16,7 +16,13 @@ from pathlib import Path
 
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.loader.hostcpu import detect
-from gradc.artifacts.manifest import Manifest, Target
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gradc.artifacts.manifest_records import AnyManifest as Manifest
+    from gradc.artifacts.manifest_records import AnyTarget as Target
 
 __all__ = ["CPU_LEVEL_FEATURES", "host_cpu", "required_features", "select_variant"]
 
