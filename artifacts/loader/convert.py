@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import operator
 from collections.abc import Callable, Sequence
+
 from gradc.artifacts.abi.types import Record, Scalar
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
