@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from gradc.artifacts.manifest import Manifest as FullManifest
+    from gradc.artifacts.manifest_records import AnyEntry as Entry
     from gradc.artifacts.manifest_records import AnyManifest as Manifest
 
 __all__ = [
@@ -158,7 +159,8 @@ class Library:
         """Export ``name`` on the ctypes path even when it has a fast-call wrapper (for
         benchmarks and tests; shadowed by an export named ``ctypes_function``)."""
         self[name]  # KeyError naming the exports
-        return self._gradc_all_ctypes[name]
+        call = self._gradc_all_ctypes[name]
+        return call.ctypes_call() if isinstance(call, FastExport) else call
 
     def is_fast(self, name: str) -> bool:
         """Whether export ``name`` is called through its fast-call wrapper."""
@@ -252,14 +254,42 @@ def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Libra
         address = tracker[e.symbol]
         if not address:
             raise ArtifactError(f"{path}: symbol {e.symbol} of {e.name!r} is not defined")
-        call = make_export(e, manifest.module, address, keepalive)
-        slow[e.name] = call
+        build = _Build(e, manifest.module, address, keepalive)
         builtin = None
         if e.wrapper is not None and e.wrapper.sha256 in wrappers:
-            builtin = make_fast(e, manifest.module, tracker[e.wrapper.symbol], call, keepalive)
-        functions[e.name] = builtin or call
+            wrapper = tracker[e.wrapper.symbol]
+            if _lazy(e):  # the ctypes path built on first fallback (issue 13: start-up)
+                builtin = make_fast(e, manifest.module, wrapper, None, keepalive, build)
+            else:
+                builtin = make_fast(e, manifest.module, wrapper, build(), keepalive)
+        if builtin is None:
+            slow[e.name] = functions[e.name] = build()
+        else:
+            slow[e.name] = builtin.__self__  # type: ignore[attr-defined]  # its FastExport
+            functions[e.name] = builtin
     specialisations = _add_dispatchers(manifest, functions), _add_dispatchers(manifest, slow)
     return Library(path, manifest, functions, keepalive, slow, specialisations)
+
+
+class _Build:
+    """``build()``: the ctypes path of one export (:func:`~.calls.make_export`)."""
+
+    __slots__ = ("address", "entry", "keepalive", "module")
+
+    def __init__(self, entry: Entry, module: str, address: int, keepalive: Any) -> None:
+        self.entry, self.module, self.address, self.keepalive = entry, module, address, keepalive
+
+    def __call__(self) -> Callable[..., Any]:
+        return make_export(self.entry, self.module, self.address, self.keepalive)
+
+
+def _lazy(e: Entry) -> bool:
+    """Whether the ctypes path of fast export ``e`` is built only on first fallback: not
+    for a function exported with several signatures (its dispatcher takes the callables)
+    nor for one whose signature holds arrays (the wrapper reads such results through it)."""
+    abi = e.signature.abi
+    arrays = abi.result.holds_arrays or any(t.holds_arrays for _, t in abi.params)
+    return not e.dispatch and not arrays
 
 
 def _add_dispatchers(
