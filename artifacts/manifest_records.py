@@ -108,6 +108,7 @@ class EntrySignature(_Fields):
     result: str
     writes: tuple[str, ...]
     defaults: tuple[tuple[str, int | float | bool], ...]
+    _abi: Signature
 
     @property
     def abi(self) -> Signature:
@@ -117,7 +118,7 @@ class EntrySignature(_Fields):
             TypeStringError: a string is not a gradc type (an ``ArtifactError``).
         """
         try:
-            return self._abi  # type: ignore[no-any-return]
+            return self._abi
         except AttributeError:
             abi = Signature.parse(self.params, self.result, self.writes)
             object.__setattr__(self, "_abi", abi)

@@ -125,7 +125,8 @@ def select_variant(path: Path, manifest: Manifest) -> int:
     if want and want.split("-")[0] != _ARCH_NAMES.get(machine, machine):
         raise ArtifactError(f"{path} was built for {want}; this process runs on {machine}")
     best, best_score, reasons = -1, -1, []
-    for i, target in enumerate(manifest.targets()):
+    targets: tuple[Target, ...] = manifest.targets()
+    for i, target in enumerate(targets):
         why, score = _misfit(target)
         if why is not None:
             reasons.append(why)
