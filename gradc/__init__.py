@@ -549,15 +549,18 @@ def load(path: str | Any, *, fastcall: bool | None = None, target: str = "cpu") 
 
 
 def runtime_stats() -> dict[str, int]:
-    """Counters of the gradc runtime in this process: ``{"live": n}``.
+    """Counters of the gradc runtime in this process: ``{"live": n, "allocated": m}``.
 
     ``live`` is the number of blocks (arrays allocated by compiled code) allocated and not
-    yet freed, read from the runtime's ``gradc_rt1_live`` (docs/abi.md); 0 until an
+    yet freed, read from the runtime's ``gradc_rt1_live``; ``allocated`` the number of
+    blocks allocated since the runtime was linked (``gradc_rt1_allocated``: the difference
+    across a call counts the arrays it allocated, temporaries included; -1 when the
+    runtime object linked first predates the counter). docs/abi.md. Both are 0 until an
     artifact carrying the runtime has been loaded. Imports nothing (no compiler, and no
     loader when none has been used), so it is cheap to call in a loop or a leak test.
     """
     loader = sys.modules.get("gradc.artifacts.loader.cpu")
     if loader is None:
-        return {"live": 0}
+        return {"live": 0, "allocated": 0}
     stats: dict[str, int] = loader.runtime_stats()
     return stats

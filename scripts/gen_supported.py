@@ -10,7 +10,8 @@ OPERATOR_UFUNCS/COMPARISON_UFUNCS/ARRAY_DTYPES (compiler/infer/elementwise.py),
 ARRAY_REDUCTIONS/BUILTIN_REDUCTIONS (compiler/frontend/array_reductions.py),
 LINALG_FUNCTIONS/CONSTRUCT_FUNCTIONS/SCALAR_TYPES (compiler/frontend/numpy_linalg.py),
 VIEW_METHODS (compiler/frontend/slicing.py), ARRAY_FUNCTIONS/ARRAY_METHODS (compiler/
-frontend/array_functions.py), ARRAY_UFUNCS (compiler/frontend/
+frontend/array_functions.py), REORDER_FUNCTIONS (compiler/frontend/array_reorder.py), SOLVE_FUNCTIONS (compiler/frontend/
+linalg_solve.py), EINSUM_FORMS (compiler/frontend/einsum.py), ARRAY_UFUNCS (compiler/frontend/
 numpy_arrays.py), the allocators and dtype spellings (compiler/frontend/lower_calls.py),
 MATH_FUNCTIONS (compiler/ir/ops/mathcall.py), MATH_CONSTANTS (compiler/frontend/
 constants.py) and the unsupported constructs (compiler/frontend/constructs.py). Dtype
@@ -33,7 +34,10 @@ from pathlib import Path
 from gradc.compiler.frontend import (
     array_functions,
     array_reductions,
+    array_reorder,
     constructs,
+    einsum,
+    linalg_solve,
     lower_calls,
     lower_expr,
 )
@@ -156,8 +160,9 @@ INDEXING = (
     ("`a[i]`, `a[i, j]`, negative indices", "bounds-checked (IndexError) unless --no-boundscheck"),
     ("`a[i]` of a 2-D array, `a[i][j]`", "a row view"),
     ("`a[lo:hi:step]` on any axis, negative steps, `...`, `None`/`np.newaxis`", "a view"),
-    ("`a[idx]` with an integer array, `a[mask]` with a bool array", "a copy (reads; writes"
-     " where NumPy allows)"),
+    ("`a[idx]` with an integer array, `a[mask]` with a bool array", "a copy (reads)"),
+    ("`a[mask] = v`, `a[mask] += v` (a bool mask of `a`'s shape)", "`v` a scalar, or a 1-D"
+     " array of one value per true element (or one value)"),
     ("`a.flat[i]`", "reads"),
     ("`a.T`", "a view"),
     ("`a.shape`, `np.shape(a)`, `a.size`, `a.ndim`, `a.dtype`, `len(a)`", ""),
@@ -207,8 +212,9 @@ def _reduction_keywords(name: str) -> list[str]:
     return [
         p
         for p in spec.params
-        if p in array_reductions._SUPPORTED
+        if (p in array_reductions._SUPPORTED or p == "initial")
         and (p != "dtype" or spec.fn in array_reductions._WITH_DTYPE)
+        and (p != "initial" or spec.fn in array_reductions._WITH_INITIAL)
     ]
 
 
@@ -297,6 +303,13 @@ def examples() -> dict[str, list[str]]:
     array_fns = {"diff": "np.sum(np.diff(A, axis=0))", "clip": "np.sum(A.clip(0.2, s))"}
     out["array functions"] = [array_fns[n] for n in
                               (*array_functions.ARRAY_FUNCTIONS, *array_functions.ARRAY_METHODS)]  # fmt: skip
+    reorder = {
+        "diag": "np.sum(np.diag(x, 1)) + np.sum(np.diag(A))", "tril": "np.sum(np.tril(A, -1))",
+        "triu": "np.sum(np.triu(A))", "roll": "np.sum(np.roll(x, n) * y)",
+        "sort": "np.sum(np.sort(x) * y)", "argsort": "np.sum(np.argsort(A))",
+        "median": "np.median(A)",
+    }  # fmt: skip
+    out["array functions"] += [reorder[n] for n in array_reorder.REORDER_FUNCTIONS]
     out["views"] += ["np.sum(x[1:] - x[:-1])", "np.sum(A[::-1, 0])", "np.sum(x[i])",
                      "np.sum(x[b])", "x.flat[0]", "np.sum(x.astype(np.float32))",
                      "np.sum(x.copy())"]  # fmt: skip
@@ -318,6 +331,11 @@ def examples() -> dict[str, list[str]]:
         "vdot": "np.vdot(x, y)", "outer": "np.sum(np.outer(x, y))", "trace": "np.trace(A)",
     }  # fmt: skip
     out["linalg"] = [linalg[n] for n in LINALG_FUNCTIONS] + ["np.sum(A @ x)"]
+    solve = {"inv": "np.sum(np.linalg.inv(A + 9.0 * np.eye(A.shape[0])))",
+             "solve": "np.sum(np.linalg.solve(A + 9.0 * np.eye(A.shape[0]), A[0]))",
+             "det": "np.linalg.det(A + 9.0 * np.eye(A.shape[0]))"}  # fmt: skip
+    out["linalg"] += [solve[n] for n in linalg_solve.SOLVE_FUNCTIONS]
+    out["linalg"] += ["np.sum(np.einsum('ij,jk->ik', A, A))"]
     return out
 
 
@@ -429,6 +447,7 @@ def _views_construction_linalg() -> list[str]:
     lines += _table(("method", "accepts"), [(f"`a.{m}`", d) for m, d in VIEW_METHODS.items()])
     rows = [(f"`np.{n}`", d) for n, d in array_functions.ARRAY_FUNCTIONS.items()]
     rows += [(f"`a.{n}`", d) for n, d in array_functions.ARRAY_METHODS.items()]
+    rows += [(f"`np.{n}`", d) for n, (_, _, d) in array_reorder.REORDER_FUNCTIONS.items()]
     lines += _table(("array function or method", "accepts"), rows)
     lines += ["## Construction", ""]
     rows = [
@@ -441,8 +460,14 @@ def _views_construction_linalg() -> list[str]:
     lines += [f"dtype spellings (as `np.<name>`, builtins or strings): {spellings}.", ""]
     lines += ["## Linear algebra", ""]
     rows = [(f"`np.{n}`", ", ".join(f.params)) for n, f in LINALG_FUNCTIONS.items()]
+    rows += [(f"`np.linalg.{n}`", ", ".join(ps)) for n, (ps, _) in
+             linalg_solve.SOLVE_FUNCTIONS.items()]  # fmt: skip
+    forms = ", ".join(f"`'{f}'`" for f in einsum.EINSUM_FORMS)
+    rows += [("`np.einsum`", f"subscripts (one of {forms}), *operands")]
     lines += _table(("function (1-D and 2-D operands)", "parameters"), rows)
-    return [*lines, "`a @ b` is `np.matmul`. Details: [arrays_linalg.md](arrays_linalg.md).", ""]
+    return [*lines, "`a @ b` is `np.matmul`; `@`/`np.matmul` also of operands of more than 2 "
+            "axes (batched, broadcasting the leading axes). Details: "
+            "[arrays_linalg.md](arrays_linalg.md).", ""]  # fmt: skip
 
 
 def _ad() -> list[str]:
@@ -497,6 +522,10 @@ DIFFERENCES = (
     ("compiler/ir/numpy_math.py", "Float functions of float32 other than the exactly "
      "rounded ones (`sqrt`, `fabs`, `copysign`, rounding) are compile errors, as are those "
      "of bools (NumPy computes them in float16)."),
+    ("compiler/codegen/vexp.py", "`np.exp` (and the `exp` in derivative code) is computed "
+     "inline, not by a libm call, so that loops over it vectorise: within 1 ulp of glibc's "
+     "`exp` (about 0.5 % of drawn inputs differ by 1 ulp); NumPy's own SIMD `exp` differs from "
+     "libm's within 1 ulp too. `math.exp` is libm's."),
     ("passes/arrays/reduce.py", "Float sums add in C order into 4 partial sums, not NumPy's "
      "pairwise blocks: results may differ within `(n/4)·eps·Σ|x|`."),
     ("compiler/infer/rules.py", "Scalars are Python numbers, also where NumPy's are NumPy "

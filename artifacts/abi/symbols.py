@@ -20,6 +20,7 @@ __all__ = [
     "RESULT_ATTRIBUTE",
     "RUNTIME_ABI",
     "RUNTIME_ALLOC",
+    "RUNTIME_ALLOCATED",
     "RUNTIME_ARRAY_SYMBOLS",
     "RUNTIME_DECREF",
     "RUNTIME_INCREF",
@@ -53,13 +54,20 @@ RUNTIME_ALLOC = "gradc_rt1_alloc"
 RUNTIME_INCREF = "gradc_rt1_incref"
 RUNTIME_DECREF = "gradc_rt1_decref"
 RUNTIME_LIVE = "gradc_rt1_live"
+RUNTIME_ALLOCATED = "gradc_rt1_allocated"
 RUNTIME_TAPE_NEW = "gradc_rt2_tape_new"
 RUNTIME_TAPE_GROW = "gradc_rt2_tape_grow"
 RUNTIME_TAPE_GROW_REFS = "gradc_rt2_tape_grow_refs"
 RUNTIME_TAPE_FREE = "gradc_rt2_tape_free"
 
-#: The array functions and the live-block counter (what the loader exports).
-RUNTIME_ARRAY_SYMBOLS = (RUNTIME_ALLOC, RUNTIME_INCREF, RUNTIME_DECREF, RUNTIME_LIVE)
+#: The array functions and the block counters (what the loader exports).
+RUNTIME_ARRAY_SYMBOLS = (
+    RUNTIME_ALLOC,
+    RUNTIME_INCREF,
+    RUNTIME_DECREF,
+    RUNTIME_LIVE,
+    RUNTIME_ALLOCATED,
+)
 
 #: Every symbol the runtime object defines (all with external linkage).
 RUNTIME_SYMBOLS = (

@@ -11,7 +11,7 @@ what the loader hands the wrappers (the CPython objects of
 it linked once per process into an image of its own
 (``gradc.artifacts.abi.symbols.RUNTIME_LIBRARY`` names it in messages); every artifact
 resolves the ``gradc_rt*`` symbols against it, so all arrays in the process share one set
-of ``gradc_rt1_*`` functions and one ``gradc_rt1_live`` counter (:func:`runtime_stats`).
+of ``gradc_rt1_*`` functions and one set of block counters (:func:`runtime_stats`).
 The runtime image is never unmapped; an artifact's image is unmapped when its library,
 its functions and every array borrowing from it are gone.
 """
@@ -24,6 +24,7 @@ import threading
 from gradc.artifacts.abi.symbols import (
     PYTHON_API_DATA,
     PYTHON_API_FUNCTIONS,
+    RUNTIME_ALLOCATED,
     RUNTIME_DECREF,
     RUNTIME_LIBRARY,
     RUNTIME_LIVE,
@@ -53,13 +54,15 @@ _lock = threading.Lock()
 
 
 class Runtime:
-    """The linked runtime: ``gradc_rt1_decref`` and the ``gradc_rt1_live`` counter.
+    """The linked runtime: ``gradc_rt1_decref`` and the ``gradc_rt1_live`` and
+    ``gradc_rt1_allocated`` counters (``allocated`` is None for a runtime object built
+    before it had that counter).
 
     Holds the runtime's image (``tracker``: symbol name -> address), so the runtime code
     stays mapped as long as any array owner (or library) refers to this object.
     """
 
-    __slots__ = ("decref", "live", "sha256", "tracker")
+    __slots__ = ("allocated", "decref", "live", "sha256", "tracker")
 
     def __init__(self, image: Image, sha256: str) -> None:
         self.tracker = image
@@ -67,6 +70,8 @@ class Runtime:
         # PYFUNCTYPE: keeps the GIL over this short call (no release and re-take per array)
         self.decref = ctypes.PYFUNCTYPE(None, ctypes.c_void_p)(image[RUNTIME_DECREF])
         self.live = ctypes.c_int64.from_address(image[RUNTIME_LIVE])
+        address = image.symbols.get(RUNTIME_ALLOCATED)
+        self.allocated = ctypes.c_int64.from_address(address) if address else None
 
 
 _runtime: Runtime | None = None
@@ -94,10 +99,14 @@ def link_runtime(code: bytes, sha256: str) -> Runtime:
 
 
 def runtime_stats() -> dict[str, int]:
-    """``{"live": n}``: runtime blocks (owned arrays) allocated and not yet freed in this
-    process; 0 before any runtime is linked."""
+    """``{"live": n, "allocated": m}``: runtime blocks (owned arrays) allocated and not yet
+    freed in this process, and blocks allocated in all; 0 before any runtime is linked
+    (``allocated`` is -1 when the linked runtime object predates that counter)."""
     rt = _runtime
-    return {"live": int(rt.live.value) if rt is not None else 0}
+    if rt is None:
+        return {"live": 0, "allocated": 0}
+    allocated = int(rt.allocated.value) if rt.allocated is not None else -1
+    return {"live": int(rt.live.value), "allocated": allocated}
 
 
 # ---------------------------------------------------------------------------- artifacts

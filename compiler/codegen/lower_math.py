@@ -8,6 +8,7 @@ from llvmlite import ir as ll
 
 from gradc.compiler.codegen.dispatch import LOWERING
 from gradc.compiler.codegen.special import emit_digamma
+from gradc.compiler.codegen.vexp import emit_exp
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction
 
@@ -60,6 +61,8 @@ def _unchecked(fl: FunctionLowering, name: str, args: list[ll.Value]) -> ll.Valu
             return fl.is_inf(x)
         case "isfinite":
             return fl.is_finite(x)
+        case "ieee_exp" if not fl.ml.gpu:  # np.exp, derivative code: inline, CPU loops vectorise
+            return emit_exp(b, x)
         case "ieee_pow":  # C pow, no Python checks (derivative code)
             return fl.call_intrinsic("pow", *args)
         case _ if name.startswith("ieee_"):  # ieee_log etc.: C's result, no checks

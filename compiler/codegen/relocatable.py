@@ -72,6 +72,7 @@ LIBRARY_SYMBOLS: frozenset[str] = frozenset(
         "free",
         "posix_memalign",
         "aligned_alloc",
+        "madvise",  # the runtime's huge-page hint for big blocks
         "memcpy",
         "memmove",
         "memset",

@@ -20,7 +20,23 @@ A block is ``posix_memalign(64, 64 + nbytes)``::
 Counts use ``atomicrmw``: increments are ``monotonic``; a decrement is ``release`` and
 the thread that drops the last reference runs an ``acquire`` fence before ``free`` (the
 usual shared-pointer protocol), so blocks may be shared between threads. ``gradc_rt1_live``
-counts blocks allocated and not yet freed (``monotonic``), for leak tests.
+counts blocks allocated and not yet freed (``monotonic``), for leak tests;
+``gradc_rt1_allocated`` counts every block ever allocated (``monotonic``), for tests that
+an array expression allocates only its result.
+
+A block of at least :data:`HUGEPAGE_MIN_BYTES` is ``madvise(MADV_HUGEPAGE)``'d from its
+first page boundary on, as NumPy does for its data (``numpy/_core/src/multiarray/
+alloc.c``): where transparent huge pages are ``madvise`` (the usual default), a fresh
+array then page-faults once per 2 MiB, not once per 4 KiB, which costs as much as a fused
+elementwise loop itself at 10^7 elements. The advice is a hint: its result is ignored.
+
+The runtime also keeps one freed block of :data:`BLOCK_CACHE_MIN_BYTES` to
+:data:`BLOCK_CACHE_MAX_BYTES` (capacity) in an internal slot, swapped atomically like the
+tape's, and hands it to the next ``gradc_rt1_alloc`` it fits (capacity at least the
+request and at most twice it; one that does not fit is freed): a function returning a
+big array, called in a loop, then reuses its last result's memory instead of mapping
+fresh pages from the kernel (``free`` unmaps blocks this big) and faulting on every one.
+The capacity is the header's third word (offset 16); ``nbytes`` is the request.
 
 A tape (:mod:`.tape`) is a ``malloc``'d header ``{i8* base, i64 top, i64 cap, i8** refs,
 i64 nrefs, i64 refcap}``: ``gradc_rt2_tape_new`` returns an empty one (buffers NULL,
@@ -45,17 +61,20 @@ gradient called in a loop then neither grows its tape nor page-faults on fresh m
 swapped atomically (``xchg``), so concurrent derivative calls each get a tape of their
 own; the tape ``tape_free`` displaces from the slot, and a bigger one, are freed.
 
-The runtime refers to libc only (``posix_memalign``, ``malloc``, ``realloc``, ``free``),
-by name.
+The runtime refers to libc only (``posix_memalign``, ``malloc``, ``realloc``, ``free``,
+``madvise``), by name.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from llvmlite import ir as ll
 
 from gradc.artifacts.abi.layout import BLOCK_ALIGN, BLOCK_HEADER_BYTES
 from gradc.artifacts.abi.symbols import (
     RUNTIME_ALLOC,
+    RUNTIME_ALLOCATED,
     RUNTIME_DECREF,
     RUNTIME_INCREF,
     RUNTIME_LIBRARY,
@@ -90,6 +109,17 @@ TAPE_CACHE = "gradc_rt2.tape_cache"
 #: A freed tape whose buffer is at most this big is kept for the next ``tape_new``.
 TAPE_CACHE_MAX_BYTES = 256 << 20
 
+#: Blocks of at least this many bytes get ``madvise(MADV_HUGEPAGE)`` (NumPy's threshold).
+HUGEPAGE_MIN_BYTES = 4 << 20
+#: A freed block whose capacity is in [MIN, MAX] bytes is kept (one) for the next alloc.
+BLOCK_CACHE_MIN_BYTES = HUGEPAGE_MIN_BYTES
+BLOCK_CACHE_MAX_BYTES = 256 << 20
+#: The internal slot of the kept block.
+BLOCK_CACHE = "gradc_rt_block_cache"
+#: Linux's ``MADV_HUGEPAGE`` and page size.
+_MADV_HUGEPAGE = 14
+_PAGE_BYTES = 4096
+
 _I1 = ll.IntType(1)
 _I8 = ll.IntType(8)
 _I32 = ll.IntType(32)
@@ -102,23 +132,32 @@ def runtime_module() -> ll.Module:
     """The runtime as an LLVM module (same text in every process).
 
     Defines ``gradc_rt1_alloc``, ``gradc_rt1_incref``, ``gradc_rt1_decref``, the tape
-    functions ``gradc_rt2_tape_new``/``_grow``/``_grow_refs``/``_free`` and the global
-    ``gradc_rt1_live``, all external; declares ``posix_memalign``, ``malloc``,
-    ``realloc`` and ``free``.
+    functions ``gradc_rt2_tape_new``/``_grow``/``_grow_refs``/``_free`` and the globals
+    ``gradc_rt1_live`` and ``gradc_rt1_allocated``, all external; declares
+    ``posix_memalign``, ``madvise``, ``malloc``, ``realloc`` and ``free``.
     """
     mod = ll.Module(name=RUNTIME_LIBRARY, context=ll.Context())
-    live = ll.GlobalVariable(mod, _I64, name=RUNTIME_LIVE)
-    live.initializer = ll.Constant(_I64, 0)
-    live.align = 8
+    counters = []
+    for name in (RUNTIME_LIVE, RUNTIME_ALLOCATED):
+        counter = ll.GlobalVariable(mod, _I64, name=name)
+        counter.initializer = ll.Constant(_I64, 0)
+        counter.align = 8
+        counters.append(counter)
+    live, allocated = counters
     memalign = ll.Function(
         mod, ll.FunctionType(_I32, [_I8P.as_pointer(), _I64, _I64]), name="posix_memalign"
     )
     memalign.attributes.add("nounwind")
     free = ll.Function(mod, ll.FunctionType(ll.VoidType(), [_I8P]), name="free")
     free.attributes.add("nounwind")
-    _define_alloc(mod, live, memalign)
+    block_cache = ll.GlobalVariable(mod, _I8P, name=BLOCK_CACHE)
+    block_cache.linkage = "internal"
+    block_cache.initializer = ll.Constant(_I8P, None)
+    block_cache.align = 8
+    blocks = _Libc(memalign, free, block_cache)
+    _define_alloc(mod, (live, allocated), blocks)
     _define_incref(mod)
-    decref = _define_decref(mod, live, free)
+    decref = _define_decref(mod, live, blocks)
     malloc = ll.Function(mod, ll.FunctionType(_I8P, [_I64]), name="malloc")
     malloc.attributes.add("nounwind")
     realloc = ll.Function(mod, ll.FunctionType(_I8P, [_I8P, _I64]), name="realloc")
@@ -134,11 +173,22 @@ def runtime_module() -> ll.Module:
     return mod
 
 
+class _Libc(NamedTuple):
+    """What the block functions call and share: libc's allocator and the cache slot."""
+
+    memalign: ll.Function
+    free: ll.Function
+    cache: ll.GlobalVariable
+
+
 def _refcount_ptr(b: ll.IRBuilder, block: ll.Value) -> ll.Value:
     return b.bitcast(block, _I64P, name="refcount")
 
 
-def _define_alloc(mod: ll.Module, live: ll.GlobalVariable, memalign: ll.Function) -> None:
+def _define_alloc(
+    mod: ll.Module, counters: tuple[ll.GlobalVariable, ll.GlobalVariable], blocks: _Libc
+) -> None:
+    live, allocated = counters
     fn = ll.Function(mod, ll.FunctionType(_I8P, [_I64]), name=RUNTIME_ALLOC)
     fn.attributes.add("nounwind")
     (nbytes,) = fn.args
@@ -146,24 +196,95 @@ def _define_alloc(mod: ll.Module, live: ll.GlobalVariable, memalign: ll.Function
     entry = fn.append_basic_block("entry")
     allocate = fn.append_basic_block("allocate")
     init = fn.append_basic_block("init")
+    advise = fn.append_basic_block("advise")
+    done = fn.append_basic_block("done")
     fail = fn.append_basic_block("fail")
     b = ll.IRBuilder(entry)
     slot = b.alloca(_I8P, name="slot")
     too_big = b.icmp_unsigned(">", nbytes, ll.Constant(_I64, (1 << 63) - 1 - BLOCK_HEADER_BYTES))
     b.cbranch(too_big, fail, allocate)
     b.position_at_end(allocate)
+    reused = _take_cached(fn, b, nbytes, blocks)
+    b.store(reused, slot)
+    fresh = fn.append_basic_block("fresh")
+    b.cbranch(b.icmp_unsigned("!=", reused, ll.Constant(_I8P, None)), done, fresh)
+    b.position_at_end(fresh)
     total = b.add(nbytes, ll.Constant(_I64, BLOCK_HEADER_BYTES), name="total")
-    status = b.call(memalign, [slot, ll.Constant(_I64, BLOCK_ALIGN), total], name="status")
+    status = b.call(blocks.memalign, [slot, ll.Constant(_I64, BLOCK_ALIGN), total], name="status")
     b.cbranch(b.icmp_signed("!=", status, ll.Constant(_I32, 0)), fail, init)
     b.position_at_end(init)
     block = b.load(slot, name="block")
-    b.store(ll.Constant(_I64, 1), _refcount_ptr(b, block), align=8)
-    size_ptr = b.gep(_refcount_ptr(b, block), [ll.Constant(_I64, 1)], inbounds=True)
-    b.store(nbytes, size_ptr, align=8)
+    b.store(nbytes, _header(b, block, 2), align=8)  # the capacity
+    big = b.icmp_unsigned(">=", total, ll.Constant(_I64, HUGEPAGE_MIN_BYTES))
+    b.cbranch(big, advise, done)
+    b.position_at_end(advise)
+    _advise_hugepages(mod, b, block, total)
+    b.branch(done)
+    b.position_at_end(done)
+    block = b.load(slot, name="block")
+    b.store(ll.Constant(_I64, 1), _header(b, block, 0), align=8)
+    b.store(nbytes, _header(b, block, 1), align=8)
     b.atomic_rmw("add", live, ll.Constant(_I64, 1), "monotonic")
+    b.atomic_rmw("add", allocated, ll.Constant(_I64, 1), "monotonic")
     b.ret(block)
     b.position_at_end(fail)
     b.ret(ll.Constant(_I8P, None))
+
+
+def _header(b: ll.IRBuilder, block: ll.Value, field: int) -> ll.Value:
+    """The address of header field ``field`` (0 refcount, 1 nbytes, 2 capacity)."""
+    return b.gep(_refcount_ptr(b, block), [ll.Constant(_I64, field)], inbounds=True)
+
+
+def _cacheable(b: ll.IRBuilder, capacity: ll.Value) -> ll.Value:
+    low = b.icmp_unsigned(">=", capacity, ll.Constant(_I64, BLOCK_CACHE_MIN_BYTES))
+    high = b.icmp_unsigned("<=", capacity, ll.Constant(_I64, BLOCK_CACHE_MAX_BYTES))
+    return b.and_(low, high)
+
+
+def _take_cached(fn: ll.Function, b: ll.IRBuilder, nbytes: ll.Value, blocks: _Libc) -> ll.Value:
+    """The cached block when it fits ``nbytes`` (capacity in [nbytes, 2 * nbytes]), else
+    null (a cached block that does not fit is freed)."""
+    none = ll.Constant(_I8P, None)
+    start = b.block
+    look = fn.append_basic_block("cache.look")
+    check = fn.append_basic_block("cache.check")
+    drop = fn.append_basic_block("cache.drop")
+    out = fn.append_basic_block("cache.out")
+    b.cbranch(_cacheable(b, nbytes), look, out)
+    b.position_at_end(look)
+    cached = b.atomic_rmw("xchg", blocks.cache, none, "acquire", name="cached")
+    b.cbranch(b.icmp_unsigned("==", cached, none), out, check)
+    b.position_at_end(check)
+    capacity = b.load(_header(b, cached, 2), name="capacity", align=8)
+    fits = b.and_(
+        b.icmp_unsigned(">=", capacity, nbytes),
+        b.icmp_unsigned("<=", capacity, b.shl(nbytes, ll.Constant(_I64, 1))),
+    )
+    b.cbranch(fits, out, drop)
+    b.position_at_end(drop)
+    b.call(blocks.free, [cached])
+    b.branch(out)
+    b.position_at_end(out)
+    result = b.phi(_I8P, name="reused")
+    result.add_incoming(none, start)
+    result.add_incoming(none, look)
+    result.add_incoming(cached, check)
+    result.add_incoming(none, drop)
+    return result
+
+
+def _advise_hugepages(mod: ll.Module, b: ll.IRBuilder, block: ll.Value, total: ll.Value) -> None:
+    """``madvise(MADV_HUGEPAGE)`` the whole pages of ``block[0 .. total)`` (result ignored)."""
+    madvise = ll.Function(mod, ll.FunctionType(_I32, [_I8P, _I64, _I32]), name="madvise")
+    madvise.attributes.add("nounwind")
+    start = b.ptrtoint(block, _I64, name="start")
+    first = b.and_(
+        b.add(start, ll.Constant(_I64, _PAGE_BYTES - 1)), ll.Constant(_I64, -_PAGE_BYTES)
+    )
+    length = b.sub(b.add(start, total), first, name="advised")
+    aligned = b.and_(length, ll.Constant(_I64, -_PAGE_BYTES))
+    b.call(madvise, [b.inttoptr(first, _I8P), aligned, ll.Constant(_I32, _MADV_HUGEPAGE)])
 
 
 def _define_incref(mod: ll.Module) -> None:
@@ -183,7 +304,7 @@ def _define_incref(mod: ll.Module) -> None:
     b.ret_void()
 
 
-def _define_decref(mod: ll.Module, live: ll.GlobalVariable, free: ll.Function) -> ll.Function:
+def _define_decref(mod: ll.Module, live: ll.GlobalVariable, blocks: _Libc) -> ll.Function:
     fn = ll.Function(mod, ll.FunctionType(ll.VoidType(), [_I8P]), name=RUNTIME_DECREF)
     fn.attributes.add("nounwind")
     (block,) = fn.args
@@ -200,7 +321,16 @@ def _define_decref(mod: ll.Module, live: ll.GlobalVariable, free: ll.Function) -
     b.position_at_end(release)
     b.fence("acquire")
     b.atomic_rmw("sub", live, ll.Constant(_I64, 1), "monotonic")
-    b.call(free, [block])
+    keep = fn.append_basic_block("keep")
+    drop = fn.append_basic_block("drop")
+    capacity = b.load(_header(b, block, 2), name="capacity", align=8)
+    b.cbranch(_cacheable(b, capacity), keep, drop)
+    b.position_at_end(keep)  # into the cache; free the block it displaces (or null)
+    displaced = b.atomic_rmw("xchg", blocks.cache, block, "acq_rel", name="displaced")
+    b.call(blocks.free, [displaced])
+    b.branch(done)
+    b.position_at_end(drop)
+    b.call(blocks.free, [block])
     b.branch(done)
     b.position_at_end(done)
     b.ret_void()

@@ -8,8 +8,12 @@ code writes them: ``axis`` an int (negative counts from the end), a tuple of int
 None; ``keepdims`` a bool; ``ddof`` an int; ``dtype`` a dtype (np.float64, float, "f8",
 ...); ``ord`` of ``np.linalg.norm`` None, 1, 2, ``np.inf`` or ``'fro'``. Parameters bind
 by position or keyword in NumPy's order; NumPy's other parameters (``out=``, ``where=``,
-``initial=``, ``mean=``, ``correction=``) are a compile error naming the call and the
-parameter (``out=None`` is accepted: it is the default).
+``mean=``, ``correction=``, ``initial=`` of sums) are a compile error naming the call and
+the parameter (``out=None`` is accepted: it is the default). ``initial=x`` of ``min``/
+``max`` (any expression): the reduction with the dtype's extreme value as identity
+(``minfrom``/``maxfrom``: an empty axis is no error), kept dims, ``np.minimum``/
+``np.maximum`` with ``np.full_like(r, x)`` (``x`` cast to the array's dtype, unsafely,
+as NumPy casts ``initial``), then the kept dims reduced away unless ``keepdims``.
 """
 
 from __future__ import annotations
@@ -77,6 +81,8 @@ BUILTIN_REDUCTIONS: dict[str, str] = {"sum": "pysum", "min": "pymin", "max": "py
 
 #: The parameters gradc supports (others must be absent; ``out`` may be None).
 _SUPPORTED = frozenset({"axis", "keepdims", "ddof", "dtype", "ord"})
+#: Reductions whose ``initial=`` gradc supports.
+_WITH_INITIAL = frozenset({"min", "max"})
 #: Reductions whose ``dtype=`` gradc supports.
 _WITH_DTYPE = frozenset({"sum", "prod", "mean", "cumsum", "cumprod"})
 
@@ -128,6 +134,7 @@ def lower_reduction(
     array_node = receiver if receiver is not None else bound.pop("a", None)
     if array_node is None:
         raise low.src.error(f"{shown} missing required argument 'a'", e)
+    initial = bound.pop("initial", None) if spec.fn in _WITH_INITIAL else None
     for param, node in bound.items():
         if param not in _SUPPORTED and not (param == "out" and _is_none(node)):
             raise low.src.error(f"{shown} argument '{param}=' is not supported", node)
@@ -144,12 +151,37 @@ def lower_reduction(
             raise low.src.error(f"{shown} argument 'dtype=' is not supported", dtype_node)
         dtype = dtype_of(dtype_node)
     array = low.expr(array_node)
+    if initial is not None:
+        return _with_initial(low, e, (fn, shown), array, axes, bool(keepdims), initial)
     with low.b.at(low.src.loc(e)):
         return low.b.insert(
             ops.NumpyReduce(
                 fn, array, axes, ddof=int(ddof), dtype=dtype, shown=shown, keepdims=bool(keepdims)
             )
         )
+
+
+def _with_initial(
+    low: LoweringState,
+    e: ast.Call,
+    name: tuple[str, str],
+    array: Value,
+    axes: tuple[int, ...] | None,
+    keepdims: bool,
+    initial: ast.expr,
+) -> Value:
+    """``np.max(a, axis, keepdims=keepdims, initial=x)`` (``name``: ``(fn, shown)``, fn
+    ``min`` or ``max``): the module docstring's composition of typed operations."""
+    fn, shown = name
+    x = low.expr(initial)
+    with low.b.at(low.src.loc(e)):
+        b = low.b
+        kept = b.insert(ops.NumpyReduce(f"{fn}from", array, axes, shown=shown, keepdims=True))
+        fill = b.insert(ops.Allocate(ops.AllocKind.FULL, "", None, kept, x))
+        both = b.insert(ops.NumpyCall("minimum" if fn == "min" else "maximum", (kept, fill)))
+        if keepdims:
+            return both
+        return b.insert(ops.NumpyReduce(fn, both, axes, shown=shown))
 
 
 def _builtin(low: LoweringState, e: ast.Call) -> tuple[str, str] | None:

@@ -11,7 +11,14 @@ from __future__ import annotations
 import ast
 import math
 
-from gradc.compiler.frontend import array_functions, numpy_linalg, slicing
+from gradc.compiler.frontend import (
+    array_functions,
+    array_reorder,
+    einsum,
+    linalg_solve,
+    numpy_linalg,
+    slicing,
+)
 from gradc.compiler.frontend.array_reductions import lower_reduction
 from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.constructs import builtin_help
@@ -86,6 +93,8 @@ class CallLowering(LoweringState):
         if reduction is not None:
             return reduction
         func = e.func
+        if linalg_solve.is_solve_call(self, func):  # np.linalg.inv(a), solve, det
+            return linalg_solve.solve_call(self, func, e)  # type: ignore[arg-type]
         if self._array_method(func, "clip"):  # a.clip(lo, hi)
             return array_functions.clip_method(self, func, e)  # type: ignore[arg-type]
         if e.keywords and self.info.numpy_attr(func) is None and not self._user_function(func):
@@ -179,6 +188,10 @@ class CallLowering(LoweringState):
             return self.numpy_math_call(name, e)
         if name in array_functions.ARRAY_FUNCTIONS:
             return array_functions.diff_call(self, e)
+        if name in array_reorder.REORDER_FUNCTIONS:
+            return array_reorder.reorder_call(self, name, e)
+        if name == "einsum":
+            return einsum.einsum_call(self, e)
         if name in numpy_linalg.ARRAY_FUNCTION_NAMES:
             return numpy_linalg.array_function_call(self, name, e)
         if name not in _NUMPY_ALLOCATORS:

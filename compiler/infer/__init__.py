@@ -33,7 +33,10 @@ operations replaced by typed ones).
 
 from gradc.compiler.infer import (
     reductions,  # noqa: F401 (registers its rules)
+    rules_batched,  # noqa: F401 (registrations)
     rules_linalg,  # noqa: F401 (registrations)
+    rules_reorder,  # noqa: F401 (registrations)
+    rules_solve,  # noqa: F401 (registrations)
 )
 from gradc.compiler.infer.specialize import SpecKey, infer_module, symbol_for
 

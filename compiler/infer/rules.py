@@ -385,6 +385,11 @@ def _setitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
         return NONE
     if not isinstance(t, ArrayType):
         raise inf.error(f"cannot assign to an element of a value of type {python_name(t)}", inst)
+    from gradc.compiler.infer.mask_writes import is_mask_write, mask_write_check  # imports this
+
+    if is_mask_write(inst):  # a[mask] = v
+        mask_write_check(inf, inst, t)
+        return NONE
     if len(inst.indices) < t.ndim:  # a[i] = row, a[1:] = b: slice assignment
         from gradc.compiler.infer.views import assign_check  # it imports this module
 

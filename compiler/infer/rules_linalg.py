@@ -21,6 +21,7 @@ from gradc.compiler.infer.materialize import MATERIALIZE, Materializer
 from gradc.compiler.infer.rules import TRANSFER
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
+from gradc.compiler.ir.ops.batched import batched_matmul_type
 from gradc.compiler.ir.ops.linalg import contract_type, trace_dtype
 from gradc.compiler.ir.types import (
     F64,
@@ -63,6 +64,8 @@ def _contract(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     types = _arrays(inf, inst, what)
     if types is None:
         return None
+    if inst.kind == "matmul" and max(t.ndim for t in types) > 2:  # rules_batched.py
+        return batched_matmul_type(types[0], types[1])
     result = contract_type(inst.kind, types[0], types[1])
     if isinstance(result, str):
         raise inf.error(result, inst)

@@ -205,7 +205,7 @@ def assign_check(inf: Inference, inst: ops.SetItem, t: ArrayType) -> None:
         return
     target_ndim = t.ndim - len(inst.indices)
     dtype = item.dtype if isinstance(item, ArrayType) else item
-    if not isinstance(dtype, ScalarType) or not _same_kind(dtype, t.dtype):
+    if not isinstance(dtype, ScalarType) or not same_kind(dtype, t.dtype):
         raise inf.error(
             f"cannot assign a {python_name(item)} to a slice of a {python_name(t)} array "
             "(NumPy's 'same_kind' casting)",
@@ -219,7 +219,7 @@ def assign_check(inf: Inference, inst: ops.SetItem, t: ArrayType) -> None:
         )
 
 
-def _same_kind(src: ScalarType, dst: ScalarType) -> bool:
+def same_kind(src: ScalarType, dst: ScalarType) -> bool:
     """NumPy's 'same_kind' casting: bool → int → float, any width within a kind."""
     if dst.is_float:
         return True

@@ -42,6 +42,7 @@ from gradc.compiler.ir import (  # noqa: F401 (registrations)
     interp_linalg,
     interp_memory,
     interp_reductions,
+    interp_reorder,
     interp_scalar,
     interp_views,
     ops,

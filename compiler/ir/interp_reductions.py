@@ -61,6 +61,14 @@ def _numpy_reduce(a: Any, inst: ops.Reduce, dtype: str) -> Any:
     if kind in (_K.VAR, _K.STD):
         fn = np.var if kind == _K.VAR else np.std
         return fn(a, axis=axes, dtype=dtype, ddof=inst.ddof, keepdims=keep)
+    if kind in (_K.MINFROM, _K.MAXFROM):  # the dtype's extreme value as identity
+        big = True if a.dtype == bool else np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).max
+        low = (
+            False if a.dtype == bool else -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
+        )
+        if kind == _K.MINFROM:
+            return np.min(a, axis=axes, keepdims=keep, initial=big)
+        return np.max(a, axis=axes, keepdims=keep, initial=low)
     if kind in (_K.PYMIN, _K.PYMAX):
         return min(a) if kind == _K.PYMIN else max(a)  # CPython's builtins, NumPy scalars
     if kind == _K.PYSUM:

@@ -10,7 +10,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction
 from gradc.compiler.ir.interp_values import MESSAGES, RULES, InterpreterError
 from gradc.compiler.ir.ops.control import FORMAT_FIELDS
-from gradc.compiler.ir.ops.indexing import FLAT_INDEX_ERROR
+from gradc.compiler.ir.ops.indexing import FLAT_INDEX_ERROR, MASK_ASSIGN_ERROR, MASK_ERROR
 from gradc.compiler.ir.ops.views import INT_ITEM, NEW_ITEM, item_operands
 
 if TYPE_CHECKING:
@@ -127,6 +127,25 @@ def _compress(m: Machine, inst: Instruction, vals: list[object]) -> object:
 
     array: Any = vals[0]
     return np.ascontiguousarray(array[vals[1]])
+
+
+@RULES.register(ops.MaskAssign)
+def _maskassign(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    import numpy as np  # lazily: only array programs need NumPy
+
+    array: Any = vals[0]
+    mask: Any = vals[1]
+    if mask.size:  # NumPy reads an empty mask as an empty integer index
+        for k, (n, size) in enumerate(zip(array.shape, mask.shape, strict=True)):
+            if n != size:
+                raise IndexError(MASK_ERROR.format(k, n, size))
+    item: Any = vals[2]
+    count = int(np.count_nonzero(mask))
+    if isinstance(item, np.ndarray) and item.size not in (1, count):
+        raise ValueError(MASK_ASSIGN_ERROR.format(item.size, count))
+    if count:
+        array[mask] = item
+    return None
 
 
 @RULES.register(ops.FlatIndex)

@@ -9,6 +9,11 @@ does), around one over ``x.shape[1:]`` copying ``x[idx[j...], k...]``.
 IndexError; an empty mask selects nothing, as NumPy reads it as an empty integer index), a first loop nest counting the true elements, the result allocated, a
 second loop nest copying the selected elements in C order. The running position lives
 in a one-element array (put on the stack by ``stack-promote``).
+
+``maskassign %x, %mask, %v`` (``x[mask] = v``): the same shape checks, then for an array
+``v`` the count of true elements checked against its length (NumPy's ValueError unless
+equal, or 1), then one loop nest storing ``v`` (or ``v[position]``, the running position
+as above) where the mask is true.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from __future__ import annotations
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.interp_values import MESSAGES
-from gradc.compiler.ir.ops.indexing import MASK_ERROR
+from gradc.compiler.ir.ops.indexing import MASK_ASSIGN_ERROR, MASK_ERROR
 from gradc.compiler.ir.types import I64, ArrayType
 from gradc.passes.arrays.loops import ArrayLowering
 from gradc.passes.arrays.table import ARRAY_LOWERING, ArrayRule
@@ -41,32 +46,47 @@ def _take(lw: ArrayLowering, inst: Instruction) -> Value | None:
     return out
 
 
-def _compress(lw: ArrayLowering, inst: Instruction) -> Value | None:
-    assert isinstance(inst, ops.Compress)
+def _check_mask(lw: ArrayLowering, x: Value, mask: Value, label: str) -> None:
+    """NumPy's IndexError unless ``mask`` has ``x``'s shape (an empty mask passes: NumPy
+    reads it as an empty integer index)."""
     b = lw.b
-    x, mask = inst.array, inst.mask
     xd, md = lw.dims(x), lw.dims(mask)
     zero, one = lw.const(0, I64), lw.const(1, I64)
     size = one
     for m in md:
         size = b.mul(size, m)
-    # NumPy reads an empty mask as an empty integer index (the loops run over the mask)
     empty = b.cmp("eq", size, zero)
     for k, (n, m) in enumerate(zip(xd, md, strict=True)):
         bad = b.binary(ops.BitAnd, b.cmp("ne", n, m), b.unary(ops.Not, empty))
-        with b.if_then(bad, "compress.error"):
+        with b.if_then(bad, f"{label}.error"):
             b.raise_format("IndexError", MASK_ERROR, [lw.const(k, I64), n, m])
+
+
+def _count(lw: ArrayLowering, mask: Value, label: str) -> Value:
+    """A one-element array holding the count of true elements of ``mask``."""
+    b = lw.b
+    zero, one = lw.const(0, I64), lw.const(1, I64)
     where = lw.new_array(ArrayType(I64, 1, "C"), [one])
     lw.store(where, [zero], zero)
     with (
-        lw.loop_nest(md, "compress.count") as index,
-        b.if_then(lw.load(mask, index), "compress.hit"),
+        lw.loop_nest(lw.dims(mask), f"{label}.count") as index,
+        b.if_then(lw.load(mask, index), f"{label}.hit"),
     ):
         lw.store(where, [zero], b.add(lw.load(where, [zero]), one))
+    return where
+
+
+def _compress(lw: ArrayLowering, inst: Instruction) -> Value | None:
+    assert isinstance(inst, ops.Compress)
+    b = lw.b
+    x, mask = inst.array, inst.mask
+    _check_mask(lw, x, mask, "compress")
+    zero, one = lw.const(0, I64), lw.const(1, I64)
+    where = _count(lw, mask, "compress")
     out = lw.new_array(inst.type, [lw.load(where, [zero])])
     lw.store(where, [zero], zero)
     with (
-        lw.loop_nest(md, "compress.copy") as index,
+        lw.loop_nest(lw.dims(mask), "compress.copy") as index,
         b.if_then(lw.load(mask, index), "compress.take"),
     ):
         at = lw.load(where, [zero])
@@ -75,5 +95,36 @@ def _compress(lw: ArrayLowering, inst: Instruction) -> Value | None:
     return out
 
 
+def _mask_assign(lw: ArrayLowering, inst: Instruction) -> Value | None:
+    assert isinstance(inst, ops.MaskAssign)
+    b = lw.b
+    x, mask, item = inst.array, inst.mask, inst.item
+    _check_mask(lw, x, mask, "maskassign")
+    zero, one = lw.const(0, I64), lw.const(1, I64)
+    if not isinstance(item.type, ArrayType):
+        with (
+            lw.loop_nest(lw.dims(mask), "maskassign.store") as index,
+            b.if_then(lw.load(mask, index), "maskassign.hit"),
+        ):
+            lw.store(x, index, item)
+        return None
+    where = _count(lw, mask, "maskassign")
+    count, length = lw.load(where, [zero]), lw.dims(item)[0]
+    bad = b.binary(ops.BitAnd, b.cmp("ne", length, count), b.cmp("ne", length, one))
+    with b.if_then(bad, "maskassign.error"):
+        b.raise_format("ValueError", MASK_ASSIGN_ERROR, [length, count])
+    step = b.select(b.cmp("eq", length, one), zero, one)  # one value: each element gets it
+    lw.store(where, [zero], zero)
+    with (
+        lw.loop_nest(lw.dims(mask), "maskassign.store") as index,
+        b.if_then(lw.load(mask, index), "maskassign.hit"),
+    ):
+        at = lw.load(where, [zero])
+        lw.store(x, index, lw.load(item, [at]))
+        lw.store(where, [zero], b.add(at, step))
+    return None
+
+
 ARRAY_LOWERING.set([ops.Take], ArrayRule(lower=_take))
 ARRAY_LOWERING.set([ops.Compress], ArrayRule(lower=_compress))
+ARRAY_LOWERING.set([ops.MaskAssign], ArrayRule(lower=_mask_assign))

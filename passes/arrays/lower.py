@@ -57,6 +57,10 @@ def lower_function(fn: Function) -> None:
     skipped = fused | unused(fn, todo)
     lw = ArrayLowering(fn, Builder(fn), fused)
     replaced: dict[Value, Value] = {}
+    # every user is redirected when its operand is lowered, views included: the overlap
+    # checks compare a view's root with the arrays a value reads (``z[::-1] = z`` of a
+    # lowered ``z``), which must then be the same value
+    users = fn.uses()
     for inst in todo:
         _redirect(inst, replaced)
         rule = ARRAY_LOWERING.lookup(inst)
@@ -73,6 +77,8 @@ def lower_function(fn: Function) -> None:
                 result = rule.lower(lw, inst)
                 if result is not None:
                     replaced[inst] = result
+                    for user in users.get(inst, ()):
+                        user.replace_operand(inst, result)
         lw.b.jump(cont)
         assert lw.b.block is not None
         merge(lw.b.block, cont)

@@ -293,14 +293,17 @@ class _Reduction:
         b, kind = self.lw.b, self.inst.kind
         t = self.dtype if kind == K.NORMINF else self.source
         work = I64 if t.is_bool else t  # bools compare as 0/1
-        pred = "lt" if kind == K.MIN else "gt"
+        low = kind in (K.MIN, K.MINFROM)
+        pred = "lt" if low else "gt"
         if kind == K.NORMINF:
             init = self.lw.const(0.0, work)
         elif work.is_float:
-            init = self.lw.const(float("inf") if kind == K.MIN else float("-inf"), work)
+            init = self.lw.const(float("inf") if low else float("-inf"), work)
+        elif t.is_bool:  # the identities of minfrom/maxfrom over bools: True, False
+            init = self.lw.const(int(low), work)
         else:
             bound = (1 << (work.bits - 1)) - 1
-            init = self.lw.const(bound if kind == K.MIN else -bound - 1, work)
+            init = self.lw.const(bound if low else -bound - 1, work)
 
         def update(acc: Value, x: Value) -> Value:
             y = b.cast(x, work)

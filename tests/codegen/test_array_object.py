@@ -147,9 +147,10 @@ def test_array_object_declares_the_runtime(emitted: Any) -> None:
 def test_runtime_object_symbols(runtime_object: Any) -> None:
     defined, undefined = _symbols(runtime_object.object_code)
     assert defined == set(RUNTIME_SYMBOLS)
-    assert {"posix_memalign", "realloc", "free"} <= undefined
+    assert {"posix_memalign", "madvise", "realloc", "free"} <= undefined
     # LLVM turns malloc + zeroing into calloc
-    assert undefined <= {"posix_memalign", "malloc", "calloc", "realloc", "free"}, undefined
+    libc = {"posix_memalign", "madvise", "malloc", "calloc", "realloc", "free"}
+    assert undefined <= libc, undefined
     _check_relocations(runtime_object.object_code)
     check_object(runtime_object.object_code, "runtime", runtime_object.llvm_text)
     assert "atomicrmw" in runtime_object.llvm_text

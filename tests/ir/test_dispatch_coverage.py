@@ -79,6 +79,8 @@ AFTER_INFERENCE = frozenset(
         ops.AssignInto,  # materialisation makes it from setitem
         ops.Take,  # and these from getitem
         ops.Compress,
+        ops.MaskAssign,  # from setitem with a bool mask
+        ops.BatchMatmul,  # from contract matmul of more than 2 axes
         ops.FlatIndex,
         ops.AtomicAdd,
     }

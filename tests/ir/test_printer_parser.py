@@ -202,6 +202,18 @@ ALL_OPS = ir("""
       %h = concat stack 0(%y, %y) : array[f64,2,C]
       %w = concat vstack 0(%y, %r) : array[f64,2,C]
       %i = astype i32 %a : array[i32,2,C]
+      %dg = diag %o, %n : array[f64,1,C]
+      %tu = triangle %o, %n {upper} : array[f64,2,C]
+      %rf = roll 0 %o, %n {flat} : array[f64,2,C]
+      %ra = roll 1 %o, %n : array[f64,2,C]
+      %md = sort median 1 %o : array[f64,1,C]
+      %as = sort argsort 1 %o : array[i64,2,C]
+      %sv = linsolve solve %o, (%y) : array[f64,1,C]
+      %dt = linsolve det %o, () : f64
+      %o3 = newarray(%n, %n, %n) : array[f64,3,C]
+      %bm = batchmatmul %o3, %o : array[f64,3,C]
+      %km = newarray(%n, %n) : array[i1,2,C]
+      maskassign %o, %km, %x
       ret %s
     }
 

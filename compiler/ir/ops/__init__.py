@@ -18,7 +18,10 @@ verification rule; the printer, parser and verifier are derived from these decla
 - :mod:`.gpu`: the atomics and barrier of ``@gradc.kernel`` bodies;
 - :mod:`.frontend`: the untyped front end's polymorphic operations;
 - :mod:`.views`: views (basic indexing, transposes, contiguous reshapes);
-- :mod:`.indexing`: indexing that copies (integer arrays, masks) and ``a.flat[i]``.
+- :mod:`.indexing`: indexing that copies (integer arrays, masks) and ``a.flat[i]``;
+- :mod:`.reorder`: ``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort``;
+- :mod:`.solve`: ``np.linalg.inv``, ``np.linalg.solve``, ``np.linalg.det``;
+- :mod:`.batched`: ``a @ b`` of operands of more than 2 axes.
 
 Printed form (see :mod:`gradc.compiler.ir.printer`)::
 
@@ -45,6 +48,7 @@ from gradc.compiler.ir.ops.arrays import (
     PointerAdd,
     Store,
 )
+from gradc.compiler.ir.ops.batched import BatchMatmul
 from gradc.compiler.ir.ops.construct import (
     Arange,
     ArrayLiteral,
@@ -84,7 +88,7 @@ from gradc.compiler.ir.ops.gpu import (
     SharedArray,
     SyncThreads,
 )
-from gradc.compiler.ir.ops.indexing import Compress, FlatGet, FlatIndex, Take
+from gradc.compiler.ir.ops.indexing import Compress, FlatGet, FlatIndex, MaskAssign, Take
 from gradc.compiler.ir.ops.linalg import Contract, ContractKind, Outer, Trace
 from gradc.compiler.ir.ops.mathcall import (
     IEEE_MATH,
@@ -101,6 +105,7 @@ from gradc.compiler.ir.ops.reductions import (
     Reduce,
     ReduceKind,
 )
+from gradc.compiler.ir.ops.reorder import Diag, Roll, Sort, SortKind, Triangle
 from gradc.compiler.ir.ops.scalar import (
     CMP_PREDICATES,
     Abs,
@@ -134,6 +139,7 @@ from gradc.compiler.ir.ops.scalar import (
     TupleGet,
     UnaryOp,
 )
+from gradc.compiler.ir.ops.solve import LinalgSolve, SolveKind
 from gradc.compiler.ir.ops.tape import TapeFree, TapeNew, TapePop, TapePush
 from gradc.compiler.ir.ops.views import AssignInto, BasicIndex, Reshape, SliceView, Transpose
 
@@ -203,6 +209,13 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Contract,
         Outer,
         Trace,
+        # elements copied to new places (reorder.py)
+        Diag,
+        Triangle,
+        Roll,
+        Sort,
+        LinalgSolve,
+        BatchMatmul,
         # construction and conversion (construct.py)
         Arange,
         Linspace,
@@ -227,6 +240,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         # indexing that copies
         Take,
         Compress,
+        MaskAssign,
         FlatIndex,
         FlatGet,
         AtomicAddItem,
@@ -277,6 +291,7 @@ __all__ = [
     "AtomicAdd",
     "AtomicAddItem",
     "BasicIndex",
+    "BatchMatmul",
     "BinaryOp",
     "BitAnd",
     "BitOr",
@@ -295,6 +310,7 @@ __all__ = [
     "CumKind",
     "Cumulate",
     "DecRef",
+    "Diag",
     "Div",
     "DivKind",
     "ElementAddr",
@@ -315,9 +331,11 @@ __all__ = [
     "Jump",
     "LShift",
     "Len",
+    "LinalgSolve",
     "Linspace",
     "Load",
     "MakeTuple",
+    "MaskAssign",
     "MathCall",
     "MathCheck",
     "MathFn",
@@ -343,10 +361,14 @@ __all__ = [
     "ReduceKind",
     "Reshape",
     "Return",
+    "Roll",
     "Select",
     "SetItem",
     "SharedArray",
     "SliceView",
+    "SolveKind",
+    "Sort",
+    "SortKind",
     "Store",
     "Sub",
     "SyncThreads",
@@ -357,6 +379,7 @@ __all__ = [
     "TapePush",
     "Trace",
     "Transpose",
+    "Triangle",
     "TupleGet",
     "UnaryOp",
 ]

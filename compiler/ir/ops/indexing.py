@@ -1,8 +1,9 @@
-"""Indexing that copies (NumPy's advanced indexing, reads only) and ``a.flat[i]``.
+"""Indexing that copies (NumPy's advanced indexing), boolean-mask writes and ``a.flat[i]``.
 
 ``take`` (``x[idx]`` with an integer array ``idx``) and ``compress`` (``x[mask]`` with a
 boolean array ``mask``) make new C-contiguous arrays; the ``lower-arrays`` pass replaces
-them by loops (passes/arrays/indexing.py). ``flatindex`` checks a flat index for
+them by loops (passes/arrays/indexing.py), as ``maskassign`` (``x[mask] = v``).
+``flatindex`` checks a flat index for
 ``a.flat[i]``.
 """
 
@@ -13,13 +14,17 @@ from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
 from gradc.compiler.ir.ops.checks import array_operand, front_end_only
-from gradc.compiler.ir.types import I1, I64, ArrayType
+from gradc.compiler.ir.types import I1, I64, NONE, ArrayType, ScalarType
 
 #: NumPy's messages (``{0}``, ``{1}``... the run-time numbers).
 FLAT_INDEX_ERROR = "index {0} is out of bounds for size {1}"
 MASK_ERROR = (
     "boolean index did not match indexed array along axis {0}; size of axis is {1} but size "
     "of corresponding boolean axis is {2}"
+)
+MASK_ASSIGN_ERROR = (
+    "NumPy boolean array indexing assignment cannot assign {0} input values to the {1} "
+    "output values where the mask is true"
 )
 
 
@@ -81,6 +86,50 @@ class Compress(Instruction):
             return f"compress mask {ctx.show(self.mask)} has type {m}, expected bools of {t}"
         if self.type != ArrayType(t.dtype, 1, "C"):
             return f"compress result type is {self.type}, expected {ArrayType(t.dtype, 1, 'C')}"
+        return None
+
+
+@final
+@dataclass(eq=False, slots=True)
+class MaskAssign(Instruction):
+    """``array[mask] = item`` for a boolean ``mask`` of ``array``'s shape: the elements
+    where ``mask`` is true, in C order, get ``item`` (a scalar of the dtype) or the
+    elements of the 1-D array ``item`` in turn (one element: each of them). A mask
+    whose shape differs raises NumPy's IndexError (:data:`MASK_ERROR`); an ``item`` of
+    another length than the true elements' count raises NumPy's ValueError
+    (:data:`MASK_ASSIGN_ERROR`), before anything is written. ``item`` must not share
+    memory with ``array`` (the front end copies it)."""
+
+    OPNAME: ClassVar[str] = "maskassign"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("array", "mask", "item")
+    MAY_RAISE: ClassVar[bool] = True
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
+    array: Value
+    mask: Value
+    item: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """An array, a bool mask of its rank, an item of its dtype (a scalar or a 1-D
+        array); no result."""
+        t = array_operand(ctx, self, self.array)
+        if isinstance(t, str):
+            return t
+        m = array_operand(ctx, self, self.mask)
+        if isinstance(m, str):
+            return m
+        if m.dtype != I1 or m.ndim != t.ndim:
+            return f"maskassign mask {ctx.show(self.mask)} has type {m}, expected bools of {t}"
+        i = self.item.type
+        ok = (
+            i == t.dtype
+            if isinstance(i, ScalarType)
+            else (isinstance(i, ArrayType) and i.ndim == 1 and i.dtype == t.dtype)
+        )
+        if not ok:
+            return f"maskassign item {ctx.show(self.item)} has type {i}, expected {t.dtype} values"
+        if self.type != NONE:
+            return f"maskassign result type is {self.type}, expected none"
         return None
 
 

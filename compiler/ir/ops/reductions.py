@@ -34,6 +34,8 @@ class ReduceKind(StrEnum):
     STD = "std"  # sqrt(var)
     MIN = "min"  # NaN propagates (np.minimum.reduce)
     MAX = "max"
+    MINFROM = "minfrom"  # min with the dtype's greatest value as identity (initial=)
+    MAXFROM = "maxfrom"  # max with the dtype's lowest value as identity (initial=)
     ARGMIN = "argmin"  # the first minimum's flat (C-order) index; the first NaN wins
     ARGMAX = "argmax"
     ANY = "any"  # some element is nonzero (NaN is nonzero)
@@ -94,7 +96,14 @@ def _check_result_dtype(kind: ReduceKind, source: ScalarType, dtype: ScalarType)
         ok = dtype == I64
     elif kind in (ReduceKind.ANY, ReduceKind.ALL):
         ok = dtype == I1
-    elif kind in (ReduceKind.MIN, ReduceKind.MAX, ReduceKind.PYMIN, ReduceKind.PYMAX):
+    elif kind in (
+        ReduceKind.MIN,
+        ReduceKind.MAX,
+        ReduceKind.MINFROM,
+        ReduceKind.MAXFROM,
+        ReduceKind.PYMIN,
+        ReduceKind.PYMAX,
+    ):
         ok = dtype == source
     elif kind == ReduceKind.PYSUM:  # 0 + x: a bool becomes an int (NEP 50: 0 is weak)
         ok = dtype == (I64 if source.is_bool else source)

@@ -751,6 +751,40 @@ def _dual_norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False
     return r
 
 
+def _dual_lu_solve(a: Any, b: Any) -> tuple[Any, Any]:
+    """Gaussian elimination with partial pivoting on object arrays (Duals): ``(a⁻¹ b,
+    det a)`` for a 2-D ``b``; the pivots compared by value."""
+    n = a.shape[0]
+    u = np.array(a, dtype=object).copy()
+    x = np.array(b, dtype=object).copy()
+    det: Any = 1.0
+    for k in range(n):
+        p = max(range(k, n), key=lambda i: abs(getattr(u[i, k], "val", u[i, k])))
+        if p != k:
+            u[[k, p]], x[[k, p]], det = u[[p, k]], x[[p, k]], -det
+        det = det * u[k, k]
+        for i in range(k + 1, n):
+            f = u[i, k] / u[k, k]
+            u[i, k:] = u[i, k:] - f * u[k, k:]
+            x[i] = x[i] - f * x[k]
+    for i in range(n - 1, -1, -1):
+        x[i] = (x[i] - u[i, i + 1 :] @ x[i + 1 :]) / u[i, i]
+    return x, det
+
+
+def _dual_inv(a: Any) -> Any:
+    return _dual_lu_solve(a, np.eye(a.shape[0], dtype=object))[0]
+
+
+def _dual_solve(a: Any, b: Any) -> Any:
+    x, _ = _dual_lu_solve(a, np.asarray(b, dtype=object).reshape(b.shape[0], -1))
+    return x.reshape(np.shape(b))
+
+
+def _dual_det(a: Any) -> Any:
+    return _dual_lu_solve(a, np.empty((a.shape[0], 0), dtype=object))[1]
+
+
 class _DualNumpy(types.ModuleType):
     """``numpy`` whose allocation functions make object arrays (so they can hold Duals)
     and whose math functions take Duals."""
@@ -758,7 +792,9 @@ class _DualNumpy(types.ModuleType):
     def __init__(self) -> None:
         super().__init__("numpy_dual")
         self._math = _dual_numpy_math()
-        self.linalg = types.SimpleNamespace(norm=_dual_norm)
+        self.linalg = types.SimpleNamespace(
+            norm=_dual_norm, inv=_dual_inv, solve=_dual_solve, det=_dual_det
+        )
 
     @staticmethod
     def var(

@@ -23,6 +23,7 @@ SHAPES = {
     "differences": {"h": ("n",)},
     "stencil": {"u": ("m", "n")},
     "local_shift": {"a": ("n",)},
+    "local_reverse": {"a": ("n",)},
 }
 
 DIMS = {
@@ -147,3 +148,13 @@ def local_shift(a: f64[:]) -> f64[:]:
     r = z[::-1]
     r += z
     return z
+
+
+@gradc.export
+def local_reverse(a: f64[:]) -> f64[:]:
+    # the source is the whole target, a new array lower-arrays made: copied first
+    z = a * 2.0
+    z[::-1] = z
+    w = a + 1.0
+    w[::-1] += w
+    return z + w

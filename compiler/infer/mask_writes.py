@@ -1,0 +1,75 @@
+"""Boolean-mask writes ``a[mask] = v`` and ``a[mask] += v`` (the latter is ``a[mask] =
+a[mask] + v``, Python's subscript update): typing and materialisation into
+:class:`~gradc.compiler.ir.ops.MaskAssign`.
+
+As NumPy: the mask has the array's rank (a smaller one is a compile error, as for reads);
+``v`` is a scalar or an array of one axis whose length is the mask's count of true
+elements, or 1 (run-time ValueError otherwise, NumPy's message); values are cast as
+slice assignment casts them (NumPy's 'same_kind': a float into an int array is a compile
+error). An array ``v`` is copied first, so that one sharing memory with ``a`` is read
+before anything is written, as NumPy does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gradc.compiler.infer.views import same_kind
+from gradc.compiler.ir import ops
+from gradc.compiler.ir.types import NONE, ArrayType, ScalarType, UnknownType, python_name
+
+if TYPE_CHECKING:
+    from gradc.compiler.infer.materialize import Materializer
+    from gradc.compiler.infer.specialize import Inference
+
+
+def is_mask_write(inst: ops.SetItem) -> bool:
+    """``inst`` is ``a[mask] = v``: one index, a bool array."""
+    if len(inst.indices) != 1:
+        return False
+    t = inst.indices[0].type
+    return isinstance(t, ArrayType) and t.dtype.is_bool
+
+
+def mask_write_check(inf: Inference, inst: ops.SetItem, t: ArrayType) -> None:
+    """Raise the compile error of an unsupported mask write into an array of type ``t``."""
+    mask = inst.indices[0].type
+    assert isinstance(mask, ArrayType)
+    if mask.ndim != t.ndim:
+        raise inf.error(
+            f"too many indices for array: array is {t.ndim}-dimensional, but {mask.ndim} were "
+            "indexed"
+            if mask.ndim > t.ndim
+            else f"a boolean index of {mask.ndim} axes into a {t.ndim}-D array is not supported "
+            "(only a mask of the array's shape)",
+            inst,
+        )
+    item = inst.item.type
+    if isinstance(item, UnknownType):
+        return
+    dtype = item.dtype if isinstance(item, ArrayType) else item
+    if not isinstance(dtype, ScalarType) or not same_kind(dtype, t.dtype):
+        raise inf.error(
+            f"cannot assign a {python_name(item)} through a boolean mask into a "
+            f"{python_name(t)} array (NumPy's 'same_kind' casting)",
+            inst,
+        )
+    if isinstance(item, ArrayType) and item.ndim != 1:
+        raise inf.error(
+            f"cannot assign a {item.ndim}-D array through a boolean mask (a scalar, or a 1-D "
+            "array of one value per true element)",
+            inst,
+        )
+
+
+def mask_write(m: Materializer, inst: ops.SetItem) -> None:
+    """``a[mask] = v`` as a :class:`~ops.MaskAssign` (``v`` cast, or copied to a new array
+    of the dtype)."""
+    t = inst.value.type
+    assert isinstance(t, ArrayType)
+    item = inst.item
+    if isinstance(item.type, ArrayType):
+        item = m.b.insert(ops.AsType(t.dtype.name, item, type=ArrayType(t.dtype, 1, "C")))
+    else:
+        item = m.b.cast(item, t.dtype)
+    m.b.insert(ops.MaskAssign(inst.value, inst.indices[0], item, type=NONE))
