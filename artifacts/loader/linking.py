@@ -18,8 +18,8 @@ its functions and every array borrowing from it are gone.
 
 from __future__ import annotations
 
+import _thread  # ``threading``'s lock without importing ``threading`` (issue 13: start-up)
 import ctypes
-import threading
 
 from gradc.artifacts.abi.symbols import (
     PYTHON_API_DATA,
@@ -48,7 +48,7 @@ __all__ = [
     "runtime_stats",
 ]
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 
 # ---------------------------------------------------------------------------- the runtime
 
