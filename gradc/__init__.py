@@ -327,8 +327,21 @@ class DerivativePlaceholder:
             compiled = self._compiled = runtime_mode.resolve_derivative(self, root)
         if compiled is not None:
             return compiled(*args, **kwargs)
+        raise self._not_built()
+
+    def __getitem__(self, launch: Any) -> Callable[..., Any]:
+        """A kernel derivative's launch ``d_k[grid, block]``: in plain Python, calling it
+        raises :class:`NotImplementedError` as calling the declaration does (kernels'
+        derivatives run only from a built artifact)."""
+
+        def launch_not_built(*args: Any, **kwargs: Any) -> Any:
+            raise self._not_built()
+
+        return launch_not_built
+
+    def _not_built(self) -> NotImplementedError:
         name = getattr(self.fn, "__qualname__", repr(self.fn))
-        raise NotImplementedError(
+        return NotImplementedError(
             f"gradc.{self.kind}({name}) has no plain-Python implementation: build the module "
             "with `gradc build` and call the derivative from the artifact (gradc.load)"
         )

@@ -70,6 +70,8 @@ def _unchecked(fl: FunctionLowering, name: str, args: list[ll.Value]) -> ll.Valu
             if libm:
                 return b.call(fl.ml.libm(libm, x.type, 1), args)
             return fl.call_intrinsic(name.removeprefix("ieee_"), *args)
+        case "norm_sqrt":  # np.std, the 2-norm: C's sqrt, no checks
+            return fl.call_intrinsic("sqrt", x)
         case "rint":  # NumPy's np.rint/np.round: round half to even, no checks
             return fl.call_intrinsic("rint", x)
         case "digamma":  # derivative code of gamma/lgamma

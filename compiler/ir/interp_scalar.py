@@ -269,6 +269,8 @@ def _math(m: Machine, inst: Instruction, vals: list[object]) -> object:
 
         with np.errstate(all="ignore"):
             return float(getattr(np, inst.fn.removeprefix("ieee_"))(np.float64(args[0])))
+    if inst.fn == "norm_sqrt":  # C's sqrt (NaN below 0), no Python exception
+        return math.sqrt(args[0]) if not args[0] < 0.0 else math.nan
     if inst.fn == "digamma":
         return digamma(args[0])
     if inst.fn == "rint":  # round half to even, as C's rint

@@ -39,6 +39,7 @@ from gradc.compiler.ir.loc import Loc
 from gradc.compiler.ir.types import F64, I1, I64, NONE, TAPE, ArrayType, PointerType, ScalarType
 from gradc.passes.ad.activity import is_active_param
 from gradc.passes.ad.forward import jvp_function
+from gradc.passes.ad.kernel_aliasing import emit_kernel_overlap_checks
 from gradc.passes.ad.layout import as_shadow
 from gradc.passes.ad.lowlevel import check_shapes
 from gradc.passes.ad.memory import callee_writes
@@ -133,6 +134,11 @@ def kernel_derivative(
     b.position_at_end(fn.add_block("entry"))
     with b.at(loc):
         _check_shadows(b, primal, shadows, kind)
+        indexed = ThreadPrivate(thread, nthread).indexed if kind == "grad" else frozenset()
+        # once per launch (the descriptors are the same in every thread); on the GPU
+        # its ValueError arrives at synchronize()
+        with b.if_then(_first_thread(b, primal), label="overlap"):
+            emit_kernel_overlap_checks(module, thread, b, primal, shadows, kind, indexed)
         if kind == "jvp":
             derived = jvp_function(module, thread, pattern)
             tangents = [as_shadow(b, shadows[i], thread.params[i].type) for i in sorted(pattern)]
@@ -156,13 +162,15 @@ def _reverse_body(
     """One thread's forward sweep then its reverse sweep; the adjoint of each active
     float scalar added to element 0 of its 1-element shadow (an atomic add)."""
     private = ThreadPrivate(thread, nthread)
-    axes = 3  # the fewest grid axes a private load of a differentiated array uses
+    # the fewest grid axes a thread-indexed access of a shadowed array uses: the adjoint
+    # of a load is added to, and the seed of a store consumed from, its shadow without
+    # an atomic
+    axes = 3
     for inst in thread.instructions():
-        if private(inst):
-            address = inst.operands()[0]
-            assert isinstance(address, ops.ElementAddr) and isinstance(address.array, Argument)
-            if address.array.index in pattern:
-                axes = min(axes, len(address.indices))
+        if isinstance(inst, (ops.Load, ops.Store)) and isinstance(inst.pointer, ops.ElementAddr):
+            array = inst.pointer.array
+            if isinstance(array, Argument) and array.index in private.indexed & pattern:
+                axes = min(axes, len(inst.pointer.indices))
     _check_launch(b, primal, axes, thread.source_name)
     derived = kernel_vjp_functions(module, thread, pattern, private)
     shadow_args: list[Value] = []
@@ -188,8 +196,10 @@ class ThreadPrivate:
 
     An array parameter ``a`` of ``n <= 3`` axes is *thread-indexed* when every element
     access of it in ``thread`` is ``a[g0, ..., g(n-1)]`` with ``g`` the thread's
-    ``cuda.grid(n)`` components (``ctaid * ntid + tid`` per axis) and its other uses
-    read its shape only (no call, view or alias sees it). Then two threads of a launch
+    ``cuda.grid(n)`` components (``ctaid * ntid + tid`` per axis), ``n`` at least the
+    number of grid axes the kernel's indices read (``v[i]`` in a kernel of ``i, j =
+    cuda.grid(2)`` is read by a row of threads), and its other uses read its shape only
+    (no call, view or alias sees it). Then two threads of a launch
     whose extents beyond axis ``n`` are 1 touch different elements of ``a``, and so of
     its shadow: the reverse sweep adds a load's adjoint there without an atomic. One
     access by another index (``a[i + 1]`` beside ``a[i]``) makes every access of ``a``
@@ -203,10 +213,17 @@ class ThreadPrivate:
     def __init__(self, thread: Function, registers: int) -> None:
         self.registers = registers
         arrays = [p for p in thread.params[registers:] if isinstance(p.type, ArrayType)]
+        # the grid axes the thread's index reads (tid or ctaid): an access by fewer
+        # components (v[i] in a 2-d kernel) is shared by the threads of a row
+        axes = 1
+        for inst in thread.instructions():
+            for v in inst.operands():
+                if isinstance(v, Argument) and v.index < 6 and v.index % 3 > 0:
+                    axes = max(axes, v.index % 3 + 1)
         shared: set[Value] = set()
         for inst in thread.instructions():
             for v in inst.operands():
-                if v in arrays and not _grid_access(inst, v):
+                if v in arrays and not _grid_access(inst, v, axes):
                     shared.add(v)
         #: the positions of the thread-indexed array parameters
         self.indexed = frozenset(p.index for p in arrays if p not in shared)
@@ -218,20 +235,23 @@ class ThreadPrivate:
         return isinstance(array, Argument) and array.index in self.indexed
 
 
-def _grid_access(inst: Instruction, array: Value) -> bool:
+def _grid_access(inst: Instruction, array: Value, axes: int) -> bool:
     """``inst`` reads ``array``'s shape, or addresses ``array[g0, ..., g(n-1)]`` (every
-    axis, by ``cuda.grid(n)``'s components)."""
+    axis, by ``cuda.grid(n)``'s components, ``n >= axes``)."""
     if isinstance(inst, ops.ArrayDim):
         return True
     if not isinstance(inst, ops.ElementAddr) or inst.array is not array:
         return False
-    if not 1 <= len(inst.indices) <= 3:
+    if not axes <= len(inst.indices) <= 3:
         return False
     return all(_is_grid(v, axis) for axis, v in enumerate(inst.indices))
 
 
 def _is_grid(v: Value, axis: int) -> bool:
-    """``v`` is ``ctaid.<axis> * ntid.<axis> + tid.<axis>`` (``cuda.grid``'s component)."""
+    """``v`` is ``ctaid.<axis> * ntid.<axis> + tid.<axis>`` (``cuda.grid``'s component;
+    ``cuda.grid(2)`` and ``(3)`` build a tuple of them, which ``i, j = ...`` unpacks)."""
+    if isinstance(v, ops.TupleGet) and isinstance(v.tuple, ops.MakeTuple):
+        v = v.tuple.elements[v.index]
     if not isinstance(v, ops.Add):
         return False
     for prod, tid in ((v.lhs, v.rhs), (v.rhs, v.lhs)):
@@ -248,6 +268,15 @@ def _which(v: Value) -> int:
 
 def _register(v: Value, index: int) -> bool:
     return isinstance(v, Argument) and v.index == index
+
+
+def _first_thread(b: Builder, primal: list[Value]) -> Value:
+    """``i1``: this is thread 0 of block 0 (``tid`` and ``ctaid`` all zero)."""
+    zero = b.const(0, I64)
+    first: Value = b.const(True, I1)
+    for reg in range(6):  # tid, ctaid
+        first = b.insert(ops.BitAnd(first, b.cmp("eq", primal[reg], zero), type=I1))
+    return first
 
 
 def _check_launch(b: Builder, primal: list[Value], axes: int, kernel: str) -> None:

@@ -148,9 +148,10 @@ def _product(lw: ArrayLowering, values: Sequence[Value]) -> Value:
 
 
 def _sqrt(lw: ArrayLowering, x: Value, dtype: ScalarType) -> Value:
-    """``sqrt(x)`` in ``dtype``: through ``f64`` for ``f32`` (correctly rounded both ways,
-    so NumPy's ``sqrtf``)."""
-    root = lw.b.math("ieee_sqrt", lw.b.cast(x, F64))
+    """``sqrt(x)`` of a sum of squares ``x`` in ``dtype``: through ``f64`` for ``f32``
+    (correctly rounded both ways, so NumPy's ``sqrtf``); ``norm_sqrt``, whose derivative
+    is 0 where ``x`` is 0 (a zero spread or vector: docs/ad.md)."""
+    root = lw.b.math("norm_sqrt", lw.b.cast(x, F64))
     return lw.b.cast(root, dtype)
 
 

@@ -84,6 +84,14 @@ def scale2d(m: f64[:, :], v: f64[:], out: f64[:, :]):
 
 
 @gradc.kernel
+def row_scale(m: f64[:, :], v: f64[:], out: f64[:, :]):
+    # m and out thread-indexed by cuda.grid(2); v[i] is read by a row of threads
+    i, j = cuda.grid(2)
+    if i < m.shape[0] and j < m.shape[1]:
+        out[i, j] = m[i, j] * m[i, j] * v[i]
+
+
+@gradc.kernel
 def matvec(m: f64[:, :], v: f64[:], out: f64[:]):
     i = cuda.grid(1)
     if i < m.shape[0]:
@@ -121,6 +129,7 @@ CASES = {
     "stencil": ((("v", (N,)), ("v", (N,))), ((10,), (4,))),
     "scalars": ((("s",), ("s",), ("v", (N,)), ("v", (N,))), ((5,), (8,))),
     "scale2d": ((("v", (5, 6)), ("v", (6,)), ("v", (5, 6))), ((2, 2), (3, 4))),
+    "row_scale": ((("v", (5, 6)), ("v", (5,)), ("v", (5, 6))), ((2, 3), (3, 2))),
     "matvec": ((("v", (9, 4)), ("v", (4,)), ("v", (9,))), ((3,), (4,))),
     "in_out": ((("v", (N,)), ("v", (N,))), ((5,), (8,))),
     "while_loop": ((("v", (N,)), ("v", (N,))), ((5,), (8,))),
@@ -142,6 +151,8 @@ d_scalars = gradc.grad(scalars, wrt=("a", "b", "x", "out"))
 t_scalars = gradc.jvp(scalars, wrt=("a", "b", "x", "out"))
 d_scale2d = gradc.grad(scale2d, wrt=("m", "v", "out"))
 t_scale2d = gradc.jvp(scale2d, wrt=("m", "v", "out"))
+d_row_scale = gradc.grad(row_scale, wrt=("m", "v", "out"))
+t_row_scale = gradc.jvp(row_scale, wrt=("m", "v", "out"))
 d_matvec = gradc.grad(matvec, wrt=("m", "v", "out"))
 t_matvec = gradc.jvp(matvec, wrt=("m", "v", "out"))
 d_in_out = gradc.grad(in_out, wrt=("x", "out"))
@@ -151,3 +162,6 @@ t_while_loop = gradc.jvp(while_loop, wrt=("x", "out"))
 # the elementwise gradient of tests/cuda/gpu_check.py's bandwidth figure, and a kernel
 # whose derivative needs no atomic (only the outputs are shadowed, by their index)
 d_x_saxpy = gradc.grad(saxpy, wrt="x")
+# only the scalar: no read of a shadowed array, but the seed d_out[i] is consumed by the
+# thread of element i without an atomic, so launches with y or z extents are refused
+d_a_saxpy = gradc.grad(saxpy, wrt="a")

@@ -172,4 +172,72 @@ def test_gpu_check_harness_on_the_cpu(lib: Any) -> None:
     from tests.cuda import gpu_check_ad
 
     line = gpu_check_ad.check_derivatives(_BUILT["art"], _GridLaunch(lib), _FakeCupy())
-    assert line.startswith("22 derivative kernels equal the CPU build")
+    assert line.startswith("24 derivative kernels equal the CPU build")
+
+
+def test_shared_memory_refused(lib: Any) -> None:
+    # a shadow in another's memory would take thread i's plain store of d_x[i] and thread
+    # i - 1's atomic add to d_x[i] at once on the GPU (the CPU grid loop hides the race)
+    rng = np.random.default_rng(3)
+    x, y = rng.uniform(-1, 1, 37), rng.uniform(-1, 1, 37)
+    out, d_out, d_a = np.zeros(37), np.ones(37), np.zeros(1)
+    d = np.zeros(2 * 37)
+    with pytest.raises(ValueError, match="shadows 'd_x' and 'd_out' share memory"):
+        _launch(lib, "d_stencil", [x, d[:37], out, d[30:67]])
+    with pytest.raises(ValueError, match="shadows 'd_x' and 'd_y' share memory"):
+        _launch(lib, "d_saxpy", [1.5, d_a, x, d[:37], y, d[:37], out, d_out])
+    with pytest.raises(ValueError, match="shadow 'd_x' shares memory with argument 'x'"):
+        _launch(lib, "d_stencil", [x, x, out, d_out])
+    with pytest.raises(ValueError, match="tangents 'd_x' and 'd_out' share memory"):
+        _launch(lib, "t_stencil", [x, d[:37], out, d[:37]])
+    with pytest.raises(ValueError, match="'x' and 'out' share memory and kernel 'saxpy'"):
+        _launch(lib, "d_x_saxpy", [1.5, x, d[:37], y, x, d_out])
+    # apart: two halves of one buffer, every other element of another (fresh arrays: a
+    # refused launch of the shuffled grid loop ran threads before its first)
+    d, d_out = np.zeros(2 * 37), np.ones(37)
+    _launch(lib, "d_saxpy", [1.5, d_a, x, d[:37], y, d[37:], out, d_out])
+    np.testing.assert_allclose(d[37:], np.cos(y), rtol=1e-15)
+    e = np.zeros(2 * 37)
+    e[1::2] = 1.0
+    _launch(lib, "d_stencil", [x, e[::2], out, e[1::2]])
+    assert not e[1::2][1:-1].any() and e[::2].any()  # seeds consumed, adjoints added
+
+
+def test_seed_of_private_write_needs_one_thread_per_element(lib: Any) -> None:
+    # d_a_saxpy reads no shadowed array, but each thread consumes d_out[i] with a plain
+    # load and store: two threads of one i (a y extent) would both take the seed on the
+    # GPU
+    rng = np.random.default_rng(4)
+    x, y, out, d_out = rng.uniform(-1, 1, 37), rng.uniform(-1, 1, 37), np.zeros(37), np.ones(37)
+    d_a = np.zeros(1)
+    with pytest.raises(ValueError, match=r"cuda.grid\(1\) without atomics"):
+        lib.d_a_saxpy(5, 1, 1, 8, 2, 1, 1.5, d_a, x, y, out, d_out)
+    lib.d_a_saxpy(5, 1, 1, 8, 1, 1, 1.5, d_a, x, y, out, d_out)
+    assert d_a[0] == pytest.approx(np.sum(x), rel=1e-13)
+    assert not d_out.any()
+    # one element for all: the plain stores of thread-indexed adjoints would race
+    from numpy.lib.stride_tricks import as_strided
+
+    d_x = as_strided(np.zeros(1), (37,), (0,))
+    with pytest.raises(ValueError, match="elements of shadow 'd_x' share memory"):
+        lib.d_x_saxpy(5, 1, 1, 8, 1, 1, 1.5, x, d_x, y, out, d_out)
+    # a shared read's adjoints are added atomically: one element may take them all
+    d_x = as_strided(np.zeros(1), (37,), (0,))
+    seed = rng.uniform(-1, 1, 37)
+    _launch(lib, "d_stencil", [x, d_x, out, seed.copy()])
+    s = seed[1:-1]
+    assert d_x[0] == pytest.approx(np.sum(s) * 2 - np.sum(4 * x[1:-1] * s), rel=1e-12)
+
+
+def test_grid2_thread_indexed(lib: Any) -> None:
+    # m[i, j] and out[i, j] by cuda.grid(2)'s components are thread-indexed (no atomic),
+    # so the derivative refuses a z extent; v[i] is a row's, added atomically, and does
+    # not refuse the 2-d launch (tests/cuda/test_kernel_ad_cuda.py counts the atomics)
+    rng = np.random.default_rng(5)
+    m, v, out = rng.uniform(-1, 1, (5, 6)), rng.uniform(-1, 1, 5), np.zeros((5, 6))
+    d_m, d_v, seed = np.zeros((5, 6)), np.zeros(5), rng.uniform(-1, 1, (5, 6))
+    with pytest.raises(ValueError, match=r"cuda.grid\(2\) without atomics.* of 1 in z\n"):
+        lib.d_row_scale(2, 3, 1, 3, 2, 2, m, d_m, v, d_v, out, seed.copy())
+    lib.d_row_scale(2, 3, 1, 3, 2, 1, m, d_m, v, d_v, out, seed.copy())
+    np.testing.assert_allclose(d_v, np.sum(seed * m * m, axis=1), rtol=1e-13)
+    np.testing.assert_allclose(d_m, 2 * seed * m * v[:, None], rtol=1e-13)

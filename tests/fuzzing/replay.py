@@ -3,7 +3,7 @@ that must pass, and open ones, xfail) and the check of a short seeded run."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -42,3 +42,22 @@ def check_short_run(camp: Campaign, seeds: Sequence[int], open_seeds: Mapping[in
     ]
     assert not unexpected, camp.summary() + "\n" + "\n".join(unexpected)
     assert camp.deriv_checks > 0 and camp.calls > 0
+
+
+def covering_seeds(
+    seeds: Iterable[int], program: Callable[[int], str], constructs: Sequence[str], most: int
+) -> list[int]:
+    """At most ``most`` of ``seeds`` whose programs together hold as many of
+    ``constructs`` (substrings of the source) as all of them do: greedily, each next seed
+    the one adding the most constructs not yet held (ties: the lower seed), then, once
+    every construct is held, the seeds with the most constructs. Generating is cheap
+    (no compiling), so a default test run can check the few programs of a fixed seed
+    range that cover the generator's breadth, and a slow test all of them."""
+    held = {s: {c for c in constructs if c in program(s)} for s in seeds}
+    chosen: list[int] = []
+    covered: set[str] = set()
+    while held and len(chosen) < most:
+        best = max(held, key=lambda s: (len(held[s] - covered), len(held[s]), -s))
+        chosen.append(best)
+        covered |= held.pop(best)
+    return sorted(chosen)

@@ -1,8 +1,10 @@
 """The fuzzer (tests/fuzzing): its parts, a short run on fixed seeds, and the corpus replay.
 
 * The generator, oracle verdicts and minimizer are tested without compiling anything.
-* ``test_short_run``: SHORT_RUN programs (fixed seeds, small programs, -O0, the
-  generator's full profile) compiled and
+* ``test_short_run``: QUICK_RUN, the few programs of SHORT_RUN that together hold every
+  construct of the generator's (``covering_seeds``), ``test_short_run_all`` (slow):
+  SHORT_RUN programs (fixed seeds, small programs, -O0, the generator's full profile),
+  compiled and
   checked in a worker process (``tests.fuzzing.runner``); every outcome must be ``ok`` or
   a clear compile error, except the seeds of ``OPEN_SEEDS`` (findings of issue #18 still
   open; each names its class) — those may fail, and the test says when one passes.
@@ -18,7 +20,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -28,20 +30,34 @@ from tests.fuzzing import oracle
 from tests.fuzzing.campaign import program_for, read_header, run
 from tests.fuzzing.generator import generate
 from tests.fuzzing.minimize import minimize
-from tests.fuzzing.replay import check_short_run, corpus_params
+from tests.fuzzing.replay import check_short_run, corpus_params, covering_seeds
 from tests.fuzzing.runner import Runner
+from tests.fuzzing.smoothness import kink_at
 
 CORPUS = Path(__file__).parent / "corpus"
 FIXED = sorted(CORPUS.glob("*.py"))
 PENDING = sorted((CORPUS / "pending").glob("*.py"))
 
-#: Short run: seeds, program size, optimisation level (chosen to fit ~90 s on one core).
+#: Short run: seeds, program size, optimisation level (~90 s on one core: a slow test).
 #: The full profile: since the fixes of issue #18 landed, raise/assert, runtime range
 #: steps, F-ordered parameters, np.full fills and computed exponents are in (the
 #: avoid-known profile that left them out stays for bisecting old builds).
 SHORT_RUN = range(1000, 1100)
 SHORT_SIZE = 5
 SHORT_PROFILE = "full"
+#: What the generator must produce (test_generator_covers_the_subset), and what the
+#: default run's few programs cover together.
+CONSTRUCTS = (
+    "while ", "for ", " in range(", "break", "continue", "else:", "raise ", "assert ",
+    "np.zeros(", "np.ones(", "np.full(", "math.", "gradc.grad(", "gradc.jvp(",
+    "gradc.value_and_grad(", "gradc.vjp(", "f64[::1, :]", "f64[:, ::1]", "f64[:, :]",
+    "def h0(", "return", " if ", " and ", " or ", "not ", "//", "%", "**", "min(", "max(",
+    "int(", "float(", "len(", ".shape[",
+)  # fmt: skip
+#: The default run: the seeds of SHORT_RUN whose programs cover CONSTRUCTS (a few s).
+QUICK_RUN = covering_seeds(
+    SHORT_RUN, lambda s: program_for(s, SHORT_PROFILE, SHORT_SIZE), CONSTRUCTS, most=3
+)
 #: Seeds of the short run that hit findings still open (issue #18), with their class.
 OPEN_SEEDS: dict[int, str] = {}
 LONG_RUN = range(0, 1500)
@@ -86,23 +102,38 @@ def test_avoid_known_leaves_out_the_open_bug_constructs() -> None:
 
 def test_generator_covers_the_subset() -> None:
     text = "\n".join(generate(s) for s in range(80))
-    for construct in (
-        "while ", "for ", " in range(", "break", "continue", "else:", "raise ", "assert ",
-        "np.zeros(", "np.ones(", "np.full(", "math.", "gradc.grad(", "gradc.jvp(",
-        "gradc.value_and_grad(", "gradc.vjp(", "f64[::1, :]", "f64[:, ::1]", "f64[:, :]",
-        "def h0(", "return", " if ", " and ", " or ", "not ", "//", "%", "**", "min(", "max(",
-        "int(", "float(", "len(", ".shape[",
-    ):  # fmt: skip
+    for construct in CONSTRUCTS:
         assert construct in text, construct
+
+
+def test_quick_run_covers_the_subset() -> None:
+    """The default run's few programs hold every construct the short run's hold."""
+    text = "\n".join(program_for(s, SHORT_PROFILE, SHORT_SIZE) for s in QUICK_RUN)
+    full = "\n".join(program_for(s, SHORT_PROFILE, SHORT_SIZE) for s in SHORT_RUN)
+    assert [c for c in CONSTRUCTS if c in full and c not in text] == []
 
 
 # ------------------------------------------------------------------ oracle verdicts
 
 
-def _verdict(fwd: float, rev: float, fd: list[float] | None, fd_values: bool = True) -> list[str]:
+def _verdict(
+    fwd: float,
+    rev: float,
+    fd: list[float] | None,
+    fd_values: bool = True,
+    kink: bool = False,
+    isolated: bool | None = None,
+) -> list[str]:
     report = oracle.Report()
     oracle._verdict(
-        report, [(fwd, abs(fwd), "jvp:t")], [(rev, abs(rev), "grad:d")], fd, 1.0, fd_values
+        report,
+        [(fwd, abs(fwd), "jvp:t")],
+        [(rev, abs(rev), "grad:d")],
+        fd,
+        1.0,
+        fd_values,
+        kink,
+        None if isolated is None else lambda: isolated,
     )
     return [f.cls for f in report.findings]
 
@@ -118,6 +149,42 @@ def test_verdicts() -> None:
     # a huge intermediate (absorption): FD's value is no verdict, a finite FD still is
     assert _verdict(2.0, 2.0, [3.0, 3.0], fd_values=False) == []
     assert _verdict(math.nan, math.nan, [0.0, 0.0], fd_values=False) == ["nan_grad"]
+    # no derivative at the point (smoothness.kink_at): a NaN beside a finite value is no finding,
+    # two finite values that differ still are
+    assert _verdict(0.0, math.nan, None, kink=True) == []
+    assert _verdict(0.0, 1.0, None, kink=True) == ["fwd_rev"]
+    # AD differs from FD at the point only (oracle._isolated: an intermediate's jump or tie
+    # there): no finding; where the neighbours disagree too, an ad_fd
+    assert _verdict(2.0, 2.0, [3.0, 3.0], isolated=True) == []
+    assert _verdict(2.0, 2.0, [3.0, 3.0], isolated=False) == ["ad_fd"]
+    assert _verdict(2.0, 3.0, [3.0, 3.0], isolated=True) == ["fwd_rev"]
+
+
+def _along(
+    f: Callable[[float], float], x: float
+) -> Callable[[float], tuple[object, Exception | None]]:
+    def call(h: float) -> tuple[object, Exception | None]:
+        try:
+            return f(x + h), None
+        except ValueError as exc:
+            return None, exc
+
+    return call
+
+
+def test_kink_at_finds_points_without_a_derivative() -> None:
+    def root_times(x: float) -> float:
+        return math.sqrt(x) * x
+
+    for f, x, kink in [
+        (abs, 0.0, True),  # one-sided slopes -1, +1
+        (root_times, 0.0, True),  # the edge of the domain: raises just left of it
+        (abs, 1e-7, False),  # a kink near the point, not at it: differentiable here
+        (root_times, 1e-7, False),
+        (lambda x: x * x, 0.0, False),
+        (math.exp, 3.0, False),
+    ]:
+        assert kink_at(_along(f, x), f(x), 1.0) is kink, (f, x)
 
 
 def test_value_comparison() -> None:
@@ -165,6 +232,14 @@ def runner() -> Iterator[Runner]:
 
 
 def test_short_run() -> None:
+    """The default run: QUICK_RUN, the few programs of SHORT_RUN covering its constructs."""
+    camp = run(QUICK_RUN, profile=SHORT_PROFILE, opt_level=0, size=SHORT_SIZE)
+    check_short_run(camp, QUICK_RUN, OPEN_SEEDS)
+    assert camp.counts["ok"] >= len(QUICK_RUN) // 2, camp.summary()
+
+
+@pytest.mark.slow
+def test_short_run_all() -> None:
     camp = run(SHORT_RUN, profile=SHORT_PROFILE, opt_level=0, size=SHORT_SIZE)
     check_short_run(camp, SHORT_RUN, OPEN_SEEDS)
     assert camp.counts["ok"] >= len(SHORT_RUN) // 2, camp.summary()

@@ -2,7 +2,9 @@
 seeded run, and the replay of its reduced findings.
 
 * The generator and the oracle's comparison are tested without compiling anything.
-* ``test_short_run_arrays``: ARRAY_SHORT_RUN modules (fixed seeds, -O0) compiled and
+* ``test_short_run_arrays``: ARRAY_QUICK_RUN, the few modules of ARRAY_SHORT_RUN that
+  together hold every construct (``covering_seeds``); ``test_short_run_arrays_all``
+  (slow): ARRAY_SHORT_RUN modules (fixed seeds, -O0) compiled and
   checked against NumPy (values, dtypes, shapes, argument states, exceptions) and finite
   differences; every outcome must be ``ok`` or a clear compile error, except the seeds of
   ``ARRAY_OPEN_SEEDS`` (open findings, each with its class).
@@ -27,7 +29,7 @@ import pytest
 from tests.fuzzing import array_oracle, oracle
 from tests.fuzzing.array_generator import generate_arrays
 from tests.fuzzing.campaign import read_header, run
-from tests.fuzzing.replay import check_short_run, corpus_params
+from tests.fuzzing.replay import check_short_run, corpus_params, covering_seeds
 from tests.fuzzing.runner import Runner
 
 CORPUS = Path(__file__).parent / "corpus_arrays"
@@ -35,6 +37,19 @@ FIXED = sorted(CORPUS.glob("*.py"))
 PENDING = sorted((CORPUS / "pending").glob("*.py"))
 
 ARRAY_SHORT_RUN = range(2000, 2026)
+#: What the generator must produce (test_array_generator_covers_the_constructs), and what
+#: the default run's few modules cover together.
+ARRAY_CONSTRUCTS = (
+    "np.where(", "np.sum(", ".sum(", "axis=", "keepdims=True", "::-1", "::2", "[:, ",
+    ".T", ".copy()", "] = ", "] += ", "] *= ", " += ", "np.maximum(", "np.sqrt(", " < ",
+    " & ", " // ", " % ", " ** ", "f32[", "i64[", "bool[", "(0,", "1)", "gradc.jvp(",
+    "gradc.grad(", "gradc.value_and_grad(", "np.mean(", "np.max(", "np.logical_",
+    ".clip(", "np.diff(", "np.linalg.norm(", "np.full_like(",
+)  # fmt: skip
+#: The default run: the seeds of ARRAY_SHORT_RUN covering ARRAY_CONSTRUCTS (a few s).
+ARRAY_QUICK_RUN = covering_seeds(
+    ARRAY_SHORT_RUN, lambda s: generate_arrays(s, 6), ARRAY_CONSTRUCTS, most=9
+)
 #: Seeds of the short run that hit open findings, with their outcome class.
 ARRAY_OPEN_SEEDS: dict[int, str] = {}
 ARRAY_LONG_RUN = range(0, 600)
@@ -66,13 +81,7 @@ def test_generated_array_modules_run_under_numpy(seed: int) -> None:
 
 def test_array_generator_covers_the_constructs() -> None:
     text = "\n".join(generate_arrays(s) for s in range(80))
-    for construct in (
-        "np.where(", "np.sum(", ".sum(", "axis=", "keepdims=True", "::-1", "::2", "[:, ",
-        ".T", ".copy()", "] = ", "] += ", "] *= ", " += ", "np.maximum(", "np.sqrt(", " < ",
-        " & ", " // ", " % ", " ** ", "f32[", "i64[", "bool[", "(0,", "1)", "gradc.jvp(",
-        "gradc.grad(", "gradc.value_and_grad(", "np.mean(", "np.max(", "np.logical_",
-        ".clip(", "np.diff(", "np.linalg.norm(", "np.full_like(",
-    ):  # fmt: skip
+    for construct in ARRAY_CONSTRUCTS:
         assert construct in text, construct
     tree = ast.parse(text.replace("import numpy as np\n", ""))
     assert tree.body
@@ -110,7 +119,23 @@ def runner() -> Iterator[Runner]:
         yield r
 
 
+def test_array_quick_run_covers_the_constructs() -> None:
+    """The default run's few modules hold every construct the short run's hold."""
+    text = "\n".join(generate_arrays(s, 6) for s in ARRAY_QUICK_RUN)
+    full = "\n".join(generate_arrays(s, 6) for s in ARRAY_SHORT_RUN)
+    assert [c for c in ARRAY_CONSTRUCTS if c in full and c not in text] == []
+
+
 def test_short_run_arrays() -> None:
+    """The default run: ARRAY_QUICK_RUN, the few modules of ARRAY_SHORT_RUN covering its
+    constructs."""
+    camp = run(ARRAY_QUICK_RUN, profile="arrays", opt_level=0, size=6)
+    check_short_run(camp, ARRAY_QUICK_RUN, ARRAY_OPEN_SEEDS)
+    assert camp.counts["ok"] >= 1, camp.summary()
+
+
+@pytest.mark.slow
+def test_short_run_arrays_all() -> None:
     camp = run(ARRAY_SHORT_RUN, profile="arrays", opt_level=0, size=6)
     check_short_run(camp, ARRAY_SHORT_RUN, ARRAY_OPEN_SEEDS)
     assert camp.counts["ok"] >= len(ARRAY_SHORT_RUN) // 3, camp.summary()

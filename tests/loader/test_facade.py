@@ -85,6 +85,8 @@ def test_derivatives_are_declarations_that_refuse_to_run(decl) -> None:  # type:
     assert "declaration" in repr(d)
     with pytest.raises(NotImplementedError, match="gradc build"):
         d(1.0)
+    with pytest.raises(NotImplementedError, match="gradc build"):  # a kernel's launch form
+        d[4, 256](1.0)
 
 
 def test_markers_evaluate_as_eager_annotations() -> None:

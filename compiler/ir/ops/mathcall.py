@@ -73,6 +73,8 @@ class MathName(StrEnum):
     #: C's ``rint`` (round half to even; NumPy's ``np.rint``/``np.round``), internal
     RINT = "rint"
     DIGAMMA = "digamma"
+    #: the square root of a sum of squares (``np.std``, the 2-norm), internal
+    NORM_SQRT = "norm_sqrt"
 
 
 class MathCheck(StrEnum):
@@ -209,6 +211,9 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
         MathFn(MathName.RINT, 1, MathCheck.NONE, internal=True),
         # the digamma function psi = lgamma', for the rules of gamma/lgamma (special.py)
         MathFn(MathName.DIGAMMA, 1, MathCheck.NONE, internal=True),
+        # C's sqrt of a sum of squares (np.std, the 2-norm): its derivative is 0 at 0,
+        # the subgradient at the apex of the norm's cone (passes/ad/rules/math.py)
+        MathFn(MathName.NORM_SQRT, 1, MathCheck.NONE, internal=True),
     )
 }
 

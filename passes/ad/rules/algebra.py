@@ -11,7 +11,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.ops import CmpPred, MathName
-from gradc.compiler.ir.types import ScalarType
+from gradc.compiler.ir.types import F64, ScalarType
 
 
 class RuleOps:
@@ -57,7 +57,13 @@ class RuleOps:
         partial is evaluated where the primal was, and must not raise where it did not."""
         if fn in ops.IEEE_MATH:
             fn = MathName(f"ieee_{fn.value}")
-        return self.b.math(fn, *args)
+        ty = args[0].type
+        if ty == F64 or not (isinstance(ty, ScalarType) and ty.is_float):
+            return self.b.math(fn, *args)
+        # an f32 operand (``%`` or ``**`` of f32 arrays): the f64 function, as NumPy's
+        # f32 functions are computed (passes/arrays), and the result back in f32
+        result = self.b.math(fn, *(self.b.cast(a, F64) for a in args))
+        return result if ops.MATH_FUNCTIONS[fn].returns_bool else self.b.cast(result, ty)
 
     def scale(self, t: Value, p: Value, active_p: bool = False, adjoint: bool = False) -> Value:
         """``t·p`` for a tangent or adjoint ``t`` and a partial ``p``, with a *strong

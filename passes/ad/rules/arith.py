@@ -9,7 +9,8 @@ mul         ȧ·b + a·ḃ                                     ā·b, ā·a
 div, fdiv   (ȧ − r·ḃ) / b                                 ā/b, −ā·r/b
 abs         sign(a)·ȧ (0 at 0, as JAX)                    sign(a)·ā
 pow         b·a^(b−1)·ȧ + r·ln(a)·ḃ                       ā·b·a^(b−1), ā·r·ln(a)
-            (b·a^(b−1) is 0 where b = 0 or ±inf; r·ln a is 0 where r = 0, its limit)
+            (b·a^(b−1) is 0 where b = 0 or ±inf; r·ln a is 0 where r = 0, its limit,
+            and where a <= 0: no derivative in b there)
 floordiv    0 (piecewise constant)
 mod (%)     ȧ − q·ḃ, q = a // b                          ā, −q·ā   (q: the piece of r)
 bitand ...  none: ints and bools (``& | ^ ~ << >>``)
@@ -80,17 +81,22 @@ def pow_partials(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Par
     a = 0) or b is ±inf (a^b is then 0, 1 or inf: constant in a but at |a| = 1, while
     b·a^(b−1) is ±inf·0). ∂r/∂b = r·ln a, and 0 where r == 0: the limit of r·ln a as r → 0 (0^b for
     b > 0 is 0 for every such b; also inf^b for b < 0 and underflow), where ln a alone
-    would be ∓inf. A negative base has no ∂r/∂b (NaN: a^b is real only at integer b).
+    would be ∓inf. Where a <= 0, a^b has no derivative in b (a negative base: a^b is
+    real only at integer b; a zero base: 0^b jumps from inf to 1 to 0 at b = 0), and
+    ∂r/∂b is 0 (TensorFlow's convention), not NaN or ∓inf: then an exponent that is
+    constant as a whole (``a ** (t - u)`` with ``t``, ``u`` copies of one value) adds its
+    exact zero to the gradient (its partials cancel only where finite).
     """
     a, b = inst.operands()
     one = o.c(1.0, a)
     zero = o.c(0.0, a)
-    da = o.b.mul(b, o.b.math(MathName.IEEE_POW, a, o.b.sub(b, one)))
+    da = o.b.mul(b, o.math(MathName.IEEE_POW, a, o.b.sub(b, one)))
     da = o.b.select(o.b.cmp(CmpPred.EQ, b, zero), zero, da)
-    da = o.b.select(o.b.math(MathName.ISINF, b), zero, da)
+    da = o.b.select(o.math(MathName.ISINF, b), zero, da)
     db = None
     if active(b):
-        db = o.b.select(o.b.cmp(CmpPred.EQ, r, zero), zero, o.b.mul(r, o.math(MathName.LOG, a)))
+        db = o.b.select(o.b.cmp(CmpPred.LE, a, zero), zero, o.b.mul(r, o.math(MathName.LOG, a)))
+        db = o.b.select(o.b.cmp(CmpPred.EQ, r, zero), zero, db)
     return [(a, da), (b, db)]
 
 
@@ -115,7 +121,7 @@ def _mod(o: RuleOps, inst: Instruction, active: Active, r: Value) -> Partials:
     db = None
     if active(b):
         q = o.math(MathName.RINT, o.b.binary(ops.FDiv, o.b.sub(a, r), b))
-        q = o.b.select(o.b.math(MathName.ISINF, b), o.c(0.0, r), q)
+        q = o.b.select(o.math(MathName.ISINF, b), o.c(0.0, r), q)
         db = o.neg(q)
     return [(a, o.c(1.0, r)), (b, db)]
 

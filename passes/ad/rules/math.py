@@ -94,6 +94,15 @@ def _inverse_sqrt_1_minus_square(o: RuleOps, a: Value, one: Value) -> Value | No
     return o.div(one, o.math(MathName.SQRT, o.b.sub(one, o.b.mul(a, a))))
 
 
+def _norm_sqrt(o: RuleOps, a: Value, r: Value, one: Value) -> Value | None:
+    """1 / (2r), and 0 where r == 0: ``norm_sqrt`` takes a sum of squares (np.std's
+    variance, the 2-norm's Σx²), whose own derivative is 0 there; the norm is a cone with
+    its apex there, not differentiable, and 0 is its subgradient (as abs'(0) = 0), and
+    where the spread stays 0 (one element, equal copies) the derivative, not inf·0 = NaN."""
+    zero = o.c(0.0, r)
+    return o.b.select(o.b.cmp(CmpPred.EQ, r, zero), zero, o.b.binary(ops.FDiv, one, o.b.add(r, r)))
+
+
 def _log_base(base: float) -> Derivative:
     def derivative(o: RuleOps, a: Value, r: Value, one: Value) -> Value | None:
         return o.div(one, o.b.mul(a, o.c(math.log(base), a)))
@@ -164,6 +173,7 @@ MATH_RULES: Mapping[MathName, ScalarRule] = {
     MathName.LOG2: unary(_log_base(2.0), _A),
     MathName.LOG10: unary(_log_base(10.0), _A),
     MathName.SQRT: unary(lambda o, a, r, one: o.div(one, o.b.mul(o.c(2.0, a), r)), _R),
+    MathName.NORM_SQRT: unary(_norm_sqrt, _R),
     MathName.FABS: unary(lambda o, a, r, one: o.sign(a), _A),
     MathName.ERF: unary(_erf(1.0), _A),
     MathName.ERFC: unary(_erf(-1.0), _A),

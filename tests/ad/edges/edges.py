@@ -104,13 +104,22 @@ t_zero_factor_path = gradc.jvp(zero_factor_path, wrt=("x", "y"))
 
 
 @gradc.export
-def negative_base_zero_exponent(x: f64, y: f64) -> f64:  # d/db = r·ln(x<0) = NaN, times 0
+def negative_base_zero_exponent(x: f64, y: f64) -> f64:  # d/db = 0 at a base <= 0, times 0
     v1 = float(int(y * 1.0)) * x
     return x**v1 + x
 
 
 d_negative_base_zero_exponent = gradc.grad(negative_base_zero_exponent, wrt=("x", "y"))
 t_negative_base_zero_exponent = gradc.jvp(negative_base_zero_exponent, wrt=("x", "y"))
+
+
+@gradc.export
+def pow_cancelling_exponent(x: f64, y: f64) -> f64:  # the exponent is 0 as a whole
+    return y ** (x * 2.0 - x - x) + x  # d/db at y <= 0 was -inf or NaN: -inf + inf, NaN - NaN
+
+
+d_pow_cancelling_exponent = gradc.grad(pow_cancelling_exponent, wrt=("x", "y"))
+t_pow_cancelling_exponent = gradc.jvp(pow_cancelling_exponent, wrt=("x", "y"))
 
 
 @gradc.export
@@ -187,7 +196,7 @@ t_unused_in_loop = gradc.jvp(unused_in_loop, wrt="x")
 
 
 @gradc.export
-def sqrt_of_square(x: f64) -> f64:  # sqrt' = inf times (x·x)' = 0 at x = 0: 0, as |x|
+def sqrt_of_square(x: f64) -> f64:  # |x| + x: no derivative at x = 0 (slopes 0 and 2)
     return math.sqrt(x * x) + x
 
 

@@ -1,7 +1,6 @@
 # fuzz: class=nan_grad key=nan_grad:grad seed=30091 input_seed=30091 opt=0
-# open: np.std of rows made constant by ca1 -= ca1: sqrt'(0) makes the adjoint of the variance inf, and
-# inf * 0 (the active partials x - mean) is NaN, as JAX's and as docs/ad.md says (sqrt(x * x) at 0); a
-# strong zero for a zero active partial cost ~30% of a product-bound gradient (benchmarks/bench_ad.py)
+# fixed: np.std's square root is norm_sqrt, derivative 0 at a zero spread (passes/ad/rules/math.py); before: rows
+# made constant by ca1 -= ca1 gave sqrt'(0) = inf times the active partials x - mean = 0: NaN
 # where: grad:d_g(...) non-finite derivative nan; other mode [0.0], FD [0.0, 0.0]
 import numpy as np
 

@@ -1,8 +1,6 @@
 # fuzz: class=nan_grad key=nan_grad:grad seed=101852 input_seed=101852 opt=0
-# open: s1 ** (t3 - ca0) with t3 and ca0 copies of a0 and s1 == 0: the exponent is 0 everywhere, but the
-# partial of ** in its exponent, r * log(0), is -inf, and the adjoints -inf (t3) and +inf (ca0) meet in a0:
-# NaN (forward mode: the exponent's tangent is exactly 0, strong zero, 0). As nan_grad_274: a partial that is
-# infinite or undefined where the total derivative exists only by cancellation; JAX gives NaN too
+# fixed: d(a ** b)/db is 0 where a <= 0 (passes/ad/rules/arith.py): the exponent's partials are 0, not -inf and +inf;
+# before: s1 ** (t3 - ca0) with t3 and ca0 copies of a0 and s1 == 0 summed -inf and +inf in a0: NaN
 # where: grad:d_g(np.array([1.598]) [F], ..., 0.663, 0.0) non-finite derivative nan; other mode [0.0], FD [0.0, 0.0]
 import numpy as np
 
