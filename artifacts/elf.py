@@ -13,7 +13,8 @@ orders are read.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+
+from gradc.artifacts.abi.types import Record
 
 __all__ = ["ElfError", "ElfObject", "ElfSymbol", "defined_symbols", "symbol_bytes"]
 
@@ -33,8 +34,7 @@ class ElfError(ValueError):
     """The bytes are not a well-formed ELF64 object (the message says what is wrong)."""
 
 
-@dataclass(frozen=True)
-class ElfSymbol:
+class ElfSymbol(Record):
     """A symbol defined in a section of the object.
 
     Attributes:
@@ -46,12 +46,24 @@ class ElfSymbol:
         kind: ``STT_*`` (1 object, 2 function ...).
     """
 
+    __slots__ = _fields = ("name", "section", "value", "size", "binding", "kind")
     name: str
     section: int
     value: int
     size: int
     binding: int
     kind: int
+
+    def __init__(
+        self, name: str, section: int, value: int, size: int, binding: int, kind: int
+    ) -> None:
+        set_field = object.__setattr__
+        set_field(self, "name", name)
+        set_field(self, "section", section)
+        set_field(self, "value", value)
+        set_field(self, "size", size)
+        set_field(self, "binding", binding)
+        set_field(self, "kind", kind)
 
 
 _HEADER = {o: struct.Struct(o + "Q") for o in "<>"}

@@ -94,14 +94,19 @@ refused.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import msgpack
 
 from gradc.artifacts.abi.signature import Signature
-from gradc.artifacts.errors import ArtifactError
+from gradc.artifacts.manifest_paths import FORMAT_VERSION as FORMAT_VERSION
+from gradc.artifacts.manifest_paths import MANIFEST_NAME as MANIFEST_NAME
+from gradc.artifacts.manifest_paths import TEXT_EXTENSIONS as TEXT_EXTENSIONS
+from gradc.artifacts.manifest_paths import Kinds, unpack
+from gradc.artifacts.manifest_paths import blob_sha256 as blob_sha256
+from gradc.artifacts.manifest_paths import object_path as object_path
+from gradc.artifacts.manifest_paths import text_path as text_path
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
 # process that loads an artifact does not import it (issue 13).
@@ -110,45 +115,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from gradc.artifacts.cuda_manifest import CudaSection
-
-#: (major, minor) of the format this module writes.
-FORMAT_VERSION: tuple[int, int] = (1, 7)
-
-MANIFEST_NAME = "manifest.msgpack"
-
-#: Text kinds stored beside objects, and their file extensions.
-TEXT_EXTENSIONS: dict[str, str] = {"ir": ".ir", "llvm": ".ll", "asm": ".s"}
-
-_SHA = r"[0-9a-f]{64}"
-_OBJECT_PATH = re.compile(rf"objects/({_SHA})\.o")
-_TEXT_PATH = re.compile(rf"texts/({_SHA})\.(ir|ll|s)")
-
-
-def object_path(sha256: str) -> str:
-    """Relative path of an object blob: ``objects/<sha256>.o``."""
-    return f"objects/{sha256}.o"
-
-
-def text_path(sha256: str, kind: str) -> str:
-    """Relative path of a text blob: ``texts/<sha256>.ir`` (``.ll`` for llvm, ``.s`` for asm)."""
-    return f"texts/{sha256}{TEXT_EXTENSIONS[kind]}"
-
-
-def blob_sha256(relpath: str) -> str:
-    """The sha256 named by a blob's relative path (the content address).
-
-    Raises:
-        ArtifactError: the path is not ``objects/<sha>.o`` or ``texts/<sha>.<ext>`` (this
-            also refuses absolute paths and ``..`` in a hostile manifest).
-    """
-    m = _OBJECT_PATH.fullmatch(relpath) or _TEXT_PATH.fullmatch(relpath)
-    if m is None:
-        from gradc.artifacts.cuda_manifest import CUDA_BLOB_PATH
-
-        m = CUDA_BLOB_PATH.fullmatch(relpath)
-    if m is None:
-        raise ArtifactError(f"invalid blob path {relpath!r} in manifest")
-    return m.group(1)
 
 
 @dataclass(frozen=True)
@@ -388,11 +354,7 @@ class Manifest:
             FormatVersionError: the major format version is not ours.
             ArtifactError: the data is truncated, not msgpack, or does not fit the schema.
         """
-        try:
-            raw = msgpack.unpackb(data, raw=False, strict_map_key=True)
-        except Exception as exc:  # msgpack raises several unrelated exception types
-            raise ArtifactError(f"{where} is truncated or corrupt ({exc})") from exc
-        return cls.from_dict(raw, where)
+        return cls.from_dict(unpack(data, where), where)
 
     @classmethod
     def from_dict(cls, raw: object, where: str = MANIFEST_NAME) -> Manifest:
@@ -403,9 +365,14 @@ class Manifest:
             FormatVersionError: the major format version is not ours.
             ArtifactError: a field is missing or has the wrong type (naming the field).
         """
-        from gradc.artifacts.manifest_schema import manifest_from_dict  # imports this module
+        from gradc.artifacts.manifest_schema import manifest_from_dict
 
-        return manifest_from_dict(raw, where)
+        manifest: Manifest = manifest_from_dict(raw, where, _KINDS)
+        return manifest
+
+
+#: The classes :func:`~gradc.artifacts.manifest_schema.manifest_from_dict` builds.
+_KINDS = Kinds(Producer, Target, Runtime, Wrapper, EntryVariant, EntrySignature, Entry, Manifest)
 
 
 def _wrapper_dict(wrapper: Wrapper | None) -> dict[str, Any]:

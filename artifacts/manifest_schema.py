@@ -7,19 +7,7 @@ Every check names the file and the field (``m.gradc/manifest.msgpack: entries[0]
 from __future__ import annotations
 
 from gradc.artifacts.errors import ArtifactError, FormatVersionError
-from gradc.artifacts.manifest import (
-    FORMAT_VERSION,
-    TEXT_EXTENSIONS,
-    Entry,
-    EntrySignature,
-    EntryVariant,
-    Manifest,
-    Producer,
-    Runtime,
-    Target,
-    Wrapper,
-    blob_sha256,
-)
+from gradc.artifacts.manifest_paths import FORMAT_VERSION, TEXT_EXTENSIONS, Kinds, blob_sha256
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
 # process that loads an artifact does not import it (issue 13).
@@ -32,14 +20,16 @@ if TYPE_CHECKING:
 __all__ = ["manifest_from_dict"]
 
 
-def manifest_from_dict(raw: object, where: str) -> Manifest:
-    """Validate plain data (as ``Manifest.to_dict`` returns it) read from ``where``.
+def manifest_from_dict(raw: object, where: str, kinds: Kinds) -> Any:
+    """Validate plain data (as ``Manifest.to_dict`` returns it) read from ``where`` into
+    a manifest of ``kinds``: the same checks and errors for the loader's records as for
+    the dataclasses of ``gradc.artifacts.manifest``.
 
     Raises:
         FormatVersionError: the major format version is not ours.
         ArtifactError: a field is missing or has the wrong type (naming the field).
     """
-    r = _Reader(where)
+    r = _Reader(where, kinds)
     top = r.req_map(raw, "manifest")
     found = _format_version(r, top)
     prod = r.req_map(r.get(top, "producer"), "producer")
@@ -53,14 +43,14 @@ def manifest_from_dict(raw: object, where: str) -> Manifest:
     clash = sorted({e.dispatch for e in entries} & set(names))
     if clash:
         raise ArtifactError(f"{where}: {clash[0]!r} names both an export and a dispatch")
-    target = Target(
+    target = kinds.target(
         triple=r.req_str(tgt, "triple", "target"),
         cpu=r.req_str(tgt, "cpu", "target"),
         features=r.req_str(tgt, "features", "target"),
     )
     variants = _variants(r, top, target, entries)
-    return Manifest(
-        producer=Producer(
+    return kinds.manifest(
+        producer=kinds.producer(
             gradc=r.req_str(prod, "gradc", "producer"),
             llvmlite=r.req_str(prod, "llvmlite", "producer"),
             llvm=r.req_str(prod, "llvm", "producer"),
@@ -104,16 +94,14 @@ def _format_version(r: _Reader, top: dict[str, Any]) -> tuple[int, int]:
     return found
 
 
-def _variants(
-    r: _Reader, top: dict[str, Any], target: Target, entries: list[Entry]
-) -> tuple[Target, ...]:
+def _variants(r: _Reader, top: dict[str, Any], target: Any, entries: list[Any]) -> tuple[Any, ...]:
     """The CPU ``variants`` (element 0 is ``target``), checked against each entry's."""
     where = r.where
-    variants: tuple[Target, ...] = ()
+    variants: tuple[Any, ...] = ()
     if "variants" in top:
         raw_variants = r.req_list(top["variants"], "variants")
         variants = tuple(
-            Target(
+            r.kinds.target(
                 target.triple,
                 r.req_str(r.req_map(v, f"variants[{i}]"), "cpu", f"variants[{i}]"),
                 r.req_str(v, "features", f"variants[{i}]"),
@@ -128,14 +116,14 @@ def _variants(
                 f"{where}: export {e.name!r} has {len(e.variants)} CPU variants, "
                 f"the artifact {len(variants)}"
             )
-        if e.variants and e.variants[0] != EntryVariant(
+        if e.variants and e.variants[0] != r.kinds.entry_variant(
             e.symbol, e.object, e.sha256, e.key, e.wrapper
         ):
             raise ArtifactError(f"{where}: export {e.name!r}: variants[0] is not the entry")
     return variants
 
 
-def _runtime(r: _Reader, top: dict[str, Any]) -> Runtime | None:
+def _runtime(r: _Reader, top: dict[str, Any]) -> Any:
     """The optional ``runtime`` map."""
     if "runtime" not in top:
         return None
@@ -144,14 +132,15 @@ def _runtime(r: _Reader, top: dict[str, Any]) -> Runtime | None:
     key = rt.get("key", "")
     if not isinstance(key, str):
         raise r.fail("runtime.key must be a string")
-    return Runtime(r.req_str(rt, "abi", "runtime"), obj, sha, key)
+    return r.kinds.runtime(r.req_str(rt, "abi", "runtime"), obj, sha, key)
 
 
 class _Reader:
     """Schema checks that name the file and the field."""
 
-    def __init__(self, where: str) -> None:
+    def __init__(self, where: str, kinds: Kinds) -> None:
         self.where = where
+        self.kinds = kinds
 
     def fail(self, what: str) -> ArtifactError:
         return ArtifactError(f"{self.where}: {what}")
@@ -211,7 +200,7 @@ class _Reader:
             out.append((param, d[1]))
         return tuple(out)
 
-    def entry(self, raw: object, name: str) -> Entry:
+    def entry(self, raw: object, name: str) -> Any:
         m = self.req_map(raw, name)
         sig = self.req_map(self.get(m, "signature", name), f"{name}.signature")
         params = []
@@ -227,7 +216,7 @@ class _Reader:
         names = [n for n, _ in params]
         if not all(isinstance(w, str) and w in names for w in writes):
             raise self.fail(f"{name}.signature.writes {writes!r} names no parameter")
-        signature = EntrySignature(
+        signature = self.kinds.entry_signature(
             tuple(params),
             self.req_str(sig, "result", f"{name}.signature"),
             tuple(n for n in names if n in writes),
@@ -249,7 +238,7 @@ class _Reader:
             v = self.req_map(raw_v, where)
             vobj, vsha = self.blob(v, where)
             variants.append(
-                EntryVariant(
+                self.kinds.entry_variant(
                     self.req_str(v, "symbol", where),
                     vobj,
                     vsha,
@@ -266,7 +255,7 @@ class _Reader:
         for k, v in components.items():
             if not isinstance(v, str | int | float | bool | None):
                 raise self.fail(f"{name}.key_components[{k!r}] must be a scalar")
-        return Entry(
+        return self.kinds.entry(
             name=self.req_str(m, "name", name),
             signature=signature,
             abi_version=abi,
@@ -290,13 +279,13 @@ class _Reader:
             raise self.fail(f"{name}.dispatch must be a Python name, got {value!r}")
         return value
 
-    def wrapper(self, m: dict[str, Any], name: str) -> Wrapper | None:
+    def wrapper(self, m: dict[str, Any], name: str) -> Any:
         """The optional ``wrapper`` map of ``m``."""
         if "wrapper" not in m:
             return None
         w = self.req_map(m["wrapper"], f"{name}.wrapper")
         wobj, wsha = self.blob(w, f"{name}.wrapper")
-        return Wrapper(self.req_str(w, "symbol", f"{name}.wrapper"), wobj, wsha)
+        return self.kinds.wrapper(self.req_str(w, "symbol", f"{name}.wrapper"), wobj, wsha)
 
     def sites(self, value: object, name: str) -> tuple[tuple[str, int, int], ...]:
         out = []

@@ -12,7 +12,14 @@ import os
 from pathlib import Path
 
 from gradc.artifacts.errors import ArtifactError
-from gradc.artifacts.manifest import MANIFEST_NAME, Manifest, blob_sha256
+from gradc.artifacts.manifest_paths import MANIFEST_NAME, blob_sha256
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gradc.artifacts import manifest_records
+    from gradc.artifacts.manifest import Manifest
 
 try:  # CPython's own SHA-256: ``hashlib`` loads OpenSSL's libcrypto first (~3 ms at start-up)
     from _sha2 import sha256 as _builtin_sha256  # type: ignore[import-not-found]  # >= 3.12
@@ -22,7 +29,7 @@ except ImportError:
     except ImportError:  # a CPython built without it: hashlib's
         _builtin_sha256 = None
 
-__all__ = ["read_blob", "read_manifest"]
+__all__ = ["read_blob", "read_manifest", "read_records"]
 
 #: Blobs of more bytes than this are hashed by ``hashlib`` (OpenSSL's, faster per byte).
 _LARGE_BLOB = 1 << 20
@@ -46,16 +53,36 @@ def read_manifest(art_dir: str | os.PathLike[str]) -> Manifest:
             message names the file).
         FormatVersionError: written by a gradc with another major format version.
     """
+    from gradc.artifacts.manifest import Manifest
+
+    path, data = _manifest_bytes(art_dir)
+    return Manifest.decode(data, str(path))
+
+
+def read_records(art_dir: str | os.PathLike[str]) -> manifest_records.Manifest:
+    """:func:`read_manifest` as the loader's records (``gradc.artifacts.manifest_records``:
+    the same checks and errors, without importing ``dataclasses``).
+
+    Raises:
+        ArtifactError, FormatVersionError: as :func:`read_manifest`.
+    """
+    from gradc.artifacts.manifest_records import decode
+
+    path, data = _manifest_bytes(art_dir)
+    return decode(data, str(path))
+
+
+def _manifest_bytes(art_dir: str | os.PathLike[str]) -> tuple[Path, bytes]:
+    """The path and bytes of ``art_dir/manifest.msgpack`` (ArtifactError naming it)."""
     path = Path(art_dir) / MANIFEST_NAME
     try:
-        data = path.read_bytes()
+        return path, path.read_bytes()
     except FileNotFoundError:
         if not Path(art_dir).exists():
             raise ArtifactError(f"no artifact at {art_dir} (directory does not exist)") from None
         raise ArtifactError(f"{path} is missing: not a gradc artifact") from None
     except OSError as exc:
         raise ArtifactError(f"cannot read {path}: {exc}") from exc
-    return Manifest.decode(data, str(path))
 
 
 def read_blob(art_dir: str | os.PathLike[str], relpath: str) -> bytes:

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import functools
 
-from gradc.artifacts.manifest import Producer
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gradc.artifacts.manifest import Producer
 
 __all__ = ["host_producer", "llvm_version"]
 
@@ -29,5 +33,6 @@ def host_producer() -> Producer:
     import llvmlite  # its __version__, not importlib.metadata's (~10 ms to import)
 
     from gradc._version import __version__
+    from gradc.artifacts.manifest import Producer  # not on the load path (issue 13)
 
     return Producer(gradc=__version__, llvmlite=llvmlite.__version__, llvm=llvm_version())

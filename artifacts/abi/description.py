@@ -39,13 +39,15 @@ import msgpack
 from gradc.artifacts.abi.symbols import ABI_VERSION, description_symbol
 from gradc.artifacts.elf import ElfError, ElfObject
 from gradc.artifacts.errors import ArtifactError
-from gradc.artifacts.manifest import Entry, Target
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
 # process that loads an artifact does not import it (issue 13).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from gradc.artifacts.manifest_records import AnyEntry as Entry
+    from gradc.artifacts.manifest_records import AnyTarget as Target
 
 __all__ = [
     "AbiMismatchError",

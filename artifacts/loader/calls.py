@@ -22,7 +22,6 @@ from gradc.artifacts.abi.types import AbiType, Array, Scalar, Tuple
 from gradc.artifacts.loader.arrays import array_ctype
 from gradc.artifacts.loader.convert import FLOAT_CHECKS, CType, scalar_ctype, tuple_ctype
 from gradc.artifacts.loader.exceptions import ErrorRecord, raise_error
-from gradc.artifacts.manifest import Entry
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
 # process that loads an artifact does not import it (issue 13).
@@ -30,7 +29,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["ctype_of", "make_export", "python_signature"]
+    from gradc.artifacts.manifest_records import AnyEntry as Entry
+
+__all__ = ["ctype_of", "export_doc", "make_export", "python_signature"]
 
 
 def ctype_of(t: AbiType, text: str | None = None) -> CType:
@@ -132,10 +133,9 @@ def make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Call
     qualname = f"{module}.{entry.name}"
     names = tuple(name for name, _ in params)
     defaults = dict(entry.signature.defaults)
-    shown = [f"{n}: {t.text}" + (f" = {defaults[n]!r}" if n in defaults else "") for n, t in params]
     # errors name the function the user calls: ``f``, not its specialisation ``f.f64.f64``
     called = entry.dispatch or entry.name
-    sig_text = f"{called}({', '.join(shown)}) -> {result.text}"
+    sig_text = _signature_text(called, params, defaults, result)
     bind = _binder(called, names, sig_text, defaults)
     unsupported = [t.text for _, t in params if not t.argument_ok]
     if not result.result_ok:
@@ -164,7 +164,7 @@ def make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Call
             fn.__gradc_read_result__ = _result_reader(out_type, result.array_result)  # type: ignore[attr-defined]
     fn.__name__ = entry.name
     fn.__qualname__ = qualname
-    fn.__doc__ = f"{sig_text}\n\nCompiled by gradc (symbol {entry.symbol})."
+    fn.__doc__ = _doc(sig_text, entry)
     fn.__gradc_entry__ = entry  # type: ignore[attr-defined]
     fn.__gradc_address__ = address  # type: ignore[attr-defined]
     fn.__gradc_keepalive__ = keepalive  # type: ignore[attr-defined]  # code stays mapped
@@ -173,6 +173,28 @@ def make_export(entry: Entry, module: str, address: int, keepalive: Any) -> Call
         [(n, t.text) for n, t in params], defaults, result.text
     )
     return fn
+
+
+def export_doc(entry: Entry) -> str:
+    """The docstring of export ``entry``'s callable (its signature and symbol), without
+    building the callable (the fast path's, :mod:`.fastcall`)."""
+    signature = entry.signature.abi
+    texts = [t for _, t in entry.signature.params]
+    params = [(name, ctype_of(t, s)) for (name, t), s in zip(signature.params, texts)]
+    result = ctype_of(signature.result, entry.signature.result)
+    called = entry.dispatch or entry.name
+    return _doc(_signature_text(called, params, dict(entry.signature.defaults), result), entry)
+
+
+def _signature_text(
+    called: str, params: list[tuple[str, CType]], defaults: dict[str, Any], result: CType
+) -> str:
+    shown = [f"{n}: {t.text}" + (f" = {defaults[n]!r}" if n in defaults else "") for n, t in params]
+    return f"{called}({', '.join(shown)}) -> {result.text}"
+
+
+def _doc(sig_text: str, entry: Entry) -> str:
+    return f"{sig_text}\n\nCompiled by gradc (symbol {entry.symbol})."
 
 
 def python_signature(

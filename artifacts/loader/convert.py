@@ -13,9 +13,8 @@ from __future__ import annotations
 import ctypes
 import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
-from gradc.artifacts.abi.types import Scalar
+from gradc.artifacts.abi.types import Record, Scalar
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
 # process that loads an artifact does not import it (issue 13).
@@ -26,8 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["FLOAT_CHECKS", "SCALARS", "CType", "same", "scalar_ctype", "tuple_ctype"]
 
 
-@dataclass(frozen=True)
-class CType:
+class CType(Record):
     """How one gradc type crosses the C ABI.
 
     Attributes:
@@ -48,15 +46,42 @@ class CType:
             arguments) -> the Python result (borrowed arrays are found among the arguments).
     """
 
+    __slots__ = _fields = (
+        "text",
+        "ctype",
+        "convert",
+        "result",
+        "scalar",
+        "argument_ok",
+        "result_ok",
+        "array_result",
+        "param_ctype",
+    )
     text: str
     ctype: Any
     convert: Callable[[Any], Any] | None
     result: Callable[[Any], Any]
-    scalar: bool = True
-    argument_ok: bool = True
-    result_ok: bool = True
-    array_result: Callable[[Any, Sequence[Any]], Any] | None = None
-    param_ctype: Any = None
+    scalar: bool
+    argument_ok: bool
+    result_ok: bool
+    array_result: Callable[[Any, Sequence[Any]], Any] | None
+    param_ctype: Any
+
+    def __init__(
+        self,
+        text: str,
+        ctype: Any,
+        convert: Callable[[Any], Any] | None,
+        result: Callable[[Any], Any],
+        scalar: bool = True,
+        argument_ok: bool = True,
+        result_ok: bool = True,
+        array_result: Callable[[Any, Sequence[Any]], Any] | None = None,
+        param_ctype: Any = None,
+    ) -> None:
+        values = (text, ctype, convert, result, scalar, argument_ok, result_ok)
+        for name, value in zip(self._fields, (*values, array_result, param_ctype)):
+            object.__setattr__(self, name, value)
 
 
 _INT_RANGES = {"i64": (-(2**63), 2**63 - 1), "i32": (-(2**31), 2**31 - 1)}

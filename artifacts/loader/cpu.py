@@ -43,8 +43,8 @@ from gradc.artifacts.loader.linking import (
 )
 from gradc.artifacts.loader.numpy_api import numpy_symbols
 from gradc.artifacts.loader.variants import host_cpu, required_features, select_variant
-from gradc.artifacts.manifest import Manifest
-from gradc.artifacts.reading import read_blob, read_manifest
+from gradc.artifacts.manifest_records import Manifest as Records
+from gradc.artifacts.reading import read_blob, read_records
 from gradc.artifacts.toolchain import llvm_version
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
@@ -52,6 +52,10 @@ from gradc.artifacts.toolchain import llvm_version
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from gradc.artifacts.manifest import Manifest as FullManifest
+    from gradc.artifacts.manifest_records import AnyEntry as Entry
+    from gradc.artifacts.manifest_records import AnyManifest as Manifest
 
 __all__ = [
     "FASTCALL_ENV",
@@ -92,6 +96,7 @@ class Library:
     ) -> None:
         self._gradc_path = path
         self._gradc_manifest = manifest
+        self._gradc_full: FullManifest | None = None
         self._gradc_functions = functions
         self._gradc_tracker = tracker
         self._gradc_ctypes = ctypes_functions if ctypes_functions is not None else functions
@@ -139,17 +144,23 @@ class Library:
         )
 
     @property
-    def manifest(self) -> Manifest:
+    def manifest(self) -> FullManifest:
         """The artifact's manifest as the loaded CPU variant sees it
         (:meth:`Manifest.for_variant`: ``target`` is the variant loaded); shadowed by an
-        export named ``manifest``."""
-        return self._gradc_manifest
+        export named ``manifest``. The loader reads records
+        (``gradc.artifacts.manifest_records``); the dataclass is built when first asked."""
+        full = self._gradc_full
+        if full is None:
+            m = self._gradc_manifest
+            full = self._gradc_full = m.full() if isinstance(m, Records) else m
+        return full
 
     def ctypes_function(self, name: str) -> Callable[..., Any]:
         """Export ``name`` on the ctypes path even when it has a fast-call wrapper (for
         benchmarks and tests; shadowed by an export named ``ctypes_function``)."""
         self[name]  # KeyError naming the exports
-        return self._gradc_all_ctypes[name]
+        call = self._gradc_all_ctypes[name]
+        return call.ctypes_call() if isinstance(call, FastExport) else call
 
     def is_fast(self, name: str) -> bool:
         """Whether export ``name`` is called through its fast-call wrapper."""
@@ -186,12 +197,12 @@ def _read_objects(
             runtime = read_blob(path, m.runtime.object)
         return m, objects, wrappers, runtime
 
-    manifest = read_manifest(path)
+    manifest = read_records(path)
     for attempt in range(1, _READ_ATTEMPTS + 1):
         try:
             return blobs(manifest)
         except ArtifactError:
-            again = read_manifest(path)
+            again = read_records(path)
             if again == manifest or attempt == _READ_ATTEMPTS:
                 raise
             manifest = again
@@ -243,14 +254,42 @@ def load(path: str | os.PathLike[str], *, fastcall: bool | None = None) -> Libra
         address = tracker[e.symbol]
         if not address:
             raise ArtifactError(f"{path}: symbol {e.symbol} of {e.name!r} is not defined")
-        call = make_export(e, manifest.module, address, keepalive)
-        slow[e.name] = call
+        build = _Build(e, manifest.module, address, keepalive)
         builtin = None
         if e.wrapper is not None and e.wrapper.sha256 in wrappers:
-            builtin = make_fast(e, manifest.module, tracker[e.wrapper.symbol], call, keepalive)
-        functions[e.name] = builtin or call
+            wrapper = tracker[e.wrapper.symbol]
+            if _lazy(e):  # the ctypes path built on first fallback (issue 13: start-up)
+                builtin = make_fast(e, manifest.module, wrapper, None, keepalive, build)
+            else:
+                builtin = make_fast(e, manifest.module, wrapper, build(), keepalive)
+        if builtin is None:
+            slow[e.name] = functions[e.name] = build()
+        else:
+            slow[e.name] = builtin.__self__  # type: ignore[attr-defined]  # its FastExport
+            functions[e.name] = builtin
     specialisations = _add_dispatchers(manifest, functions), _add_dispatchers(manifest, slow)
     return Library(path, manifest, functions, keepalive, slow, specialisations)
+
+
+class _Build:
+    """``build()``: the ctypes path of one export (:func:`~.calls.make_export`)."""
+
+    __slots__ = ("address", "entry", "keepalive", "module")
+
+    def __init__(self, entry: Entry, module: str, address: int, keepalive: Any) -> None:
+        self.entry, self.module, self.address, self.keepalive = entry, module, address, keepalive
+
+    def __call__(self) -> Callable[..., Any]:
+        return make_export(self.entry, self.module, self.address, self.keepalive)
+
+
+def _lazy(e: Entry) -> bool:
+    """Whether the ctypes path of fast export ``e`` is built only on first fallback: not
+    for a function exported with several signatures (its dispatcher takes the callables)
+    nor for one whose signature holds arrays (the wrapper reads such results through it)."""
+    abi = e.signature.abi
+    arrays = abi.result.holds_arrays or any(t.holds_arrays for _, t in abi.params)
+    return not e.dispatch and not arrays
 
 
 def _add_dispatchers(

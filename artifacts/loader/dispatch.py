@@ -41,13 +41,14 @@ from collections.abc import Callable, Sequence
 
 from gradc.artifacts.abi.types import AbiType, Array, Scalar
 from gradc.artifacts.loader.calls import python_signature
-from gradc.artifacts.manifest import Entry
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
 # process that loads an artifact does not import it (issue 13).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from gradc.artifacts.manifest_records import AnyEntry as Entry
 
     #: An argument's type for dispatch: ("scalar", kind, bits) or ("array", kind, bits,
     #: ndim, layout); kind is NumPy's (b, i, u, f), bits 1 for bool.

@@ -20,7 +20,12 @@ from gradc.artifacts.abi.layout import (
     TEMPLATE_FLOATS,
     TEMPLATE_SLOT,
 )
-from gradc.artifacts.manifest import Entry
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gradc.artifacts.manifest_records import AnyEntry as Entry
 
 __all__ = ["ErrorRecord", "error_message", "format_message", "raise_error"]
 

@@ -17,14 +17,16 @@ from collections.abc import Callable
 
 from gradc._flags import flag_value
 from gradc.artifacts.abi.symbols import METH_FASTCALL_KEYWORDS, RAISE_ATTRIBUTE, RESULT_ATTRIBUTE
+from gradc.artifacts.loader.calls import export_doc
 from gradc.artifacts.loader.exceptions import ErrorRecord, raise_error
-from gradc.artifacts.manifest import Entry
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
 # process that loads an artifact does not import it (issue 13).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from gradc.artifacts.manifest_records import AnyEntry as Entry
 
 __all__ = ["FASTCALL_ENV", "FastExport", "fastcall_enabled", "make_fast"]
 
@@ -72,6 +74,7 @@ class FastExport:
     __slots__ = (
         "__gradc_entry__",
         "_gradc_bind",
+        "_gradc_build",
         "_gradc_call",
         "_gradc_fast",
         "_gradc_keep",
@@ -82,25 +85,38 @@ class FastExport:
     def __init__(
         self,
         entry: Entry,
-        call: Callable[..., Any],
+        call: Callable[..., Any] | None,
         raise_error: Callable[[int, int], None],
         keep: Any,
+        build: Callable[[], Callable[..., Any]] | None = None,
     ) -> None:
         self.__gradc_entry__ = entry
         self._gradc_call = call
+        self._gradc_build = build
         self._gradc_bind = getattr(call, "__gradc_bind__", None)
         self._gradc_raise = raise_error
         self._gradc_keep = keep
         self._gradc_fast: Callable[..., Any] | None = None
         self._gradc_result = getattr(call, "__gradc_read_result__", None)
 
+    def ctypes_call(self) -> Callable[..., Any]:
+        """The export's ctypes path, built on first use when :func:`make_fast` was given
+        a ``build`` (issue 13: a process that never falls back does not build it)."""
+        call = self._gradc_call
+        if call is None:
+            assert self._gradc_build is not None
+            call = self._gradc_call = self._gradc_build()
+            self._gradc_bind = getattr(call, "__gradc_bind__", None)
+        return call
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        call = self.ctypes_call()
         fast = self._gradc_fast
         if kwargs and fast is not None and self._gradc_bind is not None:
             # Bind keywords here, then take the fast path positionally (an argument that
             # does not unbox comes back here without keywords: the ctypes path).
             return fast(*self._gradc_bind(args, kwargs))
-        return self._gradc_call(*args, **kwargs)
+        return call(*args, **kwargs)
 
 
 # what a wrapper calls on an error, and to read a result holding a borrowed array
@@ -135,9 +151,17 @@ def _text_signature(entry: Entry) -> str | None:
 
 
 def make_fast(
-    entry: Entry, module: str, address: int, call: Callable[..., Any], keepalive: Any
+    entry: Entry,
+    module: str,
+    address: int,
+    call: Callable[..., Any] | None,
+    keepalive: Any,
+    build: Callable[[], Callable[..., Any]] | None = None,
 ) -> Callable[..., Any] | None:
-    """The builtin of a fast-call wrapper at ``address``; None when there is none."""
+    """The builtin of a fast-call wrapper at ``address``; None when there is none. Calls
+    it hands back take ``call``, the ctypes path, or (``call`` None) the one ``build``
+    returns when first needed (``FastExport.ctypes_call``; not for results holding
+    arrays, whose wrapper reads them through the ctypes path's reader)."""
     if not address:
         return None
     qualname = f"{module}.{entry.name}"
@@ -146,9 +170,10 @@ def make_fast(
         raise_error(status, ErrorRecord.from_address(err_address), qualname, entry)
 
     text = _text_signature(entry)
-    doc = f"{text}\n--\n\n{call.__doc__}" if text else call.__doc__
+    plain = call.__doc__ if call is not None else export_doc(entry)
+    doc = f"{text}\n--\n\n{plain}" if text else plain
     mdef = _PyMethodDef(entry.name.encode(), address, METH_FASTCALL_KEYWORDS, (doc or "").encode())
-    self = _self_class(module)(entry, call, raise_record, (mdef, keepalive))
+    self = _self_class(module)(entry, call, raise_record, (mdef, keepalive), build)
     fn: Callable[..., Any] = _pycfunction_new(mdef, self, module)
     self._gradc_fast = fn  # a cycle (fn -> self -> fn), collected with the library
     return fn

@@ -18,8 +18,8 @@ its functions and every array borrowing from it are gone.
 
 from __future__ import annotations
 
+import _thread  # ``threading``'s lock without importing ``threading`` (issue 13: start-up)
 import ctypes
-import threading
 
 from gradc.artifacts.abi.symbols import (
     PYTHON_API_DATA,
@@ -30,7 +30,6 @@ from gradc.artifacts.abi.symbols import (
     RUNTIME_LIVE,
 )
 from gradc.artifacts.loader.memory import Image, load_image, process_symbol
-from gradc.artifacts.manifest import Manifest
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
 # process that loads an artifact does not import it (issue 13).
@@ -38,6 +37,8 @@ TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from gradc.artifacts.manifest_records import AnyManifest as Manifest
 
 __all__ = [
     "Runtime",
@@ -47,7 +48,7 @@ __all__ = [
     "runtime_stats",
 ]
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 
 # ---------------------------------------------------------------------------- the runtime
 

@@ -16,7 +16,13 @@ from pathlib import Path
 
 from gradc.artifacts.errors import ArtifactError
 from gradc.artifacts.loader.hostcpu import detect
-from gradc.artifacts.manifest import Manifest, Target
+
+# ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
+# process that loads an artifact does not import it (issue 13).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gradc.artifacts.manifest_records import AnyManifest as Manifest
+    from gradc.artifacts.manifest_records import AnyTarget as Target
 
 __all__ = ["CPU_LEVEL_FEATURES", "host_cpu", "required_features", "select_variant"]
 
@@ -119,7 +125,8 @@ def select_variant(path: Path, manifest: Manifest) -> int:
     if want and want.split("-")[0] != _ARCH_NAMES.get(machine, machine):
         raise ArtifactError(f"{path} was built for {want}; this process runs on {machine}")
     best, best_score, reasons = -1, -1, []
-    for i, target in enumerate(manifest.targets()):
+    targets: tuple[Target, ...] = manifest.targets()
+    for i, target in enumerate(targets):
         why, score = _misfit(target)
         if why is not None:
             reasons.append(why)

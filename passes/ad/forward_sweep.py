@@ -301,7 +301,11 @@ def _new_array(planner: _Planner, inst: Instruction, plan: BlockNeeds) -> None:
 @_NEEDS.register(ops.CopyArray)
 def _copy_array(planner: _Planner, inst: Instruction, plan: BlockNeeds) -> None:
     assert isinstance(inst, ops.CopyArray)
-    planner.shadow_needed(inst.array, plan)
+    # an inactive source (an array of constants copied, the copy then made active by a
+    # store) has no shadow: its adjoint is not wanted (``rules/arrays.py``)
+    source, s = inst.array, planner.shadows
+    if planner.p.active(source) or source in s.shadows or source in s.selectors:
+        planner.shadow_needed(source, plan)
     planner.shadow_needed(inst, plan)
 
 

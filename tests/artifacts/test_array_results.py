@@ -280,7 +280,7 @@ def test_runtime_stats_imports_nothing() -> None:
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
-    assert out == ["{'live':", "0}", "False"]
+    assert out == ["{'live':", "0,", "'allocated':", "0}", "False"]
 
 
 def _counts() -> dict[str, Any]:
