@@ -174,10 +174,11 @@ def _activate(active: set[Value], values: list[Value]) -> bool:
     return bool(added)
 
 
-@_SHARING.register(ops.Store)
+@_SHARING.register(ops.Store, ops.AtomicAdd)
 def _store(inst: Instruction, active: set[Value]) -> bool:
-    # storing an active value makes the array (and everything it aliases) active
-    assert isinstance(inst, ops.Store)
+    # storing (or atomically adding) an active value makes the array (and everything it
+    # aliases) active
+    assert isinstance(inst, ops.Store | ops.AtomicAdd)
     changed = False
     if inst.value in active:
         for root in array_sources(inst.pointer):

@@ -237,7 +237,7 @@ class _ForwardMode:
         # a store, or a call with active operands whose own result is inactive or None,
         # may write active values into memory: their tangents are written beside them
         side_effect = (
-            isinstance(inst, ops.Store)
+            isinstance(inst, ops.Store | ops.AtomicAdd)
             or inst in self._calls_with_active_operands
             or (isinstance(inst, _TAPE_EFFECTS) and any(map(self.active, inst.operands())))
         )

@@ -250,7 +250,7 @@ class _Planner:
         plan = BlockNeeds()
         p = self.p
         for inst in p.body[block]:
-            if isinstance(inst, ops.Store):
+            if isinstance(inst, ops.Store | ops.AtomicAdd):
                 if p.active(inst.pointer):
                     self.address(inst.pointer, plan)
             elif isinstance(inst, ops.Return):

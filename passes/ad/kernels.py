@@ -25,8 +25,13 @@ float array the kernel writes (an output) is followed by its shadow::
   float), and the kernel writes the tangent of each element it writes into ``out`` into
   the same element of ``d_out`` (its other elements are left as they are).
 
-Barriers, shared arrays and ``cuda.atomic_add`` in a differentiated kernel are refused
-(compile error at their line).
+``cuda.atomic_add(a, i, v)`` (``a[i] += v``): its tangent adds ``v``'s into ``d_a[i]``
+(atomically on the GPU), its adjoint adds ``d_a[i]`` to ``v``'s and leaves the seed in
+place (``a[i]``'s old value still reaches the output). Barriers, shared arrays, a used
+old value of a float ``cuda.atomic_add`` (its derivative would depend on the order of
+the threads), and an array both atomically added to and read, stored or passed to a
+call in one kernel (the reverse sweep would consume or add to the seed other threads
+read) are refused (compile error at their line).
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from gradc.passes.ad.layout import as_shadow
 from gradc.passes.ad.lowlevel import check_shapes
 from gradc.passes.ad.memory import callee_writes
 from gradc.passes.ad.reverse import kernel_vjp_functions
+from gradc.passes.analysis.pointers import array_roots
 
 __all__ = ["KERNEL_KINDS", "ThreadPrivate", "kernel_derivative", "shadowed_params"]
 
@@ -54,7 +60,6 @@ KERNEL_KINDS = ("grad", "jvp")
 _REFUSED = {
     ops.SyncThreads: "cuda.syncthreads()",
     ops.SharedArray: "cuda.shared_array()",
-    ops.AtomicAdd: "cuda.atomic_add()",
 }
 
 
@@ -108,6 +113,7 @@ def kernel_derivative(
                 loc,
             )
     _refuse_unsupported(module, thread)
+    _check_atomics(thread)
     shadowed = shadowed_params(module, thread, nthread, wrt)
     pattern = frozenset(nthread + i for i in shadowed)
     fn = Function(name, return_type=NONE, loc=loc, source_name=name)
@@ -335,10 +341,58 @@ def _refuse_unsupported(module: Module, thread: Function) -> None:
             if what is not None:
                 raise PassError(
                     f"cannot differentiate {what} in kernel '{thread.source_name}': "
-                    "derivatives of barriers, shared arrays and atomics are not supported",
+                    "derivatives of barriers and shared arrays are not supported",
+                    inst.loc,
+                )
+            if fn is not thread and isinstance(inst, ops.AtomicAdd) and _float(inst):
+                raise PassError(
+                    f"cannot differentiate cuda.atomic_add() in '{fn.source_name}', called "
+                    f"by kernel '{thread.source_name}': a differentiated kernel adds "
+                    "atomically in its own body only",
                     inst.loc,
                 )
             if isinstance(inst, ops.Call) and inst.callee not in seen:
                 if inst.callee in module.functions:
                     seen.add(inst.callee)
                     work.append(module.functions[inst.callee])
+
+
+def _check_atomics(thread: Function) -> None:
+    """Raise at a float ``cuda.atomic_add`` of ``thread`` whose derivative would not be
+    exact: one whose old value is used (it depends on the order of the threads), or one
+    into an array the kernel also reads, stores into or passes to a call (a store's
+    adjoint consumes the seed the atomic add's adjoint reads in other threads; a read's
+    adds to it)."""
+    uses = thread.uses()
+    other: dict[Value, str] = {}  # array parameter -> how else the kernel touches it
+    atomics: list[ops.AtomicAdd] = []
+    for inst in thread.instructions():
+        if isinstance(inst, ops.AtomicAdd) and _float(inst):
+            atomics.append(inst)
+        elif isinstance(inst, ops.Store | ops.Load):
+            for root in array_roots(inst.pointer):
+                other.setdefault(root, "stores into" if isinstance(inst, ops.Store) else "reads")
+        elif isinstance(inst, ops.Call):
+            for arg in inst.args:
+                for root in array_roots(arg) if isinstance(arg.type, ArrayType) else ():
+                    other.setdefault(root, f"passes to '{inst.callee}'")
+    for inst in atomics:
+        where = f"in kernel '{thread.source_name}'"
+        if uses.get(inst):
+            raise PassError(
+                f"cannot differentiate cuda.atomic_add() {where}: the old value it returns "
+                "is used, and its derivative would depend on the order of the threads",
+                inst.loc,
+            )
+        for root in array_roots(inst.pointer):
+            if root in other:
+                raise PassError(
+                    f"cannot differentiate cuda.atomic_add() {where}: the kernel also "
+                    f"{other[root]} '{root.name}', which it atomically adds to (the "
+                    "derivative of that mix would depend on the order of the threads)",
+                    inst.loc,
+                )
+
+
+def _float(inst: Instruction) -> bool:
+    return isinstance(inst.type, ScalarType) and inst.type.is_float

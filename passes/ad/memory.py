@@ -62,7 +62,7 @@ def callee_writes(module: Module, root: str) -> dict[str, set[int]]:
         for name in names:
             for inst in module.functions[name].instructions():
                 targets: set[Value] = set()
-                if isinstance(inst, ops.Store):
+                if isinstance(inst, ops.Store | ops.AtomicAdd):
                     targets = array_roots(inst.pointer)
                 elif isinstance(inst, ops.Call):
                     for k in _written_args(inst, written):
@@ -107,7 +107,7 @@ class MemoryFacts:
         self._writes: list[tuple[Block, int, set[Value]]] = []
         for blk, insts in body.items():
             for k, inst in enumerate(insts):
-                if isinstance(inst, ops.Store):
+                if isinstance(inst, ops.Store | ops.AtomicAdd):
                     self._writes.append((blk, k, array_roots(inst.pointer)))
                 elif isinstance(inst, ops.Call):
                     for a in _written_args(inst, writes):

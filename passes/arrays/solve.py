@@ -7,7 +7,8 @@ is the first row ``p >= k`` of largest ``|U[p, k]|`` (LAPACK's ``idamax``), rows
 and ``p`` of ``U`` and ``B`` are swapped (``det`` flips its sign when ``p != k``), an
 exactly zero pivot raises NumPy's "Singular matrix" (``inv``/``solve``; ``det`` is then
 0), and every row below gets ``U[i, :] -= f * U[k, :]``, ``B[i, :] -= f * B[k, :]`` with
-``f = U[i, k] * (1 / U[k, k])`` (LAPACK's scaling). The order of operations is not
+``f = U[i, k] * (1 / U[k, k])`` (LAPACK's scaling; ``U[i, k] / U[k, k]`` for a pivot
+below the dtype's smallest normal, whose reciprocal overflows, as dgetrf2). The order of operations is not
 LAPACK's blocked one: values agree to rounding, and a nearly singular matrix may meet an
 exactly zero pivot in one and not in the other. ``inv``/``solve`` finish by back substitution; ``det`` is
 the sign times the product of the diagonal (NumPy computes ``sign * exp(Σ log|u_ii|)``:
@@ -24,10 +25,13 @@ from __future__ import annotations
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.ops.solve import NOT_SQUARE, SINGULAR, SOLVE_MISMATCH
-from gradc.compiler.ir.types import I64, ArrayType, ScalarType
+from gradc.compiler.ir.types import F32, F64, I64, ArrayType, ScalarType
 from gradc.passes.arrays.linalg_loops import counted_loop, new_array
 from gradc.passes.arrays.loops import ArrayLowering
 from gradc.passes.arrays.table import ARRAY_LOWERING, ArrayRule
+
+#: The smallest positive normal number per dtype (LAPACK's ``sfmin``, NumPy's ``tiny``).
+_SMALLEST_NORMAL = {F64: 2.0**-1022, F32: 2.0**-126}
 
 
 def _dtype(inst: ops.LinalgSolve) -> ScalarType:
@@ -115,10 +119,14 @@ def _factor(lw: ArrayLowering, inst: ops.LinalgSolve, n: Value, u: Value, rhs: V
             with b.if_then(singular, "linsolve.singular"):
                 b.raise_("ValueError", SINGULAR)
         divisor = b.select(singular, one_t, pivot) if det else pivot
-        scale = b.binary(ops.FDiv, one_t, divisor)  # LAPACK's dgetf2 scales by 1/pivot
+        scale = b.binary(ops.FDiv, one_t, divisor)
+        # LAPACK's dgetrf2: by 1/pivot, or divide by a pivot below the smallest normal
+        # (its reciprocal overflows: 0 * inf would be NaN where the quotient is 0)
+        normal = b.cmp("ge", b.unary(ops.Abs, divisor), lw.const(_SMALLEST_NORMAL[t], t))
         with counted_loop(b, b.add(k, lw.const(1, I64)), n, label="linsolve.row") as row:
             i = row.index
-            f = b.mul(lw.load(u, [i, k]), scale)
+            below = lw.load(u, [i, k])
+            f = b.select(normal, b.mul(below, scale), b.binary(ops.FDiv, below, divisor))
             if det:
                 f = b.select(singular, zero_t, f)
             lw.store(u, [i, k], f)

@@ -60,7 +60,14 @@ def _generator() -> ModuleType:
 def table_keys() -> tuple[set[str], set[str]]:
     """(entries needing a derivative case, other keys a case may name): the front end's
     tables of array operations as scripts/gen_supported.py reads them."""
-    from gradc.compiler.frontend import array_functions, array_reductions, lower_calls
+    from gradc.compiler.frontend import (
+        array_functions,
+        array_reductions,
+        array_reorder,
+        einsum,
+        linalg_solve,
+        lower_calls,
+    )
     from gradc.compiler.frontend.numpy_linalg import CONSTRUCT_FUNCTIONS, LINALG_FUNCTIONS
     from gradc.compiler.frontend.slicing import VIEW_METHODS
     from gradc.compiler.ir import ufuncs
@@ -82,6 +89,11 @@ def table_keys() -> tuple[set[str], set[str]]:
         "linalg": LINALG_FUNCTIONS,
         "view": VIEW_METHODS,
         "indexing": [form for form, _ in gen.INDEXING],
+        "reorder": array_reorder.REORDER_FUNCTIONS,
+        "solve": linalg_solve.SOLVE_FUNCTIONS,
+        "einsum": einsum.EINSUM_FORMS,
+        # `@`/np.matmul of operands of more than 2 axes (docs/supported.md's note)
+        "batched": ["matmul"],
     }
     for table, names in tables.items():
         keys |= {f"{table}:{name}" for name in names}
@@ -95,13 +107,33 @@ DEFAULT_BODIES = (
     "np.sum(x, axis=1, keepdims=True)", "x.var(axis=1, ddof=1)", "x.max(axis=1, keepdims=True)",
     "np.cumprod(x)", "np.linalg.norm(x)", "x @ y", "np.outer(x, y)",
     "np.concatenate((x, y), axis=1)", "x[::-1, ::2] * 2.0", "x[i] * 2.0",
+    "np.max(x, initial=s)",
 )  # fmt: skip
 #: ... and the statements (slice assignment, in-place operators, an overlapping copy)
 #: whose bodies start so.
-DEFAULT_STATEMENTS = ("z = x * 1.0\nz[1:, ::-1] = y", "z = x * 1.0\nz += y", "z = x * 2.0\nz[::-1]")
+DEFAULT_STATEMENTS = (
+    "z = x * 1.0\nz[1:, ::-1] = y", "z = x * 1.0\nz += y", "z = x * 2.0\nz[::-1]",
+    "z = x * 1.0\nz[x < 0.0] += y",
+)  # fmt: skip
+#: ... and the first case of each entry of these tables (operations whose other tests,
+#: tests/ad/corpus/reorder.py, are slow), of the mask writes, and of three np.einsum forms
+#: (the others lower to the products, views and sums above).
+DEFAULT_TABLES = ("reorder", "solve", "einsum", "batched")
+DEFAULT_EINSUM = ("einsum:ij,j->i", "einsum:ii->", "einsum:bij,bjk->bik")
+_FIRSTS = {c.key: k for k, c in reversed(list(enumerate(CASES)))}
+
+
+def _first_of_new_entry(k: int, key: str) -> bool:
+    table = key.split(":")[0]
+    wanted = key in DEFAULT_EINSUM if table == "einsum" else table in DEFAULT_TABLES
+    return _FIRSTS[key] == k and (wanted or "a[mask] =" in key)
+
+
 DEFAULT = [
     k for k, c in enumerate(CASES)
-    if c.body in DEFAULT_BODIES or c.body.startswith(DEFAULT_STATEMENTS)
+    if _first_of_new_entry(k, c.key)
+    or (c.key.split(":")[0] not in DEFAULT_TABLES
+        and (c.body in DEFAULT_BODIES or c.body.startswith(DEFAULT_STATEMENTS)))
 ]  # fmt: skip
 
 
@@ -131,8 +163,19 @@ def default_modules(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Modu
 
 
 @pytest.fixture(scope="module")
-def modules(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, ModuleType]:
-    return _build(tmp_path_factory, list(range(len(CASES))))
+def modules(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Any, ModuleType]:
+    """The library of the cases the selected slow tests check (all of them unless ``-k``
+    or node ids select fewer: the module of every case takes minutes to build)."""
+    selected = {
+        item.callspec.params["k"]
+        for item in request.session.items
+        if item.module is request.module
+        and "modules" in getattr(item, "fixturenames", ())
+        and "k" in getattr(getattr(item, "callspec", None), "params", {})
+    }
+    return _build(tmp_path_factory, sorted(selected))
 
 
 def check(modules: tuple[Any, ModuleType], k: int, ex: K.Example, seed: int) -> None:
@@ -225,6 +268,11 @@ def test_the_default_run_has_a_case_per_kind_of_rule() -> None:
     assert all(any(b.startswith(p) for b in bodies) for p in DEFAULT_STATEMENTS)
     kinds = {CASES[k].key.split(":")[0] for k in DEFAULT}
     assert kinds >= {"ufunc", "reduction", "linalg", "construct", "indexing", "statement"}
+    required, _ = table_keys()
+    keys = {CASES[k].key for k in DEFAULT}
+    new = {key for key in required if key.split(":")[0] in DEFAULT_TABLES or "a[mask] =" in key}
+    new -= {key for key in new if key.startswith("einsum:")} - set(DEFAULT_EINSUM)
+    assert new - set(NOT_DIFFERENTIABLE) <= keys, "an entry of DEFAULT_TABLES with no case"
 
 
 # ------------------------------------------------------------------------------- sweep

@@ -49,6 +49,11 @@ def _ids(case: H.Case) -> str:
     return case.id
 
 
+def _params(cases: list[H.Case]) -> list[Any]:
+    """``cases`` as test parameters: slow for a module declaring ``SLOW = True``."""
+    return [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.slow else []) for c in cases]
+
+
 # ------------------------------------------------------------------------- the corpus
 
 
@@ -99,7 +104,7 @@ DIFF_CASES = [c for c in CASES if c.grad_name is not None and c.jvp_name is not 
 # ------------------------------------------------------------------------- the oracle
 
 
-@pytest.mark.parametrize("case", DIFF_CASES, ids=_ids)
+@pytest.mark.parametrize("case", _params(DIFF_CASES))
 def test_finite_differences_match_dual_numbers(case: H.Case) -> None:
     """The FD oracle agrees with exact derivatives of the plain function (no compiling)."""
     plain = H.plain_fn(case)
@@ -130,7 +135,7 @@ def test_finite_differences_match_dual_numbers(case: H.Case) -> None:
     check()
 
 
-@pytest.mark.parametrize("case", DIFF_CASES, ids=_ids)
+@pytest.mark.parametrize("case", _params(DIFF_CASES))
 def test_checks_accept_exact_and_reject_wrong_derivatives(case: H.Case) -> None:
     """The four checks pass on exact derivatives (dual numbers, returned the way a
     compiled library returns them) and fail when those are off by 1e-3."""
@@ -179,7 +184,7 @@ def library(compile_module: Callable[[Path], Any]) -> Callable[[H.Case], Any]:
     return get
 
 
-@pytest.mark.parametrize("case", DIFF_CASES, ids=_ids)
+@pytest.mark.parametrize("case", _params(DIFF_CASES))
 def test_reverse_matches_finite_differences(case: H.Case, library: Any) -> None:
     lib = library(case)
 
@@ -191,7 +196,7 @@ def test_reverse_matches_finite_differences(case: H.Case, library: Any) -> None:
     check()
 
 
-@pytest.mark.parametrize("case", DIFF_CASES, ids=_ids)
+@pytest.mark.parametrize("case", _params(DIFF_CASES))
 def test_forward_matches_finite_differences(case: H.Case, library: Any) -> None:
     lib = library(case)
 
@@ -204,7 +209,7 @@ def test_forward_matches_finite_differences(case: H.Case, library: Any) -> None:
     check()
 
 
-@pytest.mark.parametrize("case", DIFF_CASES, ids=_ids)
+@pytest.mark.parametrize("case", _params(DIFF_CASES))
 def test_dot_product_reverse_vs_forward(case: H.Case, library: Any) -> None:
     lib = library(case)
 
@@ -217,7 +222,7 @@ def test_dot_product_reverse_vs_forward(case: H.Case, library: Any) -> None:
     check()
 
 
-@pytest.mark.parametrize("case", DIFF_CASES, ids=_ids)
+@pytest.mark.parametrize("case", _params(DIFF_CASES))
 def test_jvp_value_matches_plain(case: H.Case, library: Any) -> None:
     lib = library(case)
 
@@ -233,7 +238,7 @@ def test_jvp_value_matches_plain(case: H.Case, library: Any) -> None:
 ARRAY_CASES = [c for c in DIFF_CASES if any(p.kind == "array" for p in c.params)]
 
 
-@pytest.mark.parametrize("case", ARRAY_CASES, ids=_ids)
+@pytest.mark.parametrize("case", _params(ARRAY_CASES))
 def test_strided_arrays_give_the_same_derivatives(case: H.Case, library: Any) -> None:
     """Reversed, every-other-element views in (arguments and tangents) give what
     contiguous copies give; arguments are left as the plain function leaves them (a

@@ -44,7 +44,10 @@ def interp_library(path: Path) -> H.InterpLibrary:
     return H.InterpLibrary(_modules[path])
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.slow else []) for c in CASES],
+)
 def test_interpreted_derivatives(case: H.Case) -> None:
     lib = interp_library(case.path)
 

@@ -17,6 +17,8 @@ module-level dicts (all optional except SHAPES for array parameters)::
     MUTATES  = {"export": ("A",)}                 # array arguments the export writes
     ULP      = {"export"}                         # compare floats within 1 ulp (math)
     SUMMED   = {"export"}                         # floats within SUM_TOLERANCE (np.sum...)
+    SLOW     = True      # the compiled tests of every export are @pytest.mark.slow (a big
+                         # module whose operations a small default-run module also covers)
 
 Defaults: float elements and scalars in [-10, 10], int elements in [-20, 20], int
 scalars in [-9, 9], bools both.
@@ -232,6 +234,7 @@ class Export:
     mutates: tuple[str, ...] = ()
     ulp: bool = False
     summed: bool = False
+    slow: bool = False
 
     @property
     def id(self) -> str:
@@ -349,6 +352,7 @@ def discover(path: Path) -> list[Export]:
                 mutates=tuple(spec["MUTATES"].get(fn.name, ())),
                 ulp=fn.name in spec["ULP"],
                 summed=fn.name in spec["SUMMED"],
+                slow=bool(getattr(load_plain(path), "SLOW", False)),
             )
         )
     return exports
@@ -357,6 +361,12 @@ def discover(path: Path) -> list[Export]:
 CORPUS_FILES = sorted(CORPUS_DIR.glob("*.py"))
 EXPORTS = [e for path in CORPUS_FILES for e in discover(path)]
 ARRAY_EXPORTS = [e for e in EXPORTS if e.array_params]
+
+
+def compiled_params(exports: list[Export]) -> list[Any]:
+    """``exports`` as parameters of the tests that compile them: slow for a module
+    declaring ``SLOW = True``."""
+    return [pytest.param(e, id=e.id, marks=[pytest.mark.slow] if e.slow else []) for e in exports]
 
 
 # ------------------------------------------------------------------------- inputs
@@ -1041,7 +1051,7 @@ def _compiled(export: Export, compile_module: Callable[[Path], Any]) -> Callable
     return fn
 
 
-@pytest.mark.parametrize("export", EXPORTS, ids=lambda e: e.id)
+@pytest.mark.parametrize("export", compiled_params(EXPORTS))
 def test_matches_numpy(export: Export, compile_module: Callable[[Path], Any]) -> None:
     """Hypothesis: drawn dims, values, scalars, and a layout drawn for every argument."""
     plain = getattr(load_plain(export.path), export.name)
@@ -1056,7 +1066,7 @@ def test_matches_numpy(export: Export, compile_module: Callable[[Path], Any]) ->
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("export", ARRAY_EXPORTS, ids=lambda e: e.id)
+@pytest.mark.parametrize("export", compiled_params(ARRAY_EXPORTS))
 def test_layout(export: Export, layout: str, compile_module: Callable[[Path], Any]) -> None:
     """Every array argument in one layout: seeded random dims and values."""
     plain = getattr(load_plain(export.path), export.name)
@@ -1080,7 +1090,7 @@ def zero_dim_variants(export: Export) -> list[dict[str, int]]:
     return variants
 
 
-@pytest.mark.parametrize("export", ARRAY_EXPORTS, ids=lambda e: e.id)
+@pytest.mark.parametrize("export", compiled_params(ARRAY_EXPORTS))
 def test_zero_length_axes(export: Export, compile_module: Callable[[Path], Any]) -> None:
     plain = getattr(load_plain(export.path), export.name)
     compiled = _compiled(export, compile_module)
@@ -1108,7 +1118,7 @@ def broadcast_case(export: Export) -> tuple[Case, dict[str, np.ndarray]] | None:
     return case, views
 
 
-@pytest.mark.parametrize("export", [e for e in ARRAY_EXPORTS if not e.mutates], ids=lambda e: e.id)
+@pytest.mark.parametrize("export", compiled_params([e for e in ARRAY_EXPORTS if not e.mutates]))
 def test_zero_stride_readonly_inputs(export: Export, compile_module: Callable[[Path], Any]) -> None:
     built = broadcast_case(export)
     if built is None:

@@ -32,6 +32,7 @@ from tests.codegen.test_arrays_differential import (
     Case,
     Export,
     build_library,
+    compiled_params,
     deterministic_case,
     materialize,
     middle_dims,
@@ -258,7 +259,7 @@ def _corpus_cases(export: Export) -> list[Case]:
     return cases
 
 
-@pytest.mark.parametrize("export", EXPORTS, ids=lambda e: e.id)
+@pytest.mark.parametrize("export", compiled_params(EXPORTS))
 def test_every_export_is_leak_free(export: Export, compile_module: Callable[[Path], Any]) -> None:
     """20 rounds over a few inputs (fresh copies each call: some exports write them)."""
     fn = getattr(build_library(compile_module, export.path), export.name)

@@ -74,3 +74,18 @@ def test_max_initial_empty_and_nan(lib: Any, s: float) -> None:
         expected = np.max(x, initial=s)
         got = lib.max_initial(x, s)
         assert (math.isnan(got) and math.isnan(expected)) or got == expected
+
+
+@pytest.mark.parametrize("t", [2.2250738585e-313, 5e-324, 1e-310])
+def test_subnormal_pivots(lib: Any, t: float) -> None:
+    """A pivot below the smallest normal divides (LAPACK's dgetrf2): its reciprocal
+    overflows, and ``0 * inf`` would make the next pivot NaN instead of 0."""
+    singular = np.array([[t, t], [0.0, 0.0]])
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        np.linalg.inv(singular)
+    with pytest.raises(ValueError, match="Singular matrix"):
+        lib.inverse_of(singular)
+    assert lib.determinant_of(singular) == 0.0 == np.linalg.det(singular)
+    upper = np.array([[t, 1.0], [0.0, 1.0]])
+    assert lib.determinant_of(upper) == pytest.approx(np.linalg.det(upper), rel=1e-12)
+    assert lib.determinant_of(upper) == t

@@ -120,6 +120,29 @@ def while_loop(x: f64[:], out: f64[:]):
         out[i] = v
 
 
+@gradc.kernel
+def sum_squares(x: f64[:], out: f64[:]):
+    # a reduction: every thread adds into out[0] (x[i] is the thread's: d_x without atomics)
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        cuda.atomic_add(out, 0, x[i] * x[i])
+
+
+@gradc.kernel
+def histogram(x: f64[:], w: f64[:], idx: i64[:], h: f64[:]):
+    # a weighted scatter: threads meet on the bins idx[i]
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        cuda.atomic_add(h, idx[i], w[i] * x[i])
+
+
+@gradc.kernel
+def dot(x: f64[:], y: f64[:], out: f64[:]):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        cuda.atomic_add(out, 0, x[i] * y[i])
+
+
 CASES = {
     "saxpy": ((("s",), ("v", (N,)), ("v", (N,)), ("v", (N,))), ((5,), (8,))),
     "math_mix": ((("v", (N,)), ("v", (N,))), ((5,), (8,))),
@@ -133,6 +156,9 @@ CASES = {
     "matvec": ((("v", (9, 4)), ("v", (4,)), ("v", (9,))), ((3,), (4,))),
     "in_out": ((("v", (N,)), ("v", (N,))), ((5,), (8,))),
     "while_loop": ((("v", (N,)), ("v", (N,))), ((5,), (8,))),
+    "sum_squares": ((("v", (N,)), ("v", (1,))), ((5,), (8,))),
+    "histogram": ((("v", (N,)), ("v", (N,)), ("i", (N,), 7), ("v", (7,))), ((5,), (8,))),
+    "dot": ((("v", (N,)), ("v", (N,)), ("v", (1,))), ((5,), (8,))),
 }
 
 d_saxpy = gradc.grad(saxpy, wrt=("a", "x", "y", "out"))
@@ -159,6 +185,12 @@ d_in_out = gradc.grad(in_out, wrt=("x", "out"))
 t_in_out = gradc.jvp(in_out, wrt=("x", "out"))
 d_while_loop = gradc.grad(while_loop, wrt=("x", "out"))
 t_while_loop = gradc.jvp(while_loop, wrt=("x", "out"))
+d_sum_squares = gradc.grad(sum_squares, wrt=("x", "out"))
+t_sum_squares = gradc.jvp(sum_squares, wrt=("x", "out"))
+d_histogram = gradc.grad(histogram, wrt=("x", "w", "h"))
+t_histogram = gradc.jvp(histogram, wrt=("x", "w", "h"))
+d_dot = gradc.grad(dot, wrt=("x", "y", "out"))
+t_dot = gradc.jvp(dot, wrt=("x", "y", "out"))
 # the elementwise gradient of tests/cuda/gpu_check.py's bandwidth figure, and a kernel
 # whose derivative needs no atomic (only the outputs are shadowed, by their index)
 d_x_saxpy = gradc.grad(saxpy, wrt="x")

@@ -172,7 +172,7 @@ def test_gpu_check_harness_on_the_cpu(lib: Any) -> None:
     from tests.cuda import gpu_check_ad
 
     line = gpu_check_ad.check_derivatives(_BUILT["art"], _GridLaunch(lib), _FakeCupy())
-    assert line.startswith("24 derivative kernels equal the CPU build")
+    assert line.startswith("30 derivative kernels equal the CPU build")
 
 
 def test_shared_memory_refused(lib: Any) -> None:
@@ -241,3 +241,21 @@ def test_grid2_thread_indexed(lib: Any) -> None:
     lib.d_row_scale(2, 3, 1, 3, 2, 1, m, d_m, v, d_v, out, seed.copy())
     np.testing.assert_allclose(d_v, np.sum(seed * m * m, axis=1), rtol=1e-13)
     np.testing.assert_allclose(d_m, 2 * seed * m * v[:, None], rtol=1e-13)
+
+
+def test_atomic_add_keeps_the_seed(lib: Any) -> None:
+    # out[0] += x[i]²: d_x[i] += 2 x[i] d_out[0], and d_out stays (an accumulation does
+    # not overwrite out[0]'s old value); the histogram's bins likewise
+    rng = np.random.default_rng(6)
+    x, w, idx = rng.uniform(-1, 1, 37), rng.uniform(-1, 1, 37), rng.integers(0, 7, 37)
+    out, d_x, d_out = np.array([0.25]), np.zeros(37), np.array([-1.5])
+    _launch(lib, "d_sum_squares", [x, d_x, out, d_out])
+    np.testing.assert_allclose(d_x, 2 * x * -1.5, rtol=1e-15)
+    assert d_out[0] == -1.5 and out[0] == pytest.approx(0.25 + np.sum(x * x), rel=1e-13)
+    h, seed = np.zeros(7), rng.uniform(-1, 1, 7)
+    d_x, d_w, d_h = np.zeros(37), np.zeros(37), seed.copy()
+    _launch(lib, "d_histogram", [x, d_x, w, d_w, idx, h, d_h])
+    np.testing.assert_allclose(d_x, w * seed[idx], rtol=1e-15)
+    np.testing.assert_allclose(d_w, x * seed[idx], rtol=1e-15)
+    np.testing.assert_array_equal(d_h, seed)
+    np.testing.assert_allclose(h, np.bincount(idx, w * x, minlength=7), rtol=1e-13)

@@ -24,9 +24,7 @@ from gradc.passes.ad.rules.registry import rebuild_of
 WITHOUT_RULE = [
     "allocate",
     "arrayattr",
-    # the next two: only kernels contain them, and a kernel's derivative refuses
-    # cuda.atomic_add (passes/ad/kernels.py; its reverse sweep makes atomicadd itself)
-    "atomicadd",
+    # inference replaces it by elemaddr and atomicadd
     "atomicadditem",
     "basicindex",
     "br",

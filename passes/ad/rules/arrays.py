@@ -8,6 +8,8 @@ elemaddr    the same address in the tangent      (none: the load or store using 
 load        load the tangent element             shadow[i] += ā
 store       store the value's tangent beside     v̄ += shadow[i]; shadow[i] = 0 (the old
             the value                            value no longer reaches the output)
+atomicadd   atomically add the value's tangent   v̄ += shadow[i] (the shadow stays: the old
+            into the tangent element             value still reaches the output)
 newarray    np.full(shape, y): every element's   ȳ += Σ shadow
             tangent is ẏ
 copyarray   a copy of the tangent                source shadow += copy's shadow
@@ -51,6 +53,18 @@ def _store(sweep: ForwardSweep, inst: Instruction) -> Value | None:
     memory = sweep.known_tangent(inst.pointer)
     if memory is not None:
         sweep.b.insert(ops.Store(memory, sweep.tangent(inst.value), type=NONE))
+    elif sweep.must_have_tangent(inst.value):
+        raise AssertionError(f"forward mode: no tangent memory for {inst!r}")
+    return None
+
+
+def _atomic_add(sweep: ForwardSweep, inst: Instruction) -> Value | None:
+    # a[i] += v: the tangent of a[i] accumulates v's; the old value's tangent is never
+    # wanted (a differentiated kernel refuses its use, passes/ad/kernels.py)
+    assert isinstance(inst, ops.AtomicAdd)
+    memory = sweep.known_tangent(inst.pointer)
+    if memory is not None:
+        sweep.b.insert(ops.AtomicAdd(memory, sweep.tangent(inst.value), type=inst.type))
     elif sweep.must_have_tangent(inst.value):
         raise AssertionError(f"forward mode: no tangent memory for {inst!r}")
     return None
@@ -104,6 +118,17 @@ def _store_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) ->
     b.insert(ops.Store(address, zero(b, value.type), type=NONE))
 
 
+def _atomic_add_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> None:
+    assert isinstance(inst, ops.AtomicAdd)
+    if not sweep.p.active(inst.pointer) or not sweep.p.active(inst.value):
+        return
+    # a[i] += v adds v to what a[i] held: v's adjoint is the shadow's, which is not
+    # consumed (what a[i] held before still reaches the output beside v)
+    address = sweep.address(state, inst.pointer)
+    a = sweep.b.insert(ops.Load(address, type=inst.value.type))
+    sweep.adjoints.accumulate((inst.value, 0), a)
+
+
 def _new_array_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instruction) -> None:
     assert isinstance(inst, ops.NewArray)
     fill = inst.fill
@@ -128,6 +153,7 @@ def _copy_array_adjoint(sweep: ReverseSweep, state: BlockState, inst: Instructio
 AD_RULES.set([ops.ElementAddr], SweepRule(_element_addr, _element_addr_adjoint))
 AD_RULES.set([ops.Load], SweepRule(_load, _load_adjoint, rebuild=Rebuild.RELOAD))
 AD_RULES.set([ops.Store], SweepRule(_store, _store_adjoint))
+AD_RULES.set([ops.AtomicAdd], SweepRule(_atomic_add, _atomic_add_adjoint))
 AD_RULES.set([ops.NewArray], SweepRule(_new_array, _new_array_adjoint))
 AD_RULES.set([ops.CopyArray], SweepRule(_copy_array, _copy_array_adjoint))
 AD_RULES.set([ops.ArrayDim], NoDerivative(Rebuild.ALWAYS))  # an int, rebuilt from the array

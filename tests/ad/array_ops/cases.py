@@ -5,8 +5,10 @@ entry it exercises (:func:`table_keys`): ``ufunc:<name>`` (compiler/ir/ufuncs.py
 names a user reaches), ``reduction:<name>`` (ARRAY_REDUCTIONS), ``builtin:<name>``
 (BUILTIN_REDUCTIONS), ``function:<name>``/``method:<name>`` (ARRAY_FUNCTIONS/ARRAY_METHODS),
 ``construct:<name>`` (CONSTRUCT_FUNCTIONS), ``linalg:<name>`` (LINALG_FUNCTIONS),
-``view:<name>`` (VIEW_METHODS), ``indexing:<form>`` (scripts/gen_supported.py INDEXING) and
-``statement:<construct>`` (its STATEMENTS). A key may have several cases (axis/keepdims
+``view:<name>`` (VIEW_METHODS), ``reorder:<name>`` (REORDER_FUNCTIONS), ``solve:<name>``
+(``np.linalg.<name>`` of SOLVE_FUNCTIONS), ``einsum:<subscripts>`` (EINSUM_FORMS),
+``batched:matmul`` (``@``/``np.matmul`` of 3-D operands), ``indexing:<form>``
+(scripts/gen_supported.py INDEXING) and ``statement:<construct>`` (its STATEMENTS). A key may have several cases (axis/keepdims
 variants, layouts of operands).
 
 Operands: ``x, y, z`` are f64 arrays, ``s, t`` f64 scalars; array shapes are tuples of the
@@ -316,7 +318,93 @@ EDGES = [
            min_dim=1, no_broadcast=True),
 ]  # fmt: skip
 
-CASES: list[OpCase] = [*UNARY, *BINARY, *REDUCTIONS, *SHAPE_OPS, *INDEXING, *STATEMENTS, *EDGES]
+#: np.diag/tril/triu/roll/sort/median (REORDER_FUNCTIONS): loads in a permuted order, so
+#: the derivative follows the permutation (sorted elements kept apart: ``_TIES``).
+REORDER = [
+    OpCase("reorder:diag", "x: f64[:]", "np.diag(x)", M),
+    OpCase("reorder:diag", "x: f64[:]", "np.diag(x, 1) * 2.0", M),
+    OpCase("reorder:diag", X2, "np.diag(x)", V),
+    OpCase("reorder:diag", X2, "np.sin(np.diag(x, -1))", V),
+    OpCase("reorder:tril", X2, "np.tril(x)", M),
+    OpCase("reorder:tril", X2, "np.tril(x * x, -1)", M),
+    OpCase("reorder:tril", "x: f64[:, :, :]", "np.tril(x, 1)", "f64[:, :, :]",
+           shapes={"x": (2, "m", "n")}),
+    OpCase("reorder:triu", X2, "np.triu(x, 1)", M),
+    OpCase("reorder:triu", X2, "np.triu(x.T) * 3.0", M),
+    OpCase("reorder:roll", X2, "np.roll(x, 2)", M),
+    OpCase("reorder:roll", X2, "np.roll(x, -1, axis=1) * x", M),
+    OpCase("reorder:roll", X2, "np.roll(x, 4, axis=0)", M),
+    OpCase("reorder:roll", "x: f64[:]", "np.roll(x * x, -3)", V),
+    OpCase("reorder:sort", X2, "np.sort(x)", M, **_TIES),
+    OpCase("reorder:sort", X2, "np.sort(x * 2.0, axis=None)", V, **_TIES),
+    OpCase("reorder:sort", "x: f64[:]", "np.sort(x[::-1]) * x", V, **_TIES),
+    OpCase("reorder:median", X2, "np.median(x)", "f64", min_dim=1, **_TIES),
+    OpCase("reorder:median", X2, "np.median(x * x, axis=1)", V, min_dim=1, **_TIES),
+    OpCase("reorder:median", X2, "np.median(x, axis=-1) * 2.0", V, min_dim=1, **_TIES),
+    OpCase("reorder:median", "x: f64[:]", "np.median(x)", "f64", min_dim=1, **_TIES),
+    OpCase("reduction:max", "x: f64[:, :], s: f64", "np.max(x, initial=s)", "f64",
+           kink=lambda x, s: [*_TIES["kink"](x), x - s], no_broadcast=True),
+    OpCase("reduction:min", "x: f64[:, :], s: f64", "x.min(axis=1, initial=s)", V,
+           kink=lambda x, s: [*_TIES["kink"](x), x - s], no_broadcast=True),
+]  # fmt: skip
+
+_SQ = {"x": ("m", "m")}
+#: x * 0.5 + 4 I is diagonally dominant; + 4 I[::-1] makes the partial pivoting swap rows.
+_DOM = "x * 0.5 + 4.0 * np.eye(x.shape[0])"
+_SWAP = "x * 0.5 + 4.0 * np.eye(x.shape[0])[::-1]"
+
+SOLVE = [
+    OpCase("solve:inv", X2, f"np.linalg.inv({_DOM})", M, shapes=_SQ),
+    OpCase("solve:inv", X2, f"np.linalg.inv({_SWAP})", M, shapes=_SQ),
+    OpCase("solve:solve", XV, f"np.linalg.solve({_DOM}, y)", V, shapes={**_SQ, "y": ("m",)}),
+    OpCase("solve:solve", XY, f"np.linalg.solve({_SWAP}, y)", M,
+           shapes={**_SQ, "y": ("m", "n")}),
+    OpCase("solve:det", X2, "np.linalg.det(x)", "f64", shapes=_SQ),
+    OpCase("solve:det", X2, f"np.linalg.det({_SWAP})", "f64", shapes=_SQ),
+]  # fmt: skip
+
+_B3 = "f64[:, :, :]"
+EINSUM = [
+    OpCase("einsum:ij,j->i", XV, "np.einsum('ij,j->i', x, y)", V),
+    OpCase("einsum:ij,jk->ik", XY, "np.einsum('ij,jk->ik', x, y)", M, shapes={"y": ("n", "m")}),
+    OpCase("einsum:i,i->", "x: f64[:], y: f64[:]", "np.einsum('i,i->', x, y)", "f64"),
+    OpCase("einsum:ij->ji", X2, "np.einsum('ij->ji', x) * 2.0", M),
+    OpCase("einsum:ii->", X2, "np.einsum('ii->', x)", "f64", shapes=_SQ),
+    OpCase("einsum:ij,ij->", XY, "np.einsum('ij,ij->', x, y)", "f64"),
+    OpCase("einsum:i,j->ij", "x: f64[:], y: f64[:]", "np.einsum('i,j->ij', x, y)", M,
+           shapes={"x": ("m",)}),
+    OpCase("einsum:bij,bjk->bik", f"x: {_B3}, y: {_B3}", "np.einsum('bij,bjk->bik', x, y)", _B3,
+           shapes={"x": (2, "m", "n"), "y": (2, "n", "m")}),
+    OpCase("batched:matmul", f"x: {_B3}, y: {_B3}", "x @ y", _B3,
+           shapes={"x": (2, "m", "n"), "y": (2, "n", "m")}),
+    OpCase("batched:matmul", f"x: {_B3}, y: {_B3}", "np.matmul(x, y)", _B3,
+           shapes={"x": (2, "m", "n"), "y": (1, "n", "m")}),
+    OpCase("batched:matmul", f"x: {_B3}, y: f64[:]", "x @ y", M, shapes={"x": (2, "m", "n")}),
+    OpCase("batched:matmul", f"x: f64[:], y: {_B3}", "x @ y", M,
+           shapes={"x": ("m",), "y": (2, "m", "n")}),
+    OpCase("batched:matmul", f"x: f64[:, :], y: {_B3}", "x @ y", _B3,
+           shapes={"y": (2, "n", "m")}),
+]  # fmt: skip
+
+_MASK = "`a[mask] = v`, `a[mask] += v` (a bool mask of `a`'s shape)"
+
+MASK_WRITES = [
+    OpCase(f"indexing:{_MASK}", "x: f64[:, :], s: f64", "z = x * 1.0\nz[x > 0.0] = s\nreturn z",
+           M, kink=lambda x, s: [x]),
+    OpCase(f"indexing:{_MASK}", XY, "z = x * 1.0\nm = x > 0.5\nz[m] = y[m] * x[m]\nreturn z",
+           M, kink=lambda x, y: [x - 0.5]),
+    OpCase(f"indexing:{_MASK}", XV, "z = x * 1.0\nz[x > 0.0] = y\nreturn z", M,
+           shapes={"y": (1,)}, kink=lambda x, y: [x]),
+    OpCase(f"indexing:{_MASK}", XY, "z = x * 1.0\nz[x < 0.0] += y[x < 0.0]\nreturn z", M,
+           kink=lambda x, y: [x]),
+    OpCase(f"indexing:{_MASK}", "x: f64[:, :], s: f64", "z = x * 1.0\nz[z < 0.0] += s * s\n"
+           "return z", M, kink=lambda x, s: [x]),
+    OpCase(f"indexing:{_MASK}", X2, "x[x > 0.0] = 1.0\nx[x < 0.0] += np.sin(x[x < 0.0])\n"
+           "return x * 1.0", M, kink=lambda x: [x], no_broadcast=True),
+]  # fmt: skip
+
+CASES: list[OpCase] = [*UNARY, *BINARY, *REDUCTIONS, *SHAPE_OPS, *INDEXING, *STATEMENTS, *EDGES,
+                       *REORDER, *SOLVE, *EINSUM, *MASK_WRITES]  # fmt: skip
 
 #: Table entries with no derivative to check (integer, boolean or constant results), each
 #: with the reason; every other entry of :func:`table_keys` needs a case in CASES.
@@ -333,5 +421,6 @@ NOT_DIFFERENTIABLE = {
     "allocator:empty_like": "undefined elements",
     "construct:eye": "a constant array",
     "construct:identity": "a constant array",
+    "reorder:argsort": "an integer result",
     "indexing:`a.shape`, `np.shape(a)`, `a.size`, `a.ndim`, `a.dtype`, `len(a)`": "integers",
 }

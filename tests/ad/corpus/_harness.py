@@ -19,6 +19,9 @@ and it may describe the inputs of ``f`` in module-level dicts (all optional)::
     KINKS   = {"f": lambda x, y: (x - y,)}
         # quantities that must stay away from 0 (|q| > KINK_MARGIN) for the inputs to be
         # usable: branch conditions, tie points of min/max, trip-count thresholds
+    SLOW    = True
+        # its tests are @pytest.mark.slow (a module slow to build whose operations other
+        # default-run tests cover)
 
 The oracles are the plain Python function (value), central finite differences of it
 (derivatives), and, to check the harness itself, forward-mode dual numbers run through
@@ -98,6 +101,7 @@ class Case:
     shapes: dict[str, tuple[Any, ...]] = field(hash=False, compare=False, repr=False)
     dims: dict[str, tuple[int, int]] = field(hash=False, compare=False, repr=False)
     line: int = 0
+    slow: bool = False
 
     @property
     def id(self) -> str:
@@ -187,6 +191,12 @@ def discover(path: Path) -> list[Case]:
     domains = _literal(tree, "DOMAINS")
     shapes = _literal(tree, "SHAPES")
     dims = _literal(tree, "DIMS")
+    slow = any(
+        isinstance(stmt, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "SLOW" for t in stmt.targets)
+        and ast.literal_eval(stmt.value) is True
+        for stmt in tree.body
+    )
     exports: dict[str, tuple[tuple[Param, ...], int]] = {}
     derivs: dict[str, tuple[str, str, tuple[str, ...]]] = {}  # decl name -> kind, target, wrt
     for stmt in tree.body:
@@ -223,6 +233,7 @@ def discover(path: Path) -> list[Case]:
                 shapes={k: tuple(v) for k, v in shapes.get(name, {}).items()},
                 dims=dims.get(name, {}),
                 line=line,
+                slow=slow,
             )
         )
     return cases

@@ -10,6 +10,8 @@ import numpy as np
 import gradc
 from gradc import f64, i64
 
+#: its tests run with -m slow: tests/ad/test_ad_array_ops.py covers each operation by default
+SLOW = True
 SHAPES = {
     "diagonals": {"A": ("m", "n"), "v": ("n",)},
     "triangles": {"A": ("m", "n")},

@@ -15,6 +15,8 @@ import numpy as np
 import gradc
 from gradc import f32, f64, i32, i64
 
+#: the compiled tests run with -m slow; reorder_core.py covers each operation by default
+SLOW = True
 SHAPES = {
     "inverse": {"a": ("n", "n")},
     "solved": {"a": ("n", "n"), "b": ("n",), "c": ("n", "k")},

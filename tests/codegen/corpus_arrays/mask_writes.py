@@ -9,6 +9,8 @@ import numpy as np
 import gradc
 from gradc import f32, f64, i64
 
+#: the compiled tests run with -m slow; reorder_core.py covers each operation by default
+SLOW = True
 SHAPES = {
     "mask_scalars": {"a": ("m", "n")},
     "mask_arrays": {"a": ("m", "n"), "b": ("m", "n")},

@@ -10,6 +10,8 @@ import numpy as np
 import gradc
 from gradc import f32, f64, i64
 
+#: the compiled tests run with -m slow; reorder_core.py covers each operation by default
+SLOW = True
 SHAPES = {
     "diag_both": {"a": ("m", "n"), "v": ("n",)},
     "triangles": {"a": ("m", "n"), "t": ("p", "m", "n")},

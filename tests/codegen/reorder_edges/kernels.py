@@ -29,3 +29,13 @@ def argsort_ints(k: i64[:]) -> i64[:]:
 @gradc.export
 def max_initial(x: f64[:], s: f64) -> f64:
     return np.max(x, initial=s)
+
+
+@gradc.export
+def inverse_of(a: f64[:, :]) -> f64[:, :]:
+    return np.linalg.inv(a)
+
+
+@gradc.export
+def determinant_of(a: f64[:, :]) -> f64:
+    return np.linalg.det(a)
