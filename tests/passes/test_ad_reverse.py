@@ -358,6 +358,7 @@ def test_every_rule_gives_its_adjoint() -> None:
             assert callable(rule.adjoint), cls
             sweep_rules.add(cls)
     assert sweep_rules == {
+        ops.AtomicAdd,
         ops.ElementAddr,
         ops.Load,
         ops.Store,

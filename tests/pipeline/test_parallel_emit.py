@@ -4,6 +4,7 @@ byte for byte, as ``-j 1`` (``gradc.compiler.emit_pool``)."""
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +70,14 @@ def module(tmp_path: Path) -> Path:
     return path
 
 
+def _fork_despite_test_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let the forked path run under pytest-xdist, whose workers carry execnet's I/O thread
+    (a `gradc build` process has none): the forked workers only compile and exit, and never
+    touch execnet's state."""
+    if hasattr(os, "fork"):
+        monkeypatch.setattr(emit_pool, "start_method", lambda: "fork")
+
+
 @pytest.mark.parametrize("way", ["forked", "emit_all"])
 def test_a_pool_build_equals_the_in_process_build_byte_for_byte(
     way: str, module: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -85,6 +94,7 @@ def test_a_pool_build_equals_the_in_process_build_byte_for_byte(
 
         monkeypatch.setattr(emit_pool, "FORK_MIN_IR_BYTES", 0)
         monkeypatch.setattr(emit_pool, "run_forked", counted_forked)
+        _fork_despite_test_threads(monkeypatch)
     else:  # lowered here, emitted by workers from the LLVM IR text
         real = emit_pool.emit_all
 
@@ -186,6 +196,7 @@ def test_a_lowering_error_in_a_forked_worker_is_raised_as_in_process(
     monkeypatch.setattr(backend, "_lower_export", refusing)
     monkeypatch.setattr(emit_pool, "FORK_MIN_IR_BYTES", 0)
     monkeypatch.setattr(emit_pool, "run_forked", counted)
+    _fork_despite_test_threads(monkeypatch)
     messages = []
     for jobs in (1, 2):
         with pytest.raises(CompileError) as info:
