@@ -103,7 +103,7 @@ from gradc.artifacts.abi.signature import Signature
 from gradc.artifacts.manifest_paths import FORMAT_VERSION as FORMAT_VERSION
 from gradc.artifacts.manifest_paths import MANIFEST_NAME as MANIFEST_NAME
 from gradc.artifacts.manifest_paths import TEXT_EXTENSIONS as TEXT_EXTENSIONS
-from gradc.artifacts.manifest_paths import Kinds, unpack
+from gradc.artifacts.manifest_paths import Kinds, for_variant, unpack
 from gradc.artifacts.manifest_paths import blob_sha256 as blob_sha256
 from gradc.artifacts.manifest_paths import object_path as object_path
 from gradc.artifacts.manifest_paths import text_path as text_path
@@ -248,25 +248,8 @@ class Manifest:
         Raises:
             IndexError: no such variant.
         """
-        if not self.variants:
-            if index != 0:
-                raise IndexError(f"variant {index} of a single-variant artifact")
-            return self
-        target = self.variants[index]
-        entries = tuple(
-            replace(
-                e,
-                symbol=v.symbol,
-                object=v.object,
-                sha256=v.sha256,
-                key=v.key,
-                wrapper=v.wrapper,
-                variants=(),
-            )
-            for e in self.entries
-            for v in (e.variants[index],)
-        )
-        return replace(self, target=target, entries=entries, variants=())
+        selected: Manifest = for_variant(self, index, replace)
+        return selected
 
     def entry(self, name: str) -> Entry:
         """The entry exported as ``name``.

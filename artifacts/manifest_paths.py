@@ -13,6 +13,7 @@ from gradc.artifacts.errors import ArtifactError
 # process that loads an artifact does not import it (issue 13).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "TEXT_EXTENSIONS",
     "Kinds",
     "blob_sha256",
+    "for_variant",
     "object_path",
     "text_path",
     "unpack",
@@ -117,3 +119,32 @@ def unpack(data: bytes, where: str) -> object:
         return msgpack.unpackb(data, raw=False, strict_map_key=True)
     except Exception as exc:  # msgpack raises several unrelated exception types
         raise ArtifactError(f"{where} is truncated or corrupt ({exc})") from exc
+
+
+def for_variant(manifest: Any, index: int, replace: Callable[..., Any]) -> Any:
+    """``manifest`` as if built for CPU variant ``index`` alone: that variant's target and,
+    in every entry, its symbol, object, sha256, key and wrapper. One rule for the dataclass
+    manifest (``replace`` is ``dataclasses.replace``) and the load path's records
+    (``replace`` calls ``_replace``), so the two cannot drift.
+
+    Raises:
+        IndexError: no such variant.
+    """
+    if not manifest.variants:
+        if index != 0:
+            raise IndexError(f"variant {index} of a single-variant artifact")
+        return manifest
+    entries = tuple(
+        replace(
+            e,
+            symbol=v.symbol,
+            object=v.object,
+            sha256=v.sha256,
+            key=v.key,
+            wrapper=v.wrapper,
+            variants=(),
+        )
+        for e in manifest.entries
+        for v in (e.variants[index],)
+    )
+    return replace(manifest, target=manifest.variants[index], entries=entries, variants=())

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from gradc.artifacts.abi.signature import Signature
 from gradc.artifacts.abi.types import Record
-from gradc.artifacts.manifest_paths import MANIFEST_NAME, Kinds, unpack
+from gradc.artifacts.manifest_paths import MANIFEST_NAME, Kinds, for_variant, unpack
 
 # ``typing`` is for the type checker only (it takes any ``TYPE_CHECKING`` as true): a
 # process that loads an artifact does not import it (issue 13).
@@ -205,25 +205,7 @@ class Manifest(_Fields):
         Raises:
             IndexError: no such variant.
         """
-        if not self.variants:
-            if index != 0:
-                raise IndexError(f"variant {index} of a single-variant artifact")
-            return self
-        entries = tuple(
-            e._replace(
-                symbol=v.symbol,
-                object=v.object,
-                sha256=v.sha256,
-                key=v.key,
-                wrapper=v.wrapper,
-                variants=(),
-            )
-            for e in self.entries
-            for v in (e.variants[index],)
-        )
-        replaced: Manifest = self._replace(
-            target=self.variants[index], entries=entries, variants=()
-        )
+        replaced: Manifest = for_variant(self, index, _replace)
         return replaced
 
     def full(self) -> dc.Manifest:
@@ -260,3 +242,7 @@ def decode(data: bytes, where: str = MANIFEST_NAME) -> Manifest:
 
     manifest: Manifest = manifest_from_dict(unpack(data, where), where, _KINDS)
     return manifest
+
+
+def _replace(record: Any, **changes: Any) -> Any:
+    return record._replace(**changes)
