@@ -76,14 +76,9 @@ class Compress(Instruction):
 
     def verify_(self, ctx: VerifyContext) -> str | None:
         """An array, a bool mask of its rank, a 1-D C result of its dtype."""
-        t = array_operand(ctx, self, self.array)
+        t = _masked_array(ctx, self, self.array, self.mask)
         if isinstance(t, str):
             return t
-        m = array_operand(ctx, self, self.mask)
-        if isinstance(m, str):
-            return m
-        if m.dtype != I1 or m.ndim != t.ndim:
-            return f"compress mask {ctx.show(self.mask)} has type {m}, expected bools of {t}"
         if self.type != ArrayType(t.dtype, 1, "C"):
             return f"compress result type is {self.type}, expected {ArrayType(t.dtype, 1, 'C')}"
         return None
@@ -112,14 +107,9 @@ class MaskAssign(Instruction):
     def verify_(self, ctx: VerifyContext) -> str | None:
         """An array, a bool mask of its rank, an item of its dtype (a scalar or a 1-D
         array); no result."""
-        t = array_operand(ctx, self, self.array)
+        t = _masked_array(ctx, self, self.array, self.mask)
         if isinstance(t, str):
             return t
-        m = array_operand(ctx, self, self.mask)
-        if isinstance(m, str):
-            return m
-        if m.dtype != I1 or m.ndim != t.ndim:
-            return f"maskassign mask {ctx.show(self.mask)} has type {m}, expected bools of {t}"
         i = self.item.type
         ok = (
             i == t.dtype
@@ -171,3 +161,19 @@ class FlatGet(Instruction):
     def verify_(self, ctx: VerifyContext) -> str | None:
         """Never in typed IR."""
         return front_end_only(self)
+
+
+def _masked_array(
+    ctx: VerifyContext, inst: Instruction, array: Value, mask: Value
+) -> ArrayType | str:
+    """``array``'s type when ``mask`` is a bool array of its rank (compress, maskassign),
+    else the verifier's message."""
+    t = array_operand(ctx, inst, array)
+    if isinstance(t, str):
+        return t
+    m = array_operand(ctx, inst, mask)
+    if isinstance(m, str):
+        return m
+    if m.dtype != I1 or m.ndim != t.ndim:
+        return f"{inst.OPNAME} mask {ctx.show(mask)} has type {m}, expected bools of {t}"
+    return t
