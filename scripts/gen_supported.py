@@ -300,9 +300,12 @@ def examples() -> dict[str, list[str]]:
          "ravel": "np.sum(A.copy().ravel())", "flatten": "np.sum(A.flatten())"}[m]
         for m in VIEW_METHODS
     ]  # fmt: skip
-    array_fns = {"diff": "np.sum(np.diff(A, axis=0))", "clip": "np.sum(A.clip(0.2, s))",
-                 "flip": "np.sum(np.flip(A, 0) * np.flip(A))",
-                 "count_nonzero": "np.count_nonzero(A) + np.sum(np.count_nonzero(A, axis=1))"}
+    array_fns = {
+        "diff": "np.sum(np.diff(A, axis=0))",
+        "clip": "np.sum(A.clip(0.2, s))",
+        "flip": "np.sum(np.flip(A, 0) * np.flip(A))",
+        "count_nonzero": "np.count_nonzero(A) + np.sum(np.count_nonzero(A, axis=1))",
+    }
     out["array functions"] = [array_fns[n] for n in
                               (*array_functions.ARRAY_FUNCTIONS, *array_functions.ARRAY_METHODS)]  # fmt: skip
     reorder = {

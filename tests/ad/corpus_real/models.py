@@ -8,7 +8,7 @@ through ``np.linalg.solve``/``det``, hinge, Huber and Poisson losses, batch and 
 norm, attention), NPBench's Levinson-Durbin with ``np.flip``, a triangular solve,
 Deriche's filter, the cavity-flow source term, SciPy's Rosenbrock, a windowed power
 spectrum, an exponential moving average, a biquad filter, the RBF kernel, a log-loss,
-Simpson's rule, and NumPy's operator ufuncs called as functions.
+Simpson's rule, ``np.logaddexp``, and NumPy's operator ufuncs called as functions.
 
 Compiling their derivatives takes seconds each: tests/ad/test_ad_real.py marks this
 module slow. Written for gradc's tests, never copied.
@@ -23,6 +23,7 @@ from gradc import f64, i64
 
 SHAPES = {
     "l2_logreg": {"w": ("d",), "X": ("n", "d"), "y": ("n",)},
+    "logaddexp_logreg": {"w": ("d",), "X": ("n", "d"), "y": ("n",)},
     "tanh_log_posterior": {
         "W1": (2, 2),
         "b1": (2,),
@@ -56,6 +57,7 @@ SHAPES = {
 
 DIMS = {
     "l2_logreg": {"d": (1, 3), "n": (1, 3)},
+    "logaddexp_logreg": {"d": (1, 3), "n": (1, 3)},
     "rnn_loss": {"t": (1, 3)},
     "gmm_loglik": {"n": (1, 3), "k": (1, 3)},
     "gp_nll": {"n": (1, 3)},
@@ -114,6 +116,11 @@ L2_VAR = 0.1
 def l2_logreg(w: f64[:], X: f64[:, :], y: f64[:], lam: f64) -> f64:
     margins = y * (X @ w)
     return np.sum(np.log1p(np.exp(-margins))) + 0.5 * lam * np.dot(w, w)
+
+
+@gradc.export
+def logaddexp_logreg(w: f64[:], X: f64[:, :], y: f64[:]) -> f64:
+    return np.sum(np.logaddexp(0.0, -y * (X @ w))) + np.logaddexp(w[0], 0.5)
 
 
 def logsumexp_rows(x):
@@ -199,7 +206,7 @@ def poisson_nll(w: f64[:], X: f64[:, :], counts: f64[:]) -> f64:
 
 @gradc.export
 def batchnorm_energy(x: f64[:, :], gamma: f64[:], beta: f64[:], eps: f64) -> f64:
-    xhat = (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps)
+    xhat = (x - np.mean(x, axis=0)) / np.sqrt(np.var(x, axis=0) + eps)
     out = gamma * xhat + beta
     return np.sum(out * out)
 
@@ -352,6 +359,8 @@ def ufunc_functions_energy(a: f64[:], b: f64[:], s: f64) -> f64:
 
 d_l2_logreg = gradc.grad(l2_logreg, wrt=("w", "X", "y", "lam"))
 t_l2_logreg = gradc.jvp(l2_logreg, wrt=("w", "X", "y", "lam"))
+d_logaddexp_logreg = gradc.grad(logaddexp_logreg, wrt=("w", "X", "y"))
+t_logaddexp_logreg = gradc.jvp(logaddexp_logreg, wrt=("w", "X", "y"))
 d_tanh_log_posterior = gradc.grad(
     tanh_log_posterior, wrt=("W1", "b1", "W2", "b2", "inputs", "targets")
 )

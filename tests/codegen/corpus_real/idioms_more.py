@@ -4,7 +4,8 @@ as functions (``np.add``, ``np.multiply``, ``np.divide``, ``np.less``), ``np.fli
 ``np.count_nonzero``, shapes given as lists, ``x.shape`` held in a variable, negative
 axes, in-place updates whose operand overlaps the target (``y[1:] += y[:-1]``,
 ``y += y[::-1]``), masked in-place scaling, integer ``@``, ``np.linalg.norm(X, axis=1)``,
-``max()`` of several values, ``dtype=X.dtype`` of a parameter updated in place.
+``max()`` of several values, ``dtype=X.dtype`` of a parameter updated in place,
+``np.logaddexp`` (a logistic loss, infinities and NaN among the inputs).
 
 Written for gradc's differential tests (never copied).
 """
@@ -29,11 +30,12 @@ SHAPES = {
     "row_norms_axis": {"X": ("m", "n")},
     "builtin_max": {"x": ("n",)},
     "inplace_dtype": {"C": ("m", "n")},
+    "logaddexp_loss": {"w": ("d",), "X": ("n", "d"), "y": ("n",)},
 }
 
 DIMS = {"softmax_out": {"n": (1, 6)}, "builtin_max": {"n": (1, 6)}}
 
-ELEMENTS = {"count_nonzero_axes": {"A": (-1.0, 1.0)}}
+ELEMENTS = {"count_nonzero_axes": {"A": (-1.0, 1.0)}, "logaddexp_loss": {"X": "any"}}
 
 DOMAINS = {}
 
@@ -41,9 +43,9 @@ RAISES = {}
 
 MUTATES = {"softmax_out": ("X",), "inplace_dtype": ("C",)}
 
-ULP = {"softmax_out"}
+ULP = {"softmax_out", "logaddexp_loss"}
 
-SUMMED = {"softmax_out", "row_norms_axis", "ufunc_functions"}
+SUMMED = {"softmax_out", "row_norms_axis", "ufunc_functions", "logaddexp_loss"}
 
 
 @gradc.export
@@ -138,3 +140,9 @@ def inplace_dtype(C: f64[:, :], beta: f64) -> f64[:]:
     for i in range(C.shape[0]):
         total += C[i]
     return total
+
+
+@gradc.export
+def logaddexp_loss(w: f64[:], X: f64[:, :], y: f64[:]) -> tuple[f64, f64[:, :]]:
+    z = X @ w
+    return np.sum(np.logaddexp(0, -y * z)), np.logaddexp(X, X[::-1])
