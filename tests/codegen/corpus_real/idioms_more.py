@@ -31,6 +31,7 @@ SHAPES = {
     "builtin_max": {"x": ("n",)},
     "inplace_dtype": {"C": ("m", "n")},
     "logaddexp_loss": {"w": ("d",), "X": ("n", "d"), "y": ("n",)},
+    "out_overlap": {"E0": ("n",), "X0": ("m", "n")},
 }
 
 DIMS = {"softmax_out": {"n": (1, 6)}, "builtin_max": {"n": (1, 6)}}
@@ -43,7 +44,7 @@ RAISES = {}
 
 MUTATES = {"softmax_out": ("X",), "inplace_dtype": ("C",)}
 
-ULP = {"softmax_out", "logaddexp_loss"}
+ULP = {"softmax_out", "out_overlap"}
 
 SUMMED = {"softmax_out", "row_norms_axis", "ufunc_functions", "logaddexp_loss"}
 
@@ -146,3 +147,13 @@ def inplace_dtype(C: f64[:, :], beta: f64) -> f64[:]:
 def logaddexp_loss(w: f64[:], X: f64[:, :], y: f64[:]) -> tuple[f64, f64[:, :]]:
     z = X @ w
     return np.sum(np.logaddexp(0, -y * z)), np.logaddexp(X, X[::-1])
+
+
+@gradc.export
+def out_overlap(E0: f64[:], X0: f64[:, :]) -> tuple[f64[:], f64[:, :]]:
+    # out= overlapping an operand: NumPy reads the operand as if copied first
+    E = E0.copy()
+    np.maximum(E, E[::-1], out=E)
+    X = X0.copy()
+    np.exp(X[:, ::-1], out=X)
+    return E, X

@@ -42,7 +42,7 @@ MUTATES = {"hypot_loop": ("out",)}
 
 ULP = {"hypot_loop"}
 
-SUMMED = {"sum2d", "laplace2d", "rosen_der", "rosen", "blur3x3"}
+SUMMED = {"sum2d", "laplace2d", "rosen_der", "rosen", "blur3x3", "threshold_count"}
 
 
 @gradc.export("f64(f64[:, :])")

@@ -58,7 +58,7 @@ RAISES = {}
 
 MUTATES = {}
 
-ULP = {"power_spectrum", "goertzel", "frame_rms"}
+ULP = {"power_spectrum", "frame_rms"}
 
 SUMMED = {"moving_average_pad", "convolve_full", "fir_filter", "autocorr", "biquad"}
 SUMMED |= {"power_spectrum", "goertzel", "decimate_mean", "xcorr_normalized", "frame_rms"}
