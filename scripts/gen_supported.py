@@ -305,6 +305,7 @@ def examples() -> dict[str, list[str]]:
         "clip": "np.sum(A.clip(0.2, s))",
         "flip": "np.sum(np.flip(A, 0) * np.flip(A))",
         "count_nonzero": "np.count_nonzero(A) + np.sum(np.count_nonzero(A, axis=1))",
+        "trapezoid": "np.trapezoid(x, y) + np.sum(np.trapezoid(A, dx=s, axis=0))",
     }
     out["array functions"] = [array_fns[n] for n in
                               (*array_functions.ARRAY_FUNCTIONS, *array_functions.ARRAY_METHODS)]  # fmt: skip

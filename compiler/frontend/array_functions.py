@@ -11,7 +11,11 @@
   ``m[::-1, ...]`` on those axes (every axis for ``axis=None``), as NumPy's ``flip``;
 * ``np.count_nonzero(a)``, ``np.count_nonzero(a, axis=k, keepdims=False)``: the
   ``np.sum`` of ``a != 0`` (an int; NumPy's ``count_nonzero`` of an axis sums
-  ``a.astype(bool)`` the same way).
+  ``a.astype(bool)`` the same way);
+* ``np.trapezoid(y, x=None, dx=1.0, axis=-1)``: NumPy's
+  ``(d * (y[..., 1:] + y[..., :-1]) / 2.0).sum(axis)`` along the axis, ``d`` the
+  ``np.diff`` of ``x`` or ``dx`` (with ``x``, only the last axis: a 1-D ``x`` then
+  broadcasts along it as NumPy's).
 
 Each becomes operations that already have their types, loops and derivative rules, so
 inference, codegen and AD need nothing more.
@@ -27,13 +31,14 @@ from gradc.compiler.frontend.slicing import ELLIPSIS
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.ops.views import FLIP_ALL
-from gradc.compiler.ir.types import I64
+from gradc.compiler.ir.types import F64, I64
 
 #: ``np.<name>`` -> the forms gradc accepts.
 ARRAY_FUNCTIONS: dict[str, str] = {
     "diff": "np.diff(a), np.diff(a, axis=k) (n=1, a constant axis)",
     "flip": "np.flip(m), np.flip(m, axis=k) (a constant int or tuple): a view",
     "count_nonzero": "np.count_nonzero(a, axis=None, keepdims=False) (a constant axis)",
+    "trapezoid": "np.trapezoid(y, x=None, dx=1.0, axis=-1) (a constant axis; -1 with x)",
 }
 
 #: ``a.<name>(...)`` -> the forms gradc accepts.
@@ -117,6 +122,8 @@ def array_function_call(low: LoweringState, name: str, e: ast.Call) -> Value:
         return flip_call(low, e)
     if name == "count_nonzero":
         return count_nonzero_call(low, e)
+    if name == "trapezoid":
+        return trapezoid_call(low, e)
     return diff_call(low, e)
 
 
@@ -199,3 +206,41 @@ def count_nonzero_call(low: LoweringState, e: ast.Call) -> Value:
         nonzero = low.b.insert(ops.Cmp(ops.CmpPred("ne"), array, low.b.const(0, I64)))
         shown = "np.count_nonzero()"
         return low.b.insert(ops.NumpyReduce("sum", nonzero, axes, shown=shown, keepdims=keepdims))
+
+
+def trapezoid_call(low: LoweringState, e: ast.Call) -> Value:
+    """``np.trapezoid(y, x=None, dx=1.0, axis=-1)``: the trapezoidal rule as NumPy writes
+    it (``numpy/lib/_function_base_impl.py``), the sum a ``np.sum`` along ``axis``.
+
+    Raises:
+        CompileError: an axis that is not a constant int; ``x`` with an axis other than
+            -1 (NumPy reshapes a 1-D ``x`` to lie along the axis).
+    """
+    bound = _bind_keywords(low, "trapezoid", e, ("y", "x", "dx", "axis"))
+    axes = _constant_axes(low, "trapezoid", bound.get("axis"))
+    if axes is not None and len(axes) != 1:
+        raise low.src.error("np.trapezoid() argument 'axis=' must be a constant int", e)
+    axis = -1 if axes is None else axes[0]
+    x_node = bound.get("x")
+    if isinstance(x_node, ast.Constant) and x_node.value is None:
+        x_node = None
+    if x_node is not None and axis != -1:
+        raise low.src.error(
+            "np.trapezoid(y, x, axis=k) is supported only for axis=-1 (the default)", x_node
+        )
+    order = sorted(bound.items(), key=lambda kv: (kv[1].lineno, kv[1].col_offset))
+    values = {name: low.expr(node) for name, node in order if name != "axis"}
+    with low.b.at(low.src.loc(e)):
+        if x_node is not None:
+            x = values["x"]
+            d = low.b.insert(
+                ops.Sub(_axis_slice(low, x, -1, "s100", 1), _axis_slice(low, x, -1, "s010", -1))
+            )
+        else:
+            d = values.get("dx") or low.b.const(1.0, F64)
+        y = values["y"]
+        pairs = low.b.insert(
+            ops.Add(_axis_slice(low, y, axis, "s100", 1), _axis_slice(low, y, axis, "s010", -1))
+        )
+        terms = low.b.insert(ops.Div(low.b.insert(ops.Mul(d, pairs)), low.b.const(2.0, F64)))
+        return low.b.insert(ops.NumpyReduce("sum", terms, (axis,), shown="np.trapezoid()"))

@@ -8,7 +8,7 @@ through ``np.linalg.solve``/``det``, hinge, Huber and Poisson losses, batch and 
 norm, attention), NPBench's Levinson-Durbin with ``np.flip``, a triangular solve,
 Deriche's filter, the cavity-flow source term, SciPy's Rosenbrock, a windowed power
 spectrum, an exponential moving average, a biquad filter, the RBF kernel, a log-loss,
-Simpson's rule, ``np.logaddexp``, and NumPy's operator ufuncs called as functions.
+Simpson's rule, ``np.logaddexp``, ``np.trapezoid``, and NumPy's operator ufuncs called as functions.
 
 Compiling their derivatives takes seconds each: tests/ad/test_ad_real.py marks this
 module slow. Written for gradc's tests, never copied.
@@ -53,6 +53,7 @@ SHAPES = {
     "rbf_kernel_total": {"X": ("n", 2), "Y": ("m", 2)},
     "log_loss": {"y_true": ("n",), "y_prob": ("n",)},
     "ufunc_functions_energy": {"a": ("n",), "b": ("n",)},
+    "trapezoid_area": {"y": ("n",), "x": ("n",)},
 }
 
 DIMS = {
@@ -76,6 +77,7 @@ DIMS = {
     "rbf_kernel_total": {"n": (1, 3), "m": (1, 3)},
     "log_loss": {"n": (1, 4)},
     "ufunc_functions_energy": {"n": (1, 4)},
+    "trapezoid_area": {"n": (1, 4)},
 }
 
 DOMAINS = {
@@ -357,6 +359,13 @@ def ufunc_functions_energy(a: f64[:], b: f64[:], s: f64) -> f64:
     return np.sum(np.true_divide(d * d, 3.0))
 
 
+@gradc.export
+def trapezoid_area(y: f64[:], x: f64[:], dx: f64) -> f64:
+    return np.trapezoid(y * y, x) + np.trapezoid(np.sin(y), dx=dx)
+
+
+d_trapezoid_area = gradc.grad(trapezoid_area, wrt=("y", "x", "dx"))
+t_trapezoid_area = gradc.jvp(trapezoid_area, wrt=("y", "x", "dx"))
 d_l2_logreg = gradc.grad(l2_logreg, wrt=("w", "X", "y", "lam"))
 t_l2_logreg = gradc.jvp(l2_logreg, wrt=("w", "X", "y", "lam"))
 d_logaddexp_logreg = gradc.grad(logaddexp_logreg, wrt=("w", "X", "y"))

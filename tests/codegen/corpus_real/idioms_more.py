@@ -5,7 +5,7 @@ as functions (``np.add``, ``np.multiply``, ``np.divide``, ``np.less``), ``np.fli
 axes, in-place updates whose operand overlaps the target (``y[1:] += y[:-1]``,
 ``y += y[::-1]``), masked in-place scaling, integer ``@``, ``np.linalg.norm(X, axis=1)``,
 ``max()`` of several values, ``dtype=X.dtype`` of a parameter updated in place,
-``np.logaddexp`` (a logistic loss, infinities and NaN among the inputs).
+``np.logaddexp`` (a logistic loss, infinities and NaN among the inputs), ``np.trapezoid``.
 
 Written for gradc's differential tests (never copied).
 """
@@ -32,6 +32,7 @@ SHAPES = {
     "inplace_dtype": {"C": ("m", "n")},
     "logaddexp_loss": {"w": ("d",), "X": ("n", "d"), "y": ("n",)},
     "out_overlap": {"E0": ("n",), "X0": ("m", "n")},
+    "trapezoid_rules": {"y": ("n",), "x": ("n",), "A": ("m", "n")},
 }
 
 DIMS = {"softmax_out": {"n": (1, 6)}, "builtin_max": {"n": (1, 6)}}
@@ -47,6 +48,7 @@ MUTATES = {"softmax_out": ("X",), "inplace_dtype": ("C",)}
 ULP = {"softmax_out", "out_overlap"}
 
 SUMMED = {"softmax_out", "row_norms_axis", "ufunc_functions", "logaddexp_loss"}
+SUMMED |= {"trapezoid_rules"}
 
 
 @gradc.export
@@ -157,3 +159,8 @@ def out_overlap(E0: f64[:], X0: f64[:, :]) -> tuple[f64[:], f64[:, :]]:
     X = X0.copy()
     np.exp(X[:, ::-1], out=X)
     return E, X
+
+
+@gradc.export
+def trapezoid_rules(y: f64[:], x: f64[:], A: f64[:, :], dx: f64) -> tuple[f64, f64[:], f64[:]]:
+    return np.trapezoid(y, x), np.trapezoid(A, x=x), np.trapezoid(A, dx=dx, axis=0)
