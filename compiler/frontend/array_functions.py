@@ -231,6 +231,7 @@ def trapezoid_call(low: LoweringState, e: ast.Call) -> Value:
     order = sorted(bound.items(), key=lambda kv: (kv[1].lineno, kv[1].col_offset))
     values = {name: low.expr(node) for name, node in order if name != "axis"}
     with low.b.at(low.src.loc(e)):
+        d: Value
         if x_node is not None:
             x = values["x"]
             d = low.b.insert(
