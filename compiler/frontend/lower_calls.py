@@ -13,6 +13,7 @@ import math
 
 from gradc.compiler.frontend import (
     array_functions,
+    array_grids,
     array_reorder,
     einsum,
     linalg_solve,
@@ -192,6 +193,8 @@ class CallLowering(LoweringState):
             return operator_ufuncs.operator_call(self, name, e)
         if name in array_functions.ARRAY_FUNCTIONS:
             return array_functions.array_function_call(self, name, e)
+        if name in array_grids.GRID_FUNCTIONS:
+            return array_grids.grid_call(self, name, e)
         if name in array_reorder.REORDER_FUNCTIONS:
             return array_reorder.reorder_call(self, name, e)
         if name == "einsum":
