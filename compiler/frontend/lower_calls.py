@@ -15,6 +15,7 @@ from gradc.compiler.frontend import (
     array_functions,
     array_grids,
     array_reorder,
+    convolve,
     einsum,
     linalg_solve,
     numpy_linalg,
@@ -193,6 +194,8 @@ class CallLowering(LoweringState):
             return operator_ufuncs.operator_call(self, name, e)
         if name in array_functions.ARRAY_FUNCTIONS:
             return array_functions.array_function_call(self, name, e)
+        if name == "convolve":
+            return convolve.convolve_call(self, e)
         if name in array_grids.GRID_FUNCTIONS:
             return array_grids.grid_call(self, name, e)
         if name in array_reorder.REORDER_FUNCTIONS:
