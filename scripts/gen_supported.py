@@ -10,7 +10,7 @@ OPERATOR_UFUNCS/COMPARISON_UFUNCS/ARRAY_DTYPES (compiler/infer/elementwise.py),
 ARRAY_REDUCTIONS/BUILTIN_REDUCTIONS (compiler/frontend/array_reductions.py),
 LINALG_FUNCTIONS/CONSTRUCT_FUNCTIONS/SCALAR_TYPES (compiler/frontend/numpy_linalg.py),
 VIEW_METHODS (compiler/frontend/slicing.py), ARRAY_FUNCTIONS/ARRAY_METHODS (compiler/
-frontend/array_functions.py), GRID_FUNCTIONS (compiler/frontend/array_grids.py), REORDER_FUNCTIONS (compiler/frontend/array_reorder.py), SOLVE_FUNCTIONS (compiler/frontend/
+frontend/array_functions.py), GRID_FUNCTIONS (compiler/frontend/array_grids.py), CONVOLVE_FORM (compiler/frontend/convolve.py), REORDER_FUNCTIONS (compiler/frontend/array_reorder.py), SOLVE_FUNCTIONS (compiler/frontend/
 linalg_solve.py), EINSUM_FORMS (compiler/frontend/einsum.py), ARRAY_UFUNCS (compiler/frontend/
 numpy_arrays.py), the allocators and dtype spellings (compiler/frontend/lower_calls.py),
 MATH_FUNCTIONS (compiler/ir/ops/mathcall.py), MATH_CONSTANTS (compiler/frontend/
@@ -37,6 +37,7 @@ from gradc.compiler.frontend import (
     array_reductions,
     array_reorder,
     constructs,
+    convolve,
     einsum,
     linalg_solve,
     lower_calls,
@@ -310,9 +311,10 @@ def examples() -> dict[str, list[str]]:
         "meshgrid": "np.sum(np.meshgrid(x, y)[0] * np.meshgrid(x, y, indexing='ij')[1])",
         "isclose": "np.sum(np.isclose(x, y, atol=s))",
         "allclose": "float(np.allclose(x, y, equal_nan=True))",
+        "convolve": "np.sum(np.convolve(x, y)) + np.sum(np.convolve(y, x, 'same') * s)",
     }
     out["array functions"] = [array_fns[n] for n in
-                              (*array_functions.ARRAY_FUNCTIONS, *array_grids.GRID_FUNCTIONS,
+                              (*array_functions.ARRAY_FUNCTIONS, *array_grids.GRID_FUNCTIONS, "convolve",
                                *array_functions.ARRAY_METHODS)]  # fmt: skip
     reorder = {
         "diag": "np.sum(np.diag(x, 1)) + np.sum(np.diag(A))", "tril": "np.sum(np.tril(A, -1))",
@@ -460,6 +462,7 @@ def _views_construction_linalg() -> list[str]:
     lines += _table(("method", "accepts"), [(f"`a.{m}`", d) for m, d in VIEW_METHODS.items()])
     rows = [(f"`np.{n}`", d) for n, d in array_functions.ARRAY_FUNCTIONS.items()]
     rows += [(f"`np.{n}`", d) for n, d in array_grids.GRID_FUNCTIONS.items()]
+    rows += [("`np.convolve`", convolve.CONVOLVE_FORM)]
     rows += [(f"`a.{n}`", d) for n, d in array_functions.ARRAY_METHODS.items()]
     rows += [(f"`np.{n}`", d) for n, (_, _, d) in array_reorder.REORDER_FUNCTIONS.items()]
     lines += _table(("array function or method", "accepts"), rows)
