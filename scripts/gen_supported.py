@@ -10,7 +10,7 @@ OPERATOR_UFUNCS/COMPARISON_UFUNCS/ARRAY_DTYPES (compiler/infer/elementwise.py),
 ARRAY_REDUCTIONS/BUILTIN_REDUCTIONS (compiler/frontend/array_reductions.py),
 LINALG_FUNCTIONS/CONSTRUCT_FUNCTIONS/SCALAR_TYPES (compiler/frontend/numpy_linalg.py),
 VIEW_METHODS (compiler/frontend/slicing.py), ARRAY_FUNCTIONS/ARRAY_METHODS (compiler/
-frontend/array_functions.py), GRID_FUNCTIONS (compiler/frontend/array_grids.py), CONVOLVE_FORM (compiler/frontend/convolve.py), REORDER_FUNCTIONS (compiler/frontend/array_reorder.py), SOLVE_FUNCTIONS (compiler/frontend/
+frontend/array_functions.py), GRID_FUNCTIONS (compiler/frontend/array_grids.py), CONVOLVE_FORM (compiler/frontend/convolve.py), REPEAT_FUNCTIONS (compiler/frontend/array_repeat.py), REORDER_FUNCTIONS (compiler/frontend/array_reorder.py), SOLVE_FUNCTIONS (compiler/frontend/
 linalg_solve.py), EINSUM_FORMS (compiler/frontend/einsum.py), ARRAY_UFUNCS (compiler/frontend/
 numpy_arrays.py), the allocators and dtype spellings (compiler/frontend/lower_calls.py),
 MATH_FUNCTIONS (compiler/ir/ops/mathcall.py), MATH_CONSTANTS (compiler/frontend/
@@ -36,6 +36,7 @@ from gradc.compiler.frontend import (
     array_grids,
     array_reductions,
     array_reorder,
+    array_repeat,
     constructs,
     convolve,
     einsum,
@@ -312,9 +313,13 @@ def examples() -> dict[str, list[str]]:
         "isclose": "np.sum(np.isclose(x, y, atol=s))",
         "allclose": "float(np.allclose(x, y, equal_nan=True))",
         "convolve": "np.sum(np.convolve(x, y)) + np.sum(np.convolve(y, x, 'same') * s)",
+        "repeat": "np.sum(np.repeat(x, 2) * np.tile(y, 2))",
+        "tile": "np.sum(np.tile(x, n % 3))",
+        "polyval": "np.sum(np.polyval([s, 2.0, -1.0], x)) + np.polyval((1.5, s), s)",
     }
     out["array functions"] = [array_fns[n] for n in
                               (*array_functions.ARRAY_FUNCTIONS, *array_grids.GRID_FUNCTIONS, "convolve",
+                               *array_repeat.REPEAT_FUNCTIONS,
                                *array_functions.ARRAY_METHODS)]  # fmt: skip
     reorder = {
         "diag": "np.sum(np.diag(x, 1)) + np.sum(np.diag(A))", "tril": "np.sum(np.tril(A, -1))",
@@ -463,6 +468,7 @@ def _views_construction_linalg() -> list[str]:
     rows = [(f"`np.{n}`", d) for n, d in array_functions.ARRAY_FUNCTIONS.items()]
     rows += [(f"`np.{n}`", d) for n, d in array_grids.GRID_FUNCTIONS.items()]
     rows += [("`np.convolve`", convolve.CONVOLVE_FORM)]
+    rows += [(f"`np.{n}`", d) for n, d in array_repeat.REPEAT_FUNCTIONS.items()]
     rows += [(f"`a.{n}`", d) for n, d in array_functions.ARRAY_METHODS.items()]
     rows += [(f"`np.{n}`", d) for n, (_, _, d) in array_reorder.REORDER_FUNCTIONS.items()]
     lines += _table(("array function or method", "accepts"), rows)

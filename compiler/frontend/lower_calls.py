@@ -15,6 +15,7 @@ from gradc.compiler.frontend import (
     array_functions,
     array_grids,
     array_reorder,
+    array_repeat,
     convolve,
     einsum,
     linalg_solve,
@@ -194,6 +195,8 @@ class CallLowering(LoweringState):
             return operator_ufuncs.operator_call(self, name, e)
         if name in array_functions.ARRAY_FUNCTIONS:
             return array_functions.array_function_call(self, name, e)
+        if name in array_repeat.REPEAT_FUNCTIONS:
+            return array_repeat.repeat_call(self, name, e)
         if name == "convolve":
             return convolve.convolve_call(self, e)
         if name in array_grids.GRID_FUNCTIONS:
