@@ -14,9 +14,10 @@ import inspect
 import sys
 import typing
 from collections.abc import Collection
+from typing import Any
 
 
-def field_hints(cls: type, names: Collection[str]) -> dict[str, object]:
+def field_hints(cls: type, names: Collection[str]) -> dict[str, Any]:
     """The resolved annotations of the fields ``names`` of ``cls``, as
     ``typing.get_type_hints(cls, include_extras=True)`` gives them (each from the class of
     the MRO that annotates it last, in the globals of its module and the namespace of its
@@ -28,7 +29,7 @@ def field_hints(cls: type, names: Collection[str]) -> dict[str, object]:
         NameError, SyntaxError, TypeError: as ``get_type_hints`` for an annotation that
             does not evaluate.
     """
-    hints: dict[str, object] = {}
+    hints: dict[str, Any] = {}
     for base in reversed(cls.__mro__):
         annotations = inspect.get_annotations(base)
         wanted = [(name, value) for name, value in annotations.items() if name in names]
