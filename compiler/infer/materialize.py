@@ -18,7 +18,7 @@ from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
 from gradc.compiler.ir.ops.views import FULL_SLICE, INT_ITEM
-from gradc.compiler.ir.promotion import Origin
+from gradc.compiler.ir.promotion import AMBIGUOUS, Origin
 from gradc.compiler.ir.types import (
     F64,
     I1,
@@ -90,7 +90,7 @@ class Materializer:
         """NumPy's common type of ``values`` (the first ``arrays`` arrays), as inference
         decided it (compiler/infer/weak.py); Python's join where its rules apply."""
         common = weak.decide(values, lambda v: self.origins.get(v, Origin.EITHER), arrays)
-        if common is None:
+        if common is None or common == AMBIGUOUS:  # scalars by Python's rules, or the join
             common = numpy_math.joined_type(weak.element_types(values))
         assert isinstance(common, ScalarType), common
         return common

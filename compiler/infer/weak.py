@@ -138,7 +138,8 @@ def common_type(fn: Function, values: list[Value], arrays: int = 0) -> ScalarTyp
             memo.update(origins(fn))
         return memo.get(value, Origin.EITHER)
 
-    return decide(values, origin_of, arrays)
+    common = decide(values, origin_of, arrays)
+    return ambiguity(element_types(values), arrays) if common == AMBIGUOUS else common
 
 
 def decide(
@@ -148,11 +149,12 @@ def decide(
     origins ``origin_of`` gives (compiler/ir/promotion.py); None where Python's rules
     apply: all are Python scalars, or a non-constant Python int meets a NumPy int32
     (NumPy converts it to int32, raising OverflowError if it does not fit: gradc computes
-    in int64, Python's way); or the compile error's message."""
+    in int64, Python's way); :data:`~.promotion.AMBIGUOUS` where it depends on an
+    operand's unknown origin; or the compile error's message."""
     types = element_types(values)
     result = promote(types, lambda k: origin_of(values[k]), arrays)
     if result == AMBIGUOUS:
-        return ambiguity(types, arrays)
+        return AMBIGUOUS
     python = [origin_of(v) is Origin.PYTHON and not always_strong(t) for v, t in zip(values, types)]
     if not arrays and all(python):
         return None
@@ -170,15 +172,20 @@ def numpy_scalars(
     fn: Function, inst: Instruction, error: Callable[[str, Instruction], Exception]
 ) -> ScalarType | None:
     """NEP 50's common type of ``inst``'s scalar operands (typed) where one may be a
-    NumPy ``f32``/``i32``; None where all are Python's (Python's rules apply).
+    NumPy ``f32``/``i32``; None where Python's rules apply: all are Python's, or one may
+    be either (``s = 0.0; s += x32[i]``: NumPy's ``s`` is a float32 after the first
+    addition, which a static type cannot follow; its join, float64, as Numba's).
 
     Raises:
-        CompileError: ``error(message, inst)``, where the type is not decidable.
+        CompileError: ``error(message, inst)``: a Python int out of int32's range.
     """
     values = inst.operands()
     if not any(may_be_strong(t) for t in element_types(values)):
         return None
-    common = common_type(fn, values)
+    memo = origins(fn)
+    common = decide(values, lambda v: memo.get(v, Origin.EITHER))
+    if common == AMBIGUOUS:
+        return None
     if isinstance(common, str):
         raise error(common, inst)
     return common
