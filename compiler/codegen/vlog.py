@@ -14,7 +14,7 @@ instead of a minimax polynomial)::
 
 ``R`` keeps the terms up to ``z**11`` (the first left out is below 2**-62 relative to
 the result); ``k * LN2_HI`` is exact (``LN2_HI`` has 32 significant bits, ``|k| <=
-1128``), ``LN2_HI + LN2_LO`` is ln 2 to 2**-86. The result is within 1 ulp of the exact
+1074``), ``LN2_HI + LN2_LO`` is ln 2 to 2**-86. The result is within 1 ulp of the exact
 value (the reduction's analysis is fdlibm's: the final ``- f`` and ``k*LN2_HI +`` are
 the only roundings of size near the result's ulp), so within 1 ulp of glibc's
 correctly rounded ``log``. Special values, by selects: ``log(+-0) = -inf``, ``log(x <
