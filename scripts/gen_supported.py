@@ -81,6 +81,8 @@ STATEMENTS = (
     ("`return e`, `return a, b`, `return` / `return None`", "`void(...)` signatures"),
     ("`raise ValueError(f'n={n}')`, `assert c, 'msg'`", "f-string fields: int, bool, f64"),
     ("`pass`, docstrings, expression statements", ""),
+    ("`a.sort(axis=-1, kind=None)`", "in place, views too; a statement (NumPy's method returns"
+     " None)"),
     ("`and`, `or`, `not`, chained comparisons", "short-circuit as CPython"),
     ("default parameter values", "exports are callable without them"),
     ("calls of module-level functions (helpers), with positional arguments", "specialised per"
@@ -128,6 +130,7 @@ def check_statements(x: f64[:], y: f64[:], A: f64[:, :], i: i64[:], j: i64[:],
     z += x
     z[1:] = y[:-1]
     z[0] = s
+    z[::-1].sort()
     _fill(A[0], 1.0)
     for k in range(n - 1, -1, -2):
         t += z[k] if k % 2 == 0 else -z[k]

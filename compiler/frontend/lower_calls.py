@@ -95,6 +95,12 @@ class CallLowering(LoweringState):
         func = e.func
         if linalg_solve.is_solve_call(self, func):  # np.linalg.inv(a), solve, det
             return linalg_solve.solve_call(self, func, e)  # type: ignore[arg-type]
+        if self._array_method(func, "sort"):  # a.sort(): a statement (lower_stmt.py)
+            raise self.src.error(
+                "a.sort() sorts in place and returns None: write it as a statement",
+                e,
+                help="np.sort(a) returns a sorted copy",
+            )
         if self._array_method(func, "clip"):  # a.clip(lo, hi)
             return array_functions.clip_method(self, func, e)  # type: ignore[arg-type]
         if e.keywords and self.info.numpy_attr(func) is None and not self._user_function(func):

@@ -318,6 +318,8 @@ EDGES = [
            min_dim=1, no_broadcast=True),
 ]  # fmt: skip
 
+_SORT_METHOD = "`a.sort(axis=-1, kind=None)`"
+
 #: np.diag/tril/triu/roll/sort/median (REORDER_FUNCTIONS): loads in a permuted order, so
 #: the derivative follows the permutation (sorted elements kept apart: ``_TIES``).
 REORDER = [
@@ -339,6 +341,16 @@ REORDER = [
     OpCase("reorder:sort", X2, "np.sort(x * 2.0, axis=None)", V, **_TIES),
     OpCase("reorder:sort", "x: f64[:]", "np.sort(x[::-1]) * x", V, **_TIES),
     OpCase("reorder:median", X2, "np.median(x)", "f64", min_dim=1, **_TIES),
+    OpCase("reorder:sort", X2, "np.sort(x, axis=0)", M, **_TIES),
+    OpCase("reorder:sort", "x: f64[:, :, :]", "np.sort(x, axis=-2) * x", "f64[:, :, :]",
+           shapes={"x": (2, "m", "n")}, **_TIES),
+    OpCase("reorder:median", X2, "np.median(x, axis=0)", V, min_dim=1, **_TIES),
+    OpCase(f"statement:{_SORT_METHOD}", X2, "z = x * 2.0\nz[:, ::-1].sort(axis=0)\nreturn z", M,
+           **_TIES),
+    OpCase(f"statement:{_SORT_METHOD}", X2, "x.sort()\nreturn x * x", M, **_TIES),
+    OpCase("reduction:sum", "x: f64[:, :], s: f64", "np.sum(x, axis=0, initial=s)", V),
+    OpCase("reduction:prod", "x: f64[:, :], s: f64", "x.prod(axis=1, keepdims=True, initial=s)",
+           M),
     OpCase("reorder:median", X2, "np.median(x * x, axis=1)", V, min_dim=1, **_TIES),
     OpCase("reorder:median", X2, "np.median(x, axis=-1) * 2.0", V, min_dim=1, **_TIES),
     OpCase("reorder:median", "x: f64[:]", "np.median(x)", "f64", min_dim=1, **_TIES),
@@ -352,6 +364,8 @@ _SQ = {"x": ("m", "m")}
 #: x * 0.5 + 4 I is diagonally dominant; + 4 I[::-1] makes the partial pivoting swap rows.
 _DOM = "x * 0.5 + 4.0 * np.eye(x.shape[0])"
 _SWAP = "x * 0.5 + 4.0 * np.eye(x.shape[0])[::-1]"
+_DOM3 = "x * 0.5 + 4.0 * np.eye(x.shape[1])"
+_SWAP3 = "x * 0.5 + 4.0 * np.eye(x.shape[1])[::-1]"
 
 SOLVE = [
     OpCase("solve:inv", X2, f"np.linalg.inv({_DOM})", M, shapes=_SQ),
@@ -361,6 +375,15 @@ SOLVE = [
            shapes={**_SQ, "y": ("m", "n")}),
     OpCase("solve:det", X2, "np.linalg.det(x)", "f64", shapes=_SQ),
     OpCase("solve:det", X2, f"np.linalg.det({_SWAP})", "f64", shapes=_SQ),
+    # stacks (..., m, m): b's batch axis of 1 broadcast, so its adjoint is a sum
+    OpCase("solve:inv", "x: f64[:, :, :]", f"np.linalg.inv({_DOM3})", "f64[:, :, :]",
+           shapes={"x": (2, "m", "m")}),
+    OpCase("solve:det", "x: f64[:, :, :]", f"np.linalg.det({_SWAP3})", V,
+           shapes={"x": (2, "m", "m")}),
+    OpCase("solve:solve", "x: f64[:, :, :], y: f64[:, :, :]", f"np.linalg.solve({_SWAP3}, y)",
+           "f64[:, :, :]", shapes={"x": (2, "m", "m"), "y": (1, "m", "n")}),
+    OpCase("solve:solve", "x: f64[:, :, :], y: f64[:]", f"np.linalg.solve({_DOM3}, y)", M,
+           shapes={"x": (2, "m", "m"), "y": ("m",)}),
 ]  # fmt: skip
 
 _B3 = "f64[:, :, :]"
