@@ -166,6 +166,8 @@ INDEXING = (
     ("`a[idx]` with an integer array, `a[mask]` with a bool array", "a copy (reads)"),
     ("`a[mask] = v`, `a[mask] += v` (a bool mask of `a`'s shape)", "`v` a scalar, or a 1-D"
      " array of one value per true element (or one value)"),
+    ("`a[idx] = v`, `a[idx] += v` (an integer array `idx`)", "`v` a scalar or an array"
+     " broadcasting to `idx.shape + a.shape[1:]`; a repeated index keeps the last value"),
     ("`a.flat[i]`", "reads"),
     ("`a.T`", "a view"),
     ("`a.shape`, `np.shape(a)`, `a.size`, `a.ndim`, `a.dtype`, `len(a)`", ""),

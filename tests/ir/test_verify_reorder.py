@@ -1,5 +1,5 @@
-"""The verification rules of diag, triangle, roll, sort, linsolve, batchmatmul and
-maskassign (compiler/ir/ops/reorder.py, solve.py, batched.py, indexing.py): one invalid
+"""The verification rules of diag, triangle, roll, sort, linsolve, batchmatmul,
+maskassign and indexassign (compiler/ir/ops/reorder.py, solve.py, batched.py, indexing.py): one invalid
 function each, its message checked (valid forms: tests/ir/test_printer_parser.py's
 ALL_OPS, which is verified)."""
 
@@ -32,6 +32,8 @@ CASES = {
     "batch of 2-D": ("%r = batchmatmul %o, %o : array[f64,2,C]", "2 axes or fewer"),
     "mask rank": ("maskassign %o, %m, %x", "expected bools of array[f64,2,C]"),
     "mask item": ("maskassign %y, %m, %n", "expected f64 values"),
+    "index kind": ("indexassign %o, %y, %x", "integer indices are required"),
+    "index item": ("indexassign %y, %m, %x", "integer indices are required"),
 }
 
 

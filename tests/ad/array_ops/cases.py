@@ -426,8 +426,19 @@ MASK_WRITES = [
            "return x * 1.0", M, kink=lambda x: [x], no_broadcast=True),
 ]  # fmt: skip
 
+_IDX_WRITE = "`a[idx] = v`, `a[idx] += v` (an integer array `idx`)"
+
+INDEX_WRITES = [
+    OpCase(f"indexing:{_IDX_WRITE}", XV,
+           "z = x * 1.0\nz[np.array([2, 0, 0, -1]) % z.shape[0]] = y * y\nreturn z", M, min_dim=1),
+    OpCase(f"indexing:{_IDX_WRITE}", "x: f64[:, :], s: f64",
+           "z = np.sin(x)\nz[np.array([1, 1, 0]) % z.shape[0]] += s * z[0]\nreturn z", M,
+           min_dim=1),
+    OpCase("construct:vstack", XV, "np.vstack((x, y, x[0] * y))", M, min_dim=1),
+]  # fmt: skip
+
 CASES: list[OpCase] = [*UNARY, *BINARY, *REDUCTIONS, *SHAPE_OPS, *INDEXING, *STATEMENTS, *EDGES,
-                       *REORDER, *SOLVE, *EINSUM, *MASK_WRITES]  # fmt: skip
+                       *REORDER, *SOLVE, *EINSUM, *MASK_WRITES, *INDEX_WRITES]  # fmt: skip
 
 #: Table entries with no derivative to check (integer, boolean or constant results), each
 #: with the reason; every other entry of :func:`table_keys` needs a case in CASES.
