@@ -305,7 +305,8 @@ def examples() -> dict[str, list[str]]:
          "ravel": "np.sum(A.copy().ravel())", "flatten": "np.sum(A.flatten())"}[m]
         for m in VIEW_METHODS
     ]  # fmt: skip
-    array_fns = {"diff": "np.sum(np.diff(A, axis=0))", "clip": "np.sum(A.clip(0.2, s))"}
+    array_fns = {"diff": "np.sum(np.diff(A, axis=0))", "clip": "np.sum(A.clip(0.2, s))",
+                 "transpose": "np.sum(np.transpose(A) @ A)"}  # fmt: skip
     out["array functions"] = [array_fns[n] for n in
                               (*array_functions.ARRAY_FUNCTIONS, *array_functions.ARRAY_METHODS)]  # fmt: skip
     reorder = {

@@ -6,6 +6,7 @@
   ``a[..., 1:] - a[..., :-1]`` along the axis (``numpy/lib/_function_base_impl.py``),
   two views and one elementwise ``_diff`` ufunc: ``subtract``, or ``not_equal`` for bools
   as NumPy's ``diff`` does;
+* ``np.transpose(a, axes=None)``: ``a.transpose(axes)``, the view (constant axes);
 * ``a.clip(lo, hi)``, ``a.clip(min=lo, max=hi)``: the ``np.clip(a, lo, hi)`` ufunc.
 
 Each becomes operations that already have their types, loops and derivative rules, so
@@ -18,7 +19,7 @@ import ast
 
 from gradc.compiler.frontend.constants import fold_constant
 from gradc.compiler.frontend.lower_state import LoweringState
-from gradc.compiler.frontend.slicing import ELLIPSIS
+from gradc.compiler.frontend.slicing import ELLIPSIS, view_method
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.types import I64
@@ -26,7 +27,40 @@ from gradc.compiler.ir.types import I64
 #: ``np.<name>`` -> the forms gradc accepts.
 ARRAY_FUNCTIONS: dict[str, str] = {
     "diff": "np.diff(a), np.diff(a, axis=k) (n=1, a constant axis)",
+    "transpose": "np.transpose(a, axes=None): the view a.transpose(axes), constant axes",
 }
+
+
+def array_function_call(low: LoweringState, name: str, e: ast.Call) -> Value:
+    """``np.<name>(...)`` of :data:`ARRAY_FUNCTIONS`."""
+    return diff_call(low, e) if name == "diff" else transpose_call(low, e)
+
+
+def transpose_call(low: LoweringState, e: ast.Call) -> Value:
+    """``np.transpose(a, axes=None)``: the method ``a.transpose(axes)`` (NumPy's own
+    definition, ``numpy/_core/fromnumeric.py``).
+
+    Raises:
+        CompileError: other arguments, axes that are not constant ints.
+    """
+    bound = dict(zip(("a", "axes"), e.args, strict=False))
+    for kw in e.keywords:
+        if kw.arg not in ("a", "axes") or kw.arg in bound:
+            raise low.src.error(
+                f"np.transpose() argument '{kw.arg}=' is not supported "
+                f"({ARRAY_FUNCTIONS['transpose']})",
+                kw.value,
+            )
+        bound[kw.arg] = kw.value
+    if len(e.args) > 2 or "a" not in bound:
+        raise low.src.error(f"np.transpose() takes a, axes ({ARRAY_FUNCTIONS['transpose']})", e)
+    axes = bound.get("axes")
+    if isinstance(axes, ast.Constant) and axes.value is None:
+        axes = None
+    method = ast.copy_location(ast.Attribute(bound["a"], "transpose", ast.Load()), e.func)
+    call = ast.copy_location(ast.Call(method, [axes] if axes is not None else [], []), e)
+    return view_method(low, method, call)  # type: ignore[arg-type]
+
 
 #: ``a.<name>(...)`` -> the forms gradc accepts.
 ARRAY_METHODS: dict[str, str] = {

@@ -193,7 +193,7 @@ class CallLowering(LoweringState):
         if name in NUMPY_FUNCTIONS or name in ARRAY_UFUNCS:
             return self.numpy_math_call(name, e)
         if name in array_functions.ARRAY_FUNCTIONS:
-            return array_functions.diff_call(self, e)
+            return array_functions.array_function_call(self, name, e)
         if name in array_reorder.REORDER_FUNCTIONS:
             return array_reorder.reorder_call(self, name, e)
         if name == "einsum":

@@ -435,6 +435,9 @@ INDEX_WRITES = [
            "z = np.sin(x)\nz[np.array([1, 1, 0]) % z.shape[0]] += s * z[0]\nreturn z", M,
            min_dim=1),
     OpCase("construct:vstack", XV, "np.vstack((x, y, x[0] * y))", M, min_dim=1),
+    OpCase("function:transpose", X2, "np.transpose(x) * 2.0", M),
+    OpCase("function:transpose", "x: f64[:, :, :]", "np.sin(np.transpose(x, (2, 0, 1)))",
+           "f64[:, :, :]", shapes={"x": (2, "m", "n")}),
 ]  # fmt: skip
 
 CASES: list[OpCase] = [*UNARY, *BINARY, *REDUCTIONS, *SHAPE_OPS, *INDEXING, *STATEMENTS, *EDGES,

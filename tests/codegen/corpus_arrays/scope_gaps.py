@@ -2,7 +2,7 @@
 and ``a[idx] += v`` (compiler/infer/mask_writes.py, passes/arrays/indexing.py: repeated
 indices keep the last value, negative ones count from the end, every index checked
 before any write) and ``np.vstack`` of 1-D and 2-D arrays together (NumPy's
-``atleast_2d``), against NumPy in every layout.
+``atleast_2d``), ``np.transpose(a, axes)``, against NumPy in every layout.
 """
 
 import numpy as np
@@ -15,6 +15,7 @@ SHAPES = {
     "index_updates": {"x": ("n",), "idx": ("k",), "w": ("k",)},
     "index_write_shapes": {"x": ("n",), "idx": ("k",), "w": ("m",)},
     "vstack_mixed": {"a": ("m", "n"), "v": ("n",)},
+    "transposed": {"t": ("p", "m", "n")},
 }
 DIMS = {"index_writes": {"m": (1, 6)}, "index_updates": {"n": (1, 6)}}
 ELEMENTS = {"index_writes": {"idx": (-3, 2)}, "index_updates": {"idx": (-3, 2)}}
@@ -54,3 +55,8 @@ def index_write_shapes(x: f64[:], idx: i64[:], w: f64[:]) -> f64[:]:
 @gradc.export
 def vstack_mixed(a: f64[:, :], v: f64[:]) -> tuple[f64[:, :], f64[:, :]]:
     return np.vstack((a, v)), np.vstack((v[::-1], a, v * 2.0))
+
+
+@gradc.export
+def transposed(t: f64[:, :, :]) -> tuple[f64[:, :, :], f64[:, :, :], f64[:, :, :]]:
+    return np.transpose(t) * 1.0, np.transpose(t, (1, 0, 2)) * 2.0, np.transpose(t, axes=[2, 0, 1])
