@@ -306,7 +306,14 @@ class CallLowering(LoweringState):
             CompileError: too many arguments, a missing one, an unknown or repeated
                 keyword, ``**`` arguments.
         """
-        names = [a.arg for a in callee.node.args.args]
+        params = callee.node.args
+        if params.vararg or params.kwarg or params.kwonlyargs or params.posonlyargs:
+            raise self.src.error(  # else its keyword-only names would read as unknown
+                f"function '{shown}' must take plain positional parameters "
+                "(no *args, **kwargs or keyword-only parameters)",
+                e,
+            )
+        names = [a.arg for a in params.args]
         expected = len(names)
         defaults = default_values(callee.module, callee.node)
         least = expected - len(defaults)
