@@ -287,8 +287,9 @@ def _axis(low: LoweringState, shown: str, node: ast.expr) -> int:
 
 def _norm_kind(low: LoweringState, shown: str, node: ast.expr | None) -> str:
     """The ``fn`` of ``np.linalg.norm(x, ord)``: ``norm:None`` (the 2-norm of the
-    flattened array), ``norm:fro`` (2-D), ``norm:1``/``norm:2``/``norm:inf`` (1-D);
-    inference checks the rank and picks the :class:`~ops.ReduceKind`."""
+    flattened array), ``norm:fro`` (2-D), ``norm:1``/``norm:2``/``norm:inf`` (1-D; ``1`` and
+    ``inf`` also of a 2-D array: matrix norms); inference checks the rank and picks the
+    :class:`~ops.ReduceKind`."""
     if node is None or _is_none(node):
         return "norm:None"
     if isinstance(node, ast.Constant) and node.value == "fro":

@@ -127,7 +127,7 @@ def test_axes_are_normalised() -> None:
         ("f64[:]", "np.sum(a, keepdims=1.5)", "must be a constant bool"),
         ("f64[:]", "np.sum(a, dtype=np.int64)", "NumPy would cast each element unsafely"),
         ("f64[:]", "np.mean(a, dtype=np.int64)", "with dtype=i64 is not supported"),
-        ("f64[:, :]", "np.linalg.norm(a, 1)", "(a matrix norm) is not supported"),
+        ("f64[:, :]", "np.linalg.norm(a, 2)", "(a matrix norm) is not supported"),
         ("f64[:]", "np.linalg.norm(a, 'fro')", "ord='fro' needs a 2-D array"),
         ("f64[:]", "np.linalg.norm(a, 3)", "argument 'ord=' must be None, 1, 2, np.inf"),
         ("f64[:, :]", "np.linalg.norm(a, 1, axis=(0, 1))", "over two axes with ord=1 (a matrix"),

@@ -426,6 +426,14 @@ MASK_WRITES = [
            "return x * 1.0", M, kink=lambda x: [x], no_broadcast=True),
 ]  # fmt: skip
 
+
+def _sum_ties(x: Any) -> list[Any]:
+    """The gap between the largest two column sums and row sums of ``abs(x)`` (the max
+    picks one)."""
+    sums = [np.sort(np.abs(x).sum(axis=k))[::-1] for k in (0, 1)]
+    return [s[:1] - s[1:2] if s.size > 1 and x.size else s[:0] for s in sums]
+
+
 _IDX_WRITE = "`a[idx] = v`, `a[idx] += v` (an integer array `idx`)"
 
 INDEX_WRITES = [
@@ -435,6 +443,8 @@ INDEX_WRITES = [
            "z = np.sin(x)\nz[np.array([1, 1, 0]) % z.shape[0]] += s * z[0]\nreturn z", M,
            min_dim=1),
     OpCase("construct:vstack", XV, "np.vstack((x, y, x[0] * y))", M, min_dim=1),
+    OpCase("reduction:linalg.norm", X2, "np.linalg.norm(x, 1) + np.linalg.norm(x, np.inf)",
+           "f64", kink=lambda x: [x, *_sum_ties(x)], no_broadcast=True),
     OpCase("function:transpose", X2, "np.transpose(x) * 2.0", M),
     OpCase("function:transpose", "x: f64[:, :, :]", "np.sin(np.transpose(x, (2, 0, 1)))",
            "f64[:, :, :]", shapes={"x": (2, "m", "n")}),

@@ -2,7 +2,8 @@
 and ``a[idx] += v`` (compiler/infer/mask_writes.py, passes/arrays/indexing.py: repeated
 indices keep the last value, negative ones count from the end, every index checked
 before any write) and ``np.vstack`` of 1-D and 2-D arrays together (NumPy's
-``atleast_2d``), ``np.transpose(a, axes)``, against NumPy in every layout.
+``atleast_2d``), ``np.transpose(a, axes)``, matrix norms ``np.linalg.norm(a, 1)``/
+``np.linalg.norm(a, np.inf)``, against NumPy in every layout.
 """
 
 import numpy as np
@@ -16,7 +17,9 @@ SHAPES = {
     "index_write_shapes": {"x": ("n",), "idx": ("k",), "w": ("m",)},
     "vstack_mixed": {"a": ("m", "n"), "v": ("n",)},
     "transposed": {"t": ("p", "m", "n")},
+    "matrix_norms": {"a": ("m", "n"), "k": ("m", "n")},
 }
+SUMMED = {"matrix_norms"}
 DIMS = {"index_writes": {"m": (1, 6)}, "index_updates": {"n": (1, 6)}}
 ELEMENTS = {"index_writes": {"idx": (-3, 2)}, "index_updates": {"idx": (-3, 2)}}
 RAISES = {"index_writes": "IndexError", "index_updates": "IndexError",
@@ -60,3 +63,13 @@ def vstack_mixed(a: f64[:, :], v: f64[:]) -> tuple[f64[:, :], f64[:, :]]:
 @gradc.export
 def transposed(t: f64[:, :, :]) -> tuple[f64[:, :, :], f64[:, :, :], f64[:, :, :]]:
     return np.transpose(t) * 1.0, np.transpose(t, (1, 0, 2)) * 2.0, np.transpose(t, axes=[2, 0, 1])
+
+
+@gradc.export
+def matrix_norms(a: f64[:, :], k: i64[:, :]) -> tuple[f64, f64, f64[:, :], f64]:
+    return (
+        np.linalg.norm(a, 1),
+        np.linalg.norm(a.T, ord=np.inf),
+        np.linalg.norm(a, np.inf, keepdims=True),
+        np.linalg.norm(k, 1),
+    )
