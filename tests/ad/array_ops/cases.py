@@ -445,6 +445,10 @@ INDEX_WRITES = [
     OpCase("construct:vstack", XV, "np.vstack((x, y, x[0] * y))", M, min_dim=1),
     OpCase("reduction:linalg.norm", X2, "np.linalg.norm(x, 1) + np.linalg.norm(x, np.inf)",
            "f64", kink=lambda x: [x, *_sum_ties(x)], no_broadcast=True),
+    # entries main gained without a case (np.flip, np.trapezoid, np.logaddexp)
+    OpCase("function:flip", X2, "np.flip(x, 0) * x", M),
+    OpCase("function:trapezoid", X2, "np.trapezoid(x * x, dx=0.5, axis=0)", V),
+    OpCase("ufunc:logaddexp", XY, "np.logaddexp(x, y * 2.0)", M),
     OpCase("function:transpose", X2, "np.transpose(x) * 2.0", M),
     OpCase("function:transpose", "x: f64[:, :, :]", "np.sin(np.transpose(x, (2, 0, 1)))",
            "f64[:, :, :]", shapes={"x": (2, "m", "n")}),
@@ -469,5 +473,6 @@ NOT_DIFFERENTIABLE = {
     "construct:eye": "a constant array",
     "construct:identity": "a constant array",
     "reorder:argsort": "an integer result",
+    "function:count_nonzero": "an integer result",
     "indexing:`a.shape`, `np.shape(a)`, `a.size`, `a.ndim`, `a.dtype`, `len(a)`": "integers",
 }
