@@ -81,6 +81,8 @@ STATEMENTS = (
     ("`return e`, `return a, b`, `return` / `return None`", "`void(...)` signatures"),
     ("`raise ValueError(f'n={n}')`, `assert c, 'msg'`", "f-string fields: int, bool, f64"),
     ("`pass`, docstrings, expression statements", ""),
+    ("`a.sort(axis=-1, kind=None)`", "in place, views too; a statement (NumPy's method returns"
+     " None)"),
     ("`and`, `or`, `not`, chained comparisons", "short-circuit as CPython"),
     ("default parameter values", "exports are callable without them"),
     ("calls of module-level functions (helpers), with positional arguments", "specialised per"
@@ -128,6 +130,7 @@ def check_statements(x: f64[:], y: f64[:], A: f64[:, :], i: i64[:], j: i64[:],
     z += x
     z[1:] = y[:-1]
     z[0] = s
+    z[::-1].sort()
     _fill(A[0], 1.0)
     for k in range(n - 1, -1, -2):
         t += z[k] if k % 2 == 0 else -z[k]
@@ -163,6 +166,8 @@ INDEXING = (
     ("`a[idx]` with an integer array, `a[mask]` with a bool array", "a copy (reads)"),
     ("`a[mask] = v`, `a[mask] += v` (a bool mask of `a`'s shape)", "`v` a scalar, or a 1-D"
      " array of one value per true element (or one value)"),
+    ("`a[idx] = v`, `a[idx] += v` (an integer array `idx`)", "`v` a scalar or an array"
+     " broadcasting to `idx.shape + a.shape[1:]`; a repeated index keeps the last value"),
     ("`a.flat[i]`", "reads"),
     ("`a.T`", "a view"),
     ("`a.shape`, `np.shape(a)`, `a.size`, `a.ndim`, `a.dtype`, `len(a)`", ""),
@@ -306,6 +311,7 @@ def examples() -> dict[str, list[str]]:
         "flip": "np.sum(np.flip(A, 0) * np.flip(A))",
         "count_nonzero": "np.count_nonzero(A) + np.sum(np.count_nonzero(A, axis=1))",
         "trapezoid": "np.trapezoid(x, y) + np.sum(np.trapezoid(A, dx=s, axis=0))",
+        "transpose": "np.sum(np.transpose(A) @ A)",
     }
     out["array functions"] = [array_fns[n] for n in
                               (*array_functions.ARRAY_FUNCTIONS, *array_functions.ARRAY_METHODS)]  # fmt: skip

@@ -120,9 +120,12 @@ def _scalar_exponent(inst: Instruction) -> Value | None:
     return inst.rhs if isinstance(base, ArrayType) and base.dtype.is_float else None
 
 
-def plan(inst: Instruction, common_of: Common) -> tuple[str, ScalarType, ArrayType] | str:
+def plan(
+    inst: Instruction, common_of: Common
+) -> tuple[str, ScalarType, ArrayType | ScalarType] | str:
     """The ufunc, the common operand type and the result type of ``inst`` (operands
-    typed, one an array), or the compile-time error's message."""
+    typed, one an array; or scalars of ``np.where``/``np.clip``, ufuncs only this
+    module types: a scalar result), or the compile-time error's message."""
     fn = _ufunc(inst)
     args = inst.operands()
     for v in args:
@@ -134,7 +137,8 @@ def plan(inst: Instruction, common_of: Common) -> tuple[str, ScalarType, ArrayTy
     u = ufuncs.UFUNCS.get(fn)
     if u is None:
         return f"np.{fn}() is not supported on arrays"
-    if not any(isinstance(v.type, ArrayType) for v in args):
+    scalars = not any(isinstance(v.type, ArrayType) for v in args)
+    if scalars and fn not in ("where", "clip"):
         return f"np.{fn}() of scalars is not supported (only of arrays)"
     common = common_type(args, u.condition_first, common_of)
     if isinstance(common, str):
@@ -143,8 +147,8 @@ def plan(inst: Instruction, common_of: Common) -> tuple[str, ScalarType, ArrayTy
     if exponent is not None:
         fn = _fast_power(exponent)
     result = ufuncs.UFUNCS[fn].loop(common)
-    if isinstance(result, str):
-        return result
+    if isinstance(result, str) or scalars:
+        return result if isinstance(result, str) else (fn, common, result)
     rank = max(v.type.ndim for v in args if isinstance(v.type, ArrayType))
     return fn, common, ArrayType(result, rank, "C")
 
@@ -189,6 +193,8 @@ def build(m: Materializer, inst: Instruction) -> Value:
         args = args[:1]
     m.b.position_before(inst)
     with m.b.at(inst.loc):
+        if isinstance(result, ScalarType):  # np.where/np.clip of scalars
+            return u.expand(m.b, args, result)
         return m.b.insert(ops.Elementwise(fn, tuple(args), type=result))
 
 

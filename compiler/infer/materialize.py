@@ -277,10 +277,13 @@ def _getitem(m: Materializer, inst: ops.GetItem) -> Value | None:
 def _setitem(m: Materializer, inst: ops.SetItem) -> Value | None:
     array_type = inst.value.type
     assert isinstance(array_type, ArrayType)
-    from gradc.compiler.infer.mask_writes import is_mask_write, mask_write  # it imports this
+    from gradc.compiler.infer import mask_writes  # it imports this module
 
-    if is_mask_write(inst):  # a[mask] = v
-        mask_write(m, inst)
+    if mask_writes.is_mask_write(inst):  # a[mask] = v
+        mask_writes.mask_write(m, inst)
+        return None
+    if mask_writes.is_index_write(inst):  # a[idx] = v
+        mask_writes.index_write(m, inst)
         return None
     if len(inst.indices) < array_type.ndim:  # slice assignment
         from gradc.compiler.infer.views import assign_slice  # it imports this module

@@ -402,10 +402,13 @@ def _setitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
         return NONE
     if not isinstance(t, ArrayType):
         raise inf.error(f"cannot assign to an element of a value of type {python_name(t)}", inst)
-    from gradc.compiler.infer.mask_writes import is_mask_write, mask_write_check  # imports this
+    from gradc.compiler.infer import mask_writes  # it imports this module
 
-    if is_mask_write(inst):  # a[mask] = v
-        mask_write_check(inf, inst, t)
+    if mask_writes.is_mask_write(inst):  # a[mask] = v
+        mask_writes.mask_write_check(inf, inst, t)
+        return NONE
+    if mask_writes.is_index_write(inst):  # a[idx] = v
+        mask_writes.index_write_check(inf, inst, t)
         return NONE
     if len(inst.indices) < t.ndim:  # a[i] = row, a[1:] = b: slice assignment
         from gradc.compiler.infer.views import assign_check  # it imports this module
