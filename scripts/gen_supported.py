@@ -317,6 +317,7 @@ def examples() -> dict[str, list[str]]:
         "meshgrid": "np.sum(np.meshgrid(x, y)[0] * np.meshgrid(x, y, indexing='ij')[1])",
         "isclose": "np.sum(np.isclose(x, y, atol=s))",
         "allclose": "float(np.allclose(x, y, equal_nan=True))",
+        "column_stack": "np.sum(np.column_stack((x, y * s)) * np.column_stack([y, x]))",
         "convolve": "np.sum(np.convolve(x, y)) + np.sum(np.convolve(y, x, 'same') * s)",
         "repeat": "np.sum(np.repeat(x, 2) * np.tile(y, 2))",
         "tile": "np.sum(np.tile(x, n % 3))",

@@ -11,7 +11,9 @@ supported-constructs page lists them from :data:`GRID_FUNCTIONS`):
   ``np.all`` of it): NumPy's ``abs(x - y) <= atol + rtol * abs(y) & isfinite(y) | (x ==
   y)`` (``numpy/_core/numeric.py``), ``y`` first converted to ``result_type(y, 1.0)`` as
   NumPy does (here ``y * 1.0``, which NEP 50 types the same way); with ``equal_nan``,
-  ``| isnan(x) & isnan(y)``.
+  ``| isnan(x) & isnan(y)``;
+* ``np.column_stack((a, b, ...))`` of 1-D arrays: NumPy's ``np.concatenate`` of the
+  columns ``a[:, None]`` along axis 1 (its ValueError for unequal lengths).
 
 Each becomes operations that already have their types, loops and derivative rules, so
 inference, codegen and AD need nothing more.
@@ -33,6 +35,7 @@ GRID_FUNCTIONS: dict[str, str] = {
     "meshgrid": "np.meshgrid(x, y, indexing='xy'|'ij') of two 1-D arrays: a tuple of copies",
     "isclose": "np.isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) (a constant equal_nan)",
     "allclose": "np.allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) (a constant equal_nan)",
+    "column_stack": "np.column_stack(tup) of a literal tuple or list of 1-D arrays",
 }
 
 
@@ -40,6 +43,8 @@ def grid_call(low: LoweringState, name: str, e: ast.Call) -> Value:
     """``np.<name>(...)`` for a name of :data:`GRID_FUNCTIONS`."""
     if name == "meshgrid":
         return meshgrid_call(low, e)
+    if name == "column_stack":
+        return column_stack_call(low, e)
     close = isclose_call(low, name, e)
     if name == "isclose":
         return close
@@ -166,3 +171,27 @@ def _spread(
     mask = b.insert(ops.BasicIndex(ones, (), other_items))
     spread = b.insert(ops.BasicIndex(along, (), items))
     return b.insert(ops.NumpyCall("where", (mask, spread, spread)))
+
+
+def column_stack_call(low: LoweringState, e: ast.Call) -> Value:
+    """``np.column_stack(tup)`` of 1-D arrays: a new 2-D C array, one column each.
+
+    Raises:
+        CompileError: not one literal, non-empty tuple or list; an array that is not 1-D
+            is inference's "axes don't match array" (NumPy stacks 2-D ones as they are).
+    """
+    node = e.args[0] if len(e.args) == 1 and not e.keywords else None
+    if not isinstance(node, ast.List | ast.Tuple) or not node.elts:
+        raise low.src.error(
+            f"np.column_stack() takes a literal, non-empty tuple or list of arrays here "
+            f"({GRID_FUNCTIONS['column_stack']})",
+            node or e,
+        )
+    arrays = [low.expr(x) for x in node.elts]
+    b = low.b
+    with b.at(low.src.loc(e)):
+        columns = tuple(
+            b.insert(ops.BasicIndex(b.insert(ops.Transpose(a, (0,))), (), (FULL_SLICE, NEW_ITEM)))
+            for a in arrays
+        )
+        return b.insert(ops.Concatenate(ops.JoinKind.CONCATENATE, 1, columns))

@@ -1,7 +1,8 @@
 """Grids and tolerance checks of real NumPy code: ``np.meshgrid`` (both indexings, a
 float and an int grid, strided views), ``np.isclose``/``np.allclose`` (default and
 given tolerances, ``equal_nan``, int and f32 operands, infinities and NaN among the
-inputs), as convergence tests and plotting grids write them.
+inputs), ``np.column_stack`` of 1-D arrays (a design matrix), as convergence
+tests, plotting grids and regressions write them.
 
 Written for gradc's differential tests (never copied).
 """
@@ -18,6 +19,7 @@ SHAPES = {
     "close_checks": {"a": ("n",), "b": ("n",)},
     "close_f32": {"a": ("n",), "b": ("n",)},
     "close_int": {"a": ("n",), "b": ("n",)},
+    "design_matrix": {"x": ("n",), "y": ("n",), "z": ("m",)},
 }
 
 DIMS = {"grid_view": {"m": (1, 4)}}
@@ -26,7 +28,7 @@ ELEMENTS = {"close_checks": {"a": "any", "b": "any"}}
 
 DOMAINS = {}
 
-RAISES = {}
+RAISES = {"design_matrix": "ValueError"}  # column_stack of unequal lengths
 
 MUTATES = {}
 
@@ -72,3 +74,9 @@ def close_f32(a: f32[:], b: f32[:]) -> tuple[bool, f64]:
 @gradc.export
 def close_int(a: i64[:], b: i64[:], x: f64) -> tuple[bool, bool, bool]:
     return np.allclose(a, b), np.allclose(a, a), bool(np.isclose(x, 1))
+
+
+@gradc.export
+def design_matrix(x: f64[:], y: f64[:], z: f64[:]) -> tuple[f64[:, :], f64[:, :]]:
+    X = np.column_stack((np.ones_like(x), x, x * y))
+    return X, np.column_stack([x[::-1], z])
