@@ -61,3 +61,24 @@ def _build_and_load(path: Path, tmp_path_factory: pytest.TempPathFactory) -> Any
     from tests.shared_builds import shared_artifact
 
     return gradc.load(shared_artifact(path, CompilerOptions(), tmp_path_factory))
+
+
+@pytest.fixture
+def frozen_heap() -> Any:
+    """Move every object alive before the test to the collector's permanent generation
+    (``gc.freeze``) for the test's duration, then back (``gc.unfreeze``).
+
+    A leak test compares the runtime's live blocks before and after many calls, each time
+    after ``gc.collect()``; late in a session a full collection walks every object of the
+    worker (builds, hypothesis' caches, loaded libraries) and took seconds per test. Frozen,
+    ``gc.collect()`` walks only the objects made since the test began: all that its calls
+    can have left behind. Garbage from before the test (with any blocks it holds) stays
+    uncollected at both counts alike, so the comparison is the same one.
+    """
+    import gc
+
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
