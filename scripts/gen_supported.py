@@ -300,7 +300,13 @@ def examples() -> dict[str, list[str]]:
          "ravel": "np.sum(A.copy().ravel())", "flatten": "np.sum(A.flatten())"}[m]
         for m in VIEW_METHODS
     ]  # fmt: skip
-    array_fns = {"diff": "np.sum(np.diff(A, axis=0))", "clip": "np.sum(A.clip(0.2, s))"}
+    array_fns = {
+        "diff": "np.sum(np.diff(A, axis=0))",
+        "clip": "np.sum(A.clip(0.2, s))",
+        "flip": "np.sum(np.flip(A, 0) * np.flip(A))",
+        "count_nonzero": "np.count_nonzero(A) + np.sum(np.count_nonzero(A, axis=1))",
+        "trapezoid": "np.trapezoid(x, y) + np.sum(np.trapezoid(A, dx=s, axis=0))",
+    }
     out["array functions"] = [array_fns[n] for n in
                               (*array_functions.ARRAY_FUNCTIONS, *array_functions.ARRAY_METHODS)]  # fmt: skip
     reorder = {
@@ -409,6 +415,8 @@ def _ufuncs() -> list[str]:
     lines = ["## Whole-array arithmetic and ufuncs", ""]
     lines += [
         "Operands broadcast as NumPy's; a Python scalar operand is weak (NEP 50). "
+        "`np.<ufunc>(..., out=o)` (or `o` as the argument after the operands) writes the "
+        "result into the array `o` and returns `o`. "
         "Result dtype per common operand dtype (arrays of "
         + ", ".join(NP_NAMES[t] for t in ARRAY_DTYPES)
         + "):",
@@ -536,6 +544,12 @@ DIFFERENCES = (
      "nan), and an int to a negative int power raises ValueError (CPython: a float; "
      "gradc's ints stay ints). Whole-array division and powers follow NumPy (inf/nan, no "
      "exception)."),
+    ("compiler/frontend/ufunc_out.py", "`out=o` of a ufunc whose result does not "
+     "broadcast to `o`'s shape raises ValueError with the slice assignment's message "
+     "(`could not broadcast input array from shape ...`), not NumPy's `non-broadcastable "
+     "output operand ...`; `np.add`, `np.divide` and the other operator ufuncs of two "
+     "scalars are the operators (`np.divide(1.0, 0.0)` raises ZeroDivisionError as "
+     "`1.0 / 0.0` does)."),
 )  # fmt: skip
 
 

@@ -313,6 +313,13 @@ def _index_types(inf: Inference, inst: Instruction, indices: tuple[Value, ...]) 
         t = index.type
         if isinstance(t, UnknownType):
             return False
+        if isinstance(t, ArrayType) and len(indices) > 1:
+            raise inf.error(
+                "indexing with an integer array among several indices (a[rows, cols], "
+                "a[idx, j]) is not supported: gather in a loop "
+                "(for k in range(n): out[k] = a[rows[k], cols[k]])",
+                inst,
+            )
         if not (isinstance(t, ScalarType) and t.is_int and not t.is_bool):
             raise inf.error(f"array indices must be integers, not {python_name(t)}", inst)
     return True

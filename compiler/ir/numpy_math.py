@@ -148,6 +148,20 @@ def _extremum(pred: str, skip_nan: bool) -> Expand:
     return expand
 
 
+def _logaddexp(b: Builder, args: list[Value]) -> Value:
+    """NumPy's ``npy_logaddexp``: ``x + log1p(exp(y - x))`` for ``x >= y`` (else the two
+    swapped), ``x`` where ``x == y`` is an infinity (NumPy's ``x + LOGE2``), NaN for a NaN
+    operand. Each side of the ``x >= y`` choice is smooth and they agree at ``x == y``
+    (log1p(1) is LOGE2 rounded), so the derivative there is NumPy's function's (1/2, 1/2)."""
+    x, y = args
+    first = b.cmp("ge", x, y)
+    larger = b.select(first, x, y)
+    gap = b.select(first, b.sub(y, x), b.sub(x, y))  # -|x - y|, linear on each side
+    r = b.add(larger, b.math(MathName.IEEE_LOG1P, b.math(MathName.IEEE_EXP, gap)))
+    same_infinity = b.binary(ops.BitAnd, b.cmp("eq", x, y), b.math(MathName.ISINF, x))
+    return b.select(same_infinity, x, r)
+
+
 def _int_extremum(cls: type[ops.BinaryOp]) -> Expand:
     return lambda b, args: b.binary(cls, args[0], args[1])
 
@@ -225,6 +239,7 @@ NUMPY_FUNCTIONS: dict[str, NumpyFn] = {
     "tanh": _float(_ieee(MathName.TANH)),
     "arctan2": _float(_math(MathName.ATAN2), arity=2),
     "hypot": _float(_math(MathName.HYPOT), arity=2),
+    "logaddexp": _float(_logaddexp, arity=2),
     "copysign": _float(_math(MathName.COPYSIGN), exact_f32=True, arity=2),
     "fabs": _float(_math(MathName.FABS), exact_f32=True),
     # of floats only: NumPy's integer power wraps and raises for negative exponents
