@@ -6,6 +6,7 @@
   ``a[..., 1:] - a[..., :-1]`` along the axis (``numpy/lib/_function_base_impl.py``),
   two views and one elementwise ``_diff`` ufunc: ``subtract``, or ``not_equal`` for bools
   as NumPy's ``diff`` does;
+* ``np.transpose(a, axes=None)``: ``a.transpose(axes)``, the view (constant axes);
 * ``a.clip(lo, hi)``, ``a.clip(min=lo, max=hi)``: the ``np.clip(a, lo, hi)`` ufunc;
 * ``np.flip(m)``, ``np.flip(m, axis=k)`` (a constant int or tuple of ints): the view
   ``m[::-1, ...]`` on those axes (every axis for ``axis=None``), as NumPy's ``flip``;
@@ -27,7 +28,7 @@ import ast
 
 from gradc.compiler.frontend.constants import fold_constant
 from gradc.compiler.frontend.lower_state import LoweringState
-from gradc.compiler.frontend.slicing import ELLIPSIS
+from gradc.compiler.frontend.slicing import ELLIPSIS, view_method
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.ops.views import FLIP_ALL
@@ -39,6 +40,7 @@ ARRAY_FUNCTIONS: dict[str, str] = {
     "flip": "np.flip(m), np.flip(m, axis=k) (a constant int or tuple): a view",
     "count_nonzero": "np.count_nonzero(a, axis=None, keepdims=False) (a constant axis)",
     "trapezoid": "np.trapezoid(y, x=None, dx=1.0, axis=-1) (a constant axis; -1 with x)",
+    "transpose": "np.transpose(a, axes=None): the view a.transpose(axes), constant axes",
 }
 
 #: ``a.<name>(...)`` -> the forms gradc accepts.
@@ -124,7 +126,35 @@ def array_function_call(low: LoweringState, name: str, e: ast.Call) -> Value:
         return count_nonzero_call(low, e)
     if name == "trapezoid":
         return trapezoid_call(low, e)
+    if name == "transpose":
+        return transpose_call(low, e)
     return diff_call(low, e)
+
+
+def transpose_call(low: LoweringState, e: ast.Call) -> Value:
+    """``np.transpose(a, axes=None)``: the method ``a.transpose(axes)`` (NumPy's own
+    definition, ``numpy/_core/fromnumeric.py``).
+
+    Raises:
+        CompileError: other arguments, axes that are not constant ints.
+    """
+    bound = dict(zip(("a", "axes"), e.args, strict=False))
+    for kw in e.keywords:
+        if kw.arg not in ("a", "axes") or kw.arg in bound:
+            raise low.src.error(
+                f"np.transpose() argument '{kw.arg}=' is not supported "
+                f"({ARRAY_FUNCTIONS['transpose']})",
+                kw.value,
+            )
+        bound[kw.arg] = kw.value
+    if len(e.args) > 2 or "a" not in bound:
+        raise low.src.error(f"np.transpose() takes a, axes ({ARRAY_FUNCTIONS['transpose']})", e)
+    axes = bound.get("axes")
+    if isinstance(axes, ast.Constant) and axes.value is None:
+        axes = None
+    method = ast.copy_location(ast.Attribute(bound["a"], "transpose", ast.Load()), e.func)
+    call = ast.copy_location(ast.Call(method, [axes] if axes is not None else [], []), e)
+    return view_method(low, method, call)  # type: ignore[arg-type]
 
 
 def _bind_keywords(

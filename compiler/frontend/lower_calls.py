@@ -97,6 +97,12 @@ class CallLowering(LoweringState):
         func = e.func
         if linalg_solve.is_solve_call(self, func):  # np.linalg.inv(a), solve, det
             return linalg_solve.solve_call(self, func, e)  # type: ignore[arg-type]
+        if self._array_method(func, "sort"):  # a.sort(): a statement (lower_stmt.py)
+            raise self.src.error(
+                "a.sort() sorts in place and returns None: write it as a statement",
+                e,
+                help="np.sort(a) returns a sorted copy",
+            )
         if self._array_method(func, "clip"):  # a.clip(lo, hi)
             return array_functions.clip_method(self, func, e)  # type: ignore[arg-type]
         if e.keywords and self.info.numpy_attr(func) is None and not self._user_function(func):
@@ -305,7 +311,14 @@ class CallLowering(LoweringState):
             CompileError: too many arguments, a missing one, an unknown or repeated
                 keyword, ``**`` arguments.
         """
-        names = [a.arg for a in callee.node.args.args]
+        params = callee.node.args
+        if params.vararg or params.kwarg or params.kwonlyargs or params.posonlyargs:
+            raise self.src.error(  # else its keyword-only names would read as unknown
+                f"function '{shown}' must take plain positional parameters "
+                "(no *args, **kwargs or keyword-only parameters)",
+                e,
+            )
+        names = [a.arg for a in params.args]
         expected = len(names)
         defaults = default_values(callee.module, callee.node)
         least = expected - len(defaults)

@@ -280,7 +280,7 @@ def array_function_call(low: CallLowering, name: str, e: ast.Call) -> Value:
             raise low.src.error(f"np.{name}() takes exactly one positional argument here", e)
         value = low.expr(e.args[0])
         with low.b.at(low.src.loc(e)):
-            return low.b.insert(ops.Cast(value, type=SCALAR_TYPES[name]))
+            return low.b.insert(ops.Cast(value, numpy=True, type=SCALAR_TYPES[name]))
     fn = LINALG_FUNCTIONS.get(name) or CONSTRUCT_FUNCTIONS[name]
     return fn.lower(low, bind(low, name, fn, e), e)
 

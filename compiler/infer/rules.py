@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradc.compiler.infer import elementwise
+from gradc.compiler.infer import elementwise, weak
 from gradc.compiler.ir import numpy_math, ops
 from gradc.compiler.ir.core import Argument, Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
@@ -58,7 +58,9 @@ def _with_arrays(rule: TransferRule) -> TransferRule:
         if any(isinstance(v.type, UnknownType) for v in inst.operands()):
             return None  # an array operand would make it whole-array arithmetic
         if elementwise.applies(inst):
-            t = elementwise.transfer(inst)
+            t = elementwise.transfer(
+                inst, lambda vs, n: weak.array_common_type(spec.function, vs, n)
+            )
             if isinstance(t, str):
                 raise inf.error(t, inst)
             return t
@@ -112,6 +114,9 @@ def _arith(symbol: str, result: Callable[[Instruction, ScalarType], Type]) -> Tr
                 "with int(b) for Python's int, or write 'b or c' / 'b and c'",
                 inst,
             )
+        common = None if result is _joined else weak.numpy_scalars(spec.function, inst, inf.error)
+        if common is not None:  # NEP 50's promotion, no widening to Python's int
+            return _true_division(inst, common) if isinstance(inst, ops.Div) else common
         j = types[0]
         for t in types[1:]:
             j = join(j, t)  # type: ignore[assignment]
@@ -193,7 +198,9 @@ def _invert(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
 @TRANSFER.register(ops.Cmp)
 @_with_arrays
 def _cmp(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
-    _scalar_operands(inf, inst, "comparison")
+    types = _scalar_operands(inf, inst, "comparison")
+    if types is not None:  # np.float32(0.1) == 0.1 compares float32s: decidable?
+        weak.numpy_scalars(spec.function, inst, inf.error)
     return I1
 
 
@@ -246,7 +253,10 @@ def _numpy(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     types = _scalar_operands(inf, inst, f"np.{inst.fn}()")
     if types is None:
         return None
-    result = numpy_math.result_type(inst.fn, types)
+    common = weak.common_type(spec.function, inst.operands())
+    if isinstance(common, str):
+        raise inf.error(f"np.{inst.fn}(): {common}", inst)
+    result = numpy_math.result_type(inst.fn, types, common or numpy_math.joined_type(types))
     if isinstance(result, str):
         raise inf.error(result, inst)
     return result
@@ -392,10 +402,13 @@ def _setitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
         return NONE
     if not isinstance(t, ArrayType):
         raise inf.error(f"cannot assign to an element of a value of type {python_name(t)}", inst)
-    from gradc.compiler.infer.mask_writes import is_mask_write, mask_write_check  # imports this
+    from gradc.compiler.infer import mask_writes  # it imports this module
 
-    if is_mask_write(inst):  # a[mask] = v
-        mask_write_check(inf, inst, t)
+    if mask_writes.is_mask_write(inst):  # a[mask] = v
+        mask_writes.mask_write_check(inf, inst, t)
+        return NONE
+    if mask_writes.is_index_write(inst):  # a[idx] = v
+        mask_writes.index_write_check(inf, inst, t)
         return NONE
     if len(inst.indices) < t.ndim:  # a[i] = row, a[1:] = b: slice assignment
         from gradc.compiler.infer.views import assign_check  # it imports this module
