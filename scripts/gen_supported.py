@@ -167,6 +167,8 @@ INDEXING = (
     ("`a[i]` of a 2-D array, `a[i][j]`", "a row view"),
     ("`a[lo:hi:step]` on any axis, negative steps, `...`, `None`/`np.newaxis`", "a view"),
     ("`a[idx]` with an integer array, `a[mask]` with a bool array", "a copy (reads)"),
+    ("`a[rows, cols]`, `a[rows, j]`, `a[i, cols]` (an integer index per axis, arrays among"
+     " them)", "a copy (reads) of the index arrays' broadcast shape"),
     ("`a[mask] = v`, `a[mask] += v` (a bool mask of `a`'s shape)", "`v` a scalar, or a 1-D"
      " array of one value per true element (or one value)"),
     ("`a[idx] = v`, `a[idx] += v` (an integer array `idx`)", "`v` a scalar or an array"
