@@ -360,7 +360,8 @@ def examples() -> dict[str, list[str]]:
     out["linalg"] = [linalg[n] for n in LINALG_FUNCTIONS] + ["np.sum(A @ x)"]
     solve = {"inv": "np.sum(np.linalg.inv(A + 9.0 * np.eye(A.shape[0])))",
              "solve": "np.sum(np.linalg.solve(A + 9.0 * np.eye(A.shape[0]), A[0]))",
-             "det": "np.linalg.det(A + 9.0 * np.eye(A.shape[0]))"}  # fmt: skip
+             "det": "np.linalg.det(A + 9.0 * np.eye(A.shape[0]))",
+             "cholesky": "np.sum(np.linalg.cholesky(A @ A.T + np.eye(A.shape[0])))"}  # fmt: skip
     out["linalg"] += [solve[n] for n in linalg_solve.SOLVE_FUNCTIONS]
     out["linalg"] += ["np.sum(np.einsum('ij,jk->ik', A, A))"]
     return out

@@ -380,6 +380,11 @@ SOLVE = [
            shapes={**_SQ, "y": ("m", "n")}),
     OpCase("solve:det", X2, "np.linalg.det(x)", "f64", shapes=_SQ),
     OpCase("solve:det", X2, f"np.linalg.det({_SWAP})", "f64", shapes=_SQ),
+    # the lower triangle of a diagonally dominant matrix: positive definite; the upper
+    # triangle is not read (its derivative 0)
+    OpCase("solve:cholesky", X2, f"np.linalg.cholesky({_DOM})", M, shapes=_SQ),
+    OpCase("solve:cholesky", "x: f64[:, :, :]", f"np.linalg.cholesky({_DOM3})", "f64[:, :, :]",
+           shapes={"x": (2, "m", "m")}),
     # stacks (..., m, m): b's batch axis of 1 broadcast, so its adjoint is a sum
     OpCase("solve:inv", "x: f64[:, :, :]", f"np.linalg.inv({_DOM3})", "f64[:, :, :]",
            shapes={"x": (2, "m", "m")}),
