@@ -3,6 +3,7 @@ minimized reproducers of the failures written to --out.
 
     python scripts/fuzz.py --minutes 10 --seed 0 --out build/fuzz
     python scripts/fuzz.py --count 300 --profile avoid-known --opt 0
+    python scripts/fuzz.py --count 3000 --profile arrays --size 6 --opt 0,0,2
 
 Run from the repository root (the fuzzer lives in the test tree: ``tests.fuzzing``).
 """
@@ -25,6 +26,13 @@ from tests.fuzzing.campaign import run, write_failures  # noqa: E402
 from tests.fuzzing.oracle import Report  # noqa: E402
 
 
+def _levels(text: str) -> tuple[int, ...]:
+    levels = tuple(int(t) for t in text.split(","))
+    if not levels or any(o not in (0, 1, 2, 3) for o in levels):
+        raise argparse.ArgumentTypeError(f"optimisation levels are 0-3, not {text!r}")
+    return levels
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -38,7 +46,11 @@ def main(argv: list[str] | None = None) -> int:
         "--out", type=Path, default=Path("build/fuzz"), help="where minimized failures go"
     )
     p.add_argument(
-        "--opt", type=int, default=2, choices=(0, 1, 2, 3), help="LLVM optimisation level"
+        "--opt",
+        type=_levels,
+        default=(2,),
+        help="LLVM optimisation level, or a cycle of levels: '0,0,2' builds the program "
+        "of seed s at the level of index s %% 3 (default 2)",
     )
     p.add_argument(
         "--profile",
@@ -100,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         timeout=args.timeout,
     )
     print(camp.summary())
-    written = write_failures(camp, args.out, args.opt)
+    written = write_failures(camp, args.out)
     print(f"{len(written)} minimized failures in {args.out}")
     return 0
 
