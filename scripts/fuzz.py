@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import signal
 import sys
 import time
 from collections import Counter
@@ -86,11 +87,19 @@ def main(argv: list[str] | None = None) -> int:
     log = (args.out / "failures.jsonl").open("a")
 
     seen: Counter[str] = Counter()
+    checked: Counter[str] = Counter()
+    # SIGTERM ends the run after the program being checked, with its summary and files
+    stopping: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.append(signum))
 
     def progress(seed: int, report: Report) -> None:
         seen[report.outcome] += 1
+        checked.update(calls=report.calls, deriv_checks=report.deriv_checks)
         if args.progress and seen.total() % args.progress == 0:
-            print(f"{seen.total()} programs (last seed {seed}): {dict(seen)}", flush=True)
+            print(
+                f"{seen.total()} programs (last seed {seed}), {dict(checked)}: {dict(seen)}",
+                flush=True,
+            )
         if report.outcome in ("ok", "compile_error"):
             return
         log.write(
@@ -110,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         minimize_checks=args.minimize_checks,
         on_program=progress,
         timeout=args.timeout,
+        stop=lambda: bool(stopping),
     )
     print(camp.summary())
     written = write_failures(camp, args.out)

@@ -96,17 +96,18 @@ def run(
     minimize_checks: int = 200,
     on_program: Callable[[int, Report], None] | None = None,
     timeout: float = 120.0,
+    stop: Callable[[], bool] | None = None,
 ) -> Campaign:
-    """Check the programs of ``seeds`` (until ``deadline``, a ``time.monotonic()`` value),
-    each at ``opt_for(seed, opt_level)``; minimize the first ``minimize_per_key`` failures
-    of each key. A program whose check takes longer than ``timeout`` seconds (wall clock)
-    is a ``timeout``."""
+    """Check the programs of ``seeds`` (until ``deadline``, a ``time.monotonic()`` value,
+    or until ``stop()`` holds between two programs), each at ``opt_for(seed, opt_level)``;
+    minimize the first ``minimize_per_key`` failures of each key. A program whose check
+    takes longer than ``timeout`` seconds (wall clock) is a ``timeout``."""
     camp = Campaign()
     start = time.monotonic()
     kind = "arrays" if profile == "arrays" else "scalar"
     with Runner(opt_level=opt_for(0, opt_level), timeout=timeout) as runner:
         for seed in seeds:
-            if deadline is not None and time.monotonic() > deadline:
+            if (deadline is not None and time.monotonic() > deadline) or (stop and stop()):
                 break
             source = program_for(seed, profile, size)
             opt = opt_for(seed, opt_level)

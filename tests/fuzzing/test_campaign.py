@@ -95,3 +95,10 @@ def test_the_worker_is_asked_for_the_requested_level(monkeypatch: pytest.MonkeyP
             for level in (2, None, 3)
         ]
     assert asked == [2, 0, 3]
+
+
+def test_a_run_stops_between_programs_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    _FakeRunner.builds = []
+    monkeypatch.setattr(campaign, "Runner", _FakeRunner)
+    camp = run(range(0, 40, 4), profile="full", size=3, stop=lambda: len(_FakeRunner.builds) >= 3)
+    assert camp.programs == 3 and len(_FakeRunner.builds) == 3
