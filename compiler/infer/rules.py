@@ -105,13 +105,7 @@ def _arith(symbol: str, result: Callable[[Instruction, ScalarType], Type]) -> Tr
         if types is None:
             return None
         if _ambiguous_bools(symbol, types, inst):
-            raise inf.error(
-                f"{symbol} of bools is ambiguous: Python's bools give an int (True + True "
-                "is 2), NumPy's bools (from np.all, np.any, a bool array's element or a "
-                "comparison of them) give a bool (logical or/and) or a TypeError: convert "
-                "with int(b) for Python's int, or write 'b or c' / 'b and c'",
-                inst,
-            )
+            raise inf.error(_ambiguous_bools_message(symbol), inst)
         j = types[0]
         for t in types[1:]:
             j = join(j, t)  # type: ignore[assignment]
@@ -121,13 +115,31 @@ def _arith(symbol: str, result: Callable[[Instruction, ScalarType], Type]) -> Tr
 
 
 #: Arithmetic whose value on bools differs between CPython (ints) and NumPy's bool
-#: scalars (``np.True_ + np.True_`` is ``True``, ``*`` is ``and``, ``-`` a TypeError):
-#: refused when every operand is a bool scalar, not all of them parameters or constants
-#: (:func:`_ambiguous_bools`), as ``~`` is, since gradc's types do not
-#: say which kind of bool a value is (the array fuzzer's silently wrong ``x ** (t + t)``
-#: with ``t = a.min() <= np.all(b)``, seed 102085). ``/ // % **`` give equal values
-#: (NumPy's int8 of ``//``, ``%``, ``**`` is the same number).
-_BOOL_AMBIGUOUS = frozenset({"+", "-", "*", "unary -"})
+#: scalars (``np.True_ + np.True_`` is ``True``, ``*`` is ``and``, ``-`` a TypeError,
+#: ``abs(np.True_)`` the bool ``True`` where ``abs(True)`` is the int 1, so that a later
+#: ``~`` or ``+`` differs): refused when every operand is a bool scalar, not all of them
+#: parameters or constants (:func:`_ambiguous_bools`), as ``~`` is, since gradc's types do
+#: not say which kind of bool a value is (the array fuzzer's silently wrong ``x ** (t + t)``
+#: with ``t = a.min() <= np.all(b)``, seed 102085; ``e // ~abs(np.all(a))``, -2.0 for
+#: NumPy's inf, seed 820530). ``/ // % **`` give equal values (NumPy's int8 of ``//``,
+#: ``%``, ``**`` is the same number).
+_BOOL_AMBIGUOUS = frozenset({"+", "-", "*", "unary -", "abs()"})
+
+
+def _ambiguous_bools_message(symbol: str) -> str:
+    """The compile error of ``symbol`` (one of :data:`_BOOL_AMBIGUOUS`) of bools."""
+    if symbol == "abs()":
+        return (
+            "abs() of a bool is ambiguous: Python's bool gives an int (abs(True) is 1), "
+            "NumPy's bool (from np.all, np.any, a bool array's element or a comparison of "
+            "them) gives a bool: convert with int(b) for Python's int"
+        )
+    return (
+        f"{symbol} of bools is ambiguous: Python's bools give an int (True + True "
+        "is 2), NumPy's bools (from np.all, np.any, a bool array's element or a "
+        "comparison of them) give a bool (logical or/and) or a TypeError: convert "
+        "with int(b) for Python's int, or write 'b or c' / 'b and c'"
+    )
 
 
 def _ambiguous_bools(symbol: str, types: list[ScalarType], inst: Instruction) -> bool:
