@@ -13,12 +13,18 @@ mostly waiting for a core, the CPU time is what it costs.
   runtime object cache warm (``GRADC_CACHE_DIR`` in a temporary folder, filled by a first
   build that is not counted), bytecode caches warm; against ``python -c pass`` in the
   same rounds. Target: <= 250 ms wall.
-- In process: ``build_module`` of ``poly`` (examples/scalars.py) and
-  ``d_poly = gradc.grad(poly, wrt="x")``, imports and LLVM initialisation excluded (a
+- In process: ``build_module`` of a module of ``poly`` (as examples/scalars.py has it) and
+  ``d_poly = gradc.grad(poly, wrt="x")`` only, imports and LLVM initialisation excluded (a
   different module is built first), nothing reused; against JAX's first
   ``jax.jit(jax.grad(poly))(x)`` of the same function (``lax.fori_loop`` over ten steps)
   in a fresh process, imports excluded. Target: gradc <= 1/3 of JAX. JAX runs in the
   interpreter ``--jax-python`` names (default: this one; skipped when it has no jax).
+
+With ``--instructions`` (valgrind installed), also instruction counts, which the machine's
+load does not change (``valgrind --tool=callgrind``, once each): ``python -c pass``, the
+first build of scalars.py, and the in-process build of poly + d_poly alone (callgrind
+collects only inside the ``functools.reduce`` that runs it) with the part of it spent in
+LLVM (under ``ffi_call``: llvmlite's calls).
 
 Prints the load average before and after. A benchmark, not a test: it asserts nothing.
 """
@@ -27,7 +33,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -38,7 +46,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SCALARS = ROOT / "examples" / "scalars.py"
 
-POLY_GRAD = SCALARS.read_text() + '\n\nd_poly = gradc.grad(poly, wrt="x")\n'
+
+def _poly_and_gradient() -> str:
+    """``poly`` as examples/scalars.py has it, and ``d_poly``: the issue's "poly plus its
+    gradient" (not the example's other export, which JAX's side does not compile)."""
+    text = SCALARS.read_text()
+    start = text.index("@gradc.export\ndef poly")
+    end = text.index("\n\n\n", start)
+    head = "import math\n\nimport gradc\nfrom gradc import f64, i64\n\n\n"
+    return head + text[start:end] + '\n\n\nd_poly = gradc.grad(poly, wrt="x")\n'
+
+
+POLY_GRAD = _poly_and_gradient()
 
 WARM = """\
 import math
@@ -65,6 +84,16 @@ build_module(Path(sys.argv[1]), CompilerOptions(jobs=1))
 wall, cpu = time.perf_counter(), time.process_time()
 build_module(Path(sys.argv[2]), CompilerOptions(jobs=1))
 print(time.perf_counter() - wall, time.process_time() - cpu)
+"""
+
+# The same, the second build inside functools.reduce: callgrind collects only there.
+_GRADC_IN_PROCESS_TOGGLED = """
+import functools, sys
+from pathlib import Path
+from gradc.compiler.driver import build_module
+from gradc.compiler.options import CompilerOptions
+build_module(Path(sys.argv[1]), CompilerOptions(jobs=1))
+functools.reduce(lambda _, p: build_module(Path(p), CompilerOptions(jobs=1)), [sys.argv[2]], 0)
 """
 
 _JAX_FIRST_JIT_GRAD = """
@@ -144,11 +173,61 @@ def run(rounds: int, jax_python: str | None) -> dict[str, tuple[float, float]]:
     return {name: median_ms(pairs) for name, pairs in figures.items()}
 
 
+def callgrind(command: list[str], env: dict[str, str], out: Path, *options: str) -> int:
+    """Instructions ``command`` runs under callgrind (``I refs``); its profile in ``out``."""
+    cg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *options]
+    done = subprocess.run([*cg, *command], check=True, capture_output=True, text=True, env=env)
+    match = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    assert match is not None, done.stderr[-2000:]
+    return int(match.group(1).replace(",", ""))
+
+
+def inclusive(profile: Path, function: str) -> int:
+    """The instructions spent in ``function`` and what it called (``callgrind_annotate``)."""
+    done = subprocess.run(
+        ["callgrind_annotate", "--inclusive=yes", str(profile)],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    for line in done.stdout.splitlines():
+        if re.search(rf":{function} ", line):
+            return int(line.split()[0].replace(",", ""))
+    return 0
+
+
+def instruction_counts() -> dict[str, int]:
+    """Instruction counts (see the module docstring): figure -> instructions."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "GRADC_CACHE_DIR": str(Path(tmp) / "cache")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        build = [sys.executable, "-m", "gradc", "build", str(SCALARS), "-o"]
+        timed([*build, str(Path(tmp) / "warm.gradc")], env)
+        (Path(tmp) / "warm.py").write_text(WARM)
+        (Path(tmp) / "polyg.py").write_text(POLY_GRAD)
+        profile = Path(tmp) / "callgrind.out"
+        counts = {
+            "python -c pass": callgrind([sys.executable, "-c", "pass"], env, profile),
+            "gradc build scalars.py": callgrind([*build, str(Path(tmp) / "s")], env, profile),
+        }
+        in_process = [sys.executable, "-c", _GRADC_IN_PROCESS_TOGGLED]
+        in_process += [str(Path(tmp) / "warm.py"), str(Path(tmp) / "polyg.py")]
+        toggled = ("--collect-atstart=no", "--toggle-collect=functools_reduce")
+        counts["in process: poly + d_poly"] = callgrind(in_process, env, profile, *toggled)
+        counts["  of which LLVM (ffi_call)"] = inclusive(profile, "ffi_call")
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--jax-python", default=sys.executable)
+    parser.add_argument("--instructions", action="store_true", help="callgrind counts too")
     args = parser.parse_args()
+    if args.instructions and shutil.which("valgrind"):
+        counts = instruction_counts()
+        print(f"{'instructions (callgrind)':32} {'millions':>9} {'/ pass':>9}")
+        for name, count in counts.items():
+            ratio = count / counts["python -c pass"]
+            print(f"{name:32} {count / 1e6:9.1f} {ratio:9.2f}")
     jax_python = args.jax_python if has_jax(args.jax_python) else None
     load_before = os.getloadavg()
     medians = run(args.rounds, jax_python)

@@ -154,7 +154,11 @@ def infer(state: BuildState) -> None:
 
 def lower_arrays(state: BuildState) -> None:
     """The ``arrays`` stage: the ``lower-arrays`` pass, so that AD sees loops of scalar
-    operations (passes/arrays/; docs/ad.md)."""
+    operations (passes/arrays/; docs/ad.md). A module without whole-array operations
+    (``LOWERED_TO_LOOPS``) skips it, nor imports its rules."""
+    functions = state.module.functions.values()
+    if not any(inst.LOWERED_TO_LOOPS for fn in functions for inst in fn.instructions()):
+        return
     from gradc.passes.arrays.lower import run
 
     state.module = run(state.module)

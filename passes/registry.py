@@ -20,12 +20,19 @@ from typing import Any, Generic, TypeVar
 
 from gradc.compiler.ir.core import Module
 from gradc.passes.ad import ad_pass
-from gradc.passes.arrays import lower as lower_arrays
 from gradc.passes.gc import lifetimes, phi_decay, stack_promote
 from gradc.passes.opt import dce
 from gradc.passes.options import PassOptionError, parse_options
 
 OptionsT = TypeVar("OptionsT")
+
+
+def _lower_arrays(module: Module) -> Module:
+    """``gradc.passes.arrays.lower.run``, imported when it runs: its rules for every array
+    operation are most of a scalar build's pass imports, and such a build never runs it."""
+    from gradc.passes.arrays.lower import run
+
+    return run(module)
 
 
 @dataclass(frozen=True)
@@ -80,7 +87,7 @@ PASSES: dict[str, Pass | PassWithOptions[Any]] = {
         Pass("dce", dce.run, "delete instructions whose results are unused"),
         Pass(
             "lower-arrays",
-            lower_arrays.run,
+            _lower_arrays,
             "whole-array operations into loop nests, fusing elementwise chains",
         ),
         Pass("phi-decay", phi_decay.run, "split pointer phis into base and offset phis"),

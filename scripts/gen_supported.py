@@ -81,6 +81,8 @@ STATEMENTS = (
     ("`return e`, `return a, b`, `return` / `return None`", "`void(...)` signatures"),
     ("`raise ValueError(f'n={n}')`, `assert c, 'msg'`", "f-string fields: int, bool, f64"),
     ("`pass`, docstrings, expression statements", ""),
+    ("`a.sort(axis=-1, kind=None)`", "in place, views too; a statement (NumPy's method returns"
+     " None)"),
     ("`and`, `or`, `not`, chained comparisons", "short-circuit as CPython"),
     ("default parameter values", "exports are callable without them"),
     ("calls of module-level functions (helpers), with positional arguments", "specialised per"
@@ -128,6 +130,7 @@ def check_statements(x: f64[:], y: f64[:], A: f64[:, :], i: i64[:], j: i64[:],
     z += x
     z[1:] = y[:-1]
     z[0] = s
+    z[::-1].sort()
     _fill(A[0], 1.0)
     for k in range(n - 1, -1, -2):
         t += z[k] if k % 2 == 0 else -z[k]
@@ -163,6 +166,8 @@ INDEXING = (
     ("`a[idx]` with an integer array, `a[mask]` with a bool array", "a copy (reads)"),
     ("`a[mask] = v`, `a[mask] += v` (a bool mask of `a`'s shape)", "`v` a scalar, or a 1-D"
      " array of one value per true element (or one value)"),
+    ("`a[idx] = v`, `a[idx] += v` (an integer array `idx`)", "`v` a scalar or an array"
+     " broadcasting to `idx.shape + a.shape[1:]`; a repeated index keeps the last value"),
     ("`a.flat[i]`", "reads"),
     ("`a.T`", "a view"),
     ("`a.shape`, `np.shape(a)`, `a.size`, `a.ndim`, `a.dtype`, `len(a)`", ""),
@@ -300,7 +305,14 @@ def examples() -> dict[str, list[str]]:
          "ravel": "np.sum(A.copy().ravel())", "flatten": "np.sum(A.flatten())"}[m]
         for m in VIEW_METHODS
     ]  # fmt: skip
-    array_fns = {"diff": "np.sum(np.diff(A, axis=0))", "clip": "np.sum(A.clip(0.2, s))"}
+    array_fns = {
+        "diff": "np.sum(np.diff(A, axis=0))",
+        "clip": "np.sum(A.clip(0.2, s))",
+        "flip": "np.sum(np.flip(A, 0) * np.flip(A))",
+        "count_nonzero": "np.count_nonzero(A) + np.sum(np.count_nonzero(A, axis=1))",
+        "trapezoid": "np.trapezoid(x, y) + np.sum(np.trapezoid(A, dx=s, axis=0))",
+        "transpose": "np.sum(np.transpose(A) @ A)",
+    }
     out["array functions"] = [array_fns[n] for n in
                               (*array_functions.ARRAY_FUNCTIONS, *array_functions.ARRAY_METHODS)]  # fmt: skip
     reorder = {
@@ -409,6 +421,8 @@ def _ufuncs() -> list[str]:
     lines = ["## Whole-array arithmetic and ufuncs", ""]
     lines += [
         "Operands broadcast as NumPy's; a Python scalar operand is weak (NEP 50). "
+        "`np.<ufunc>(..., out=o)` (or `o` as the argument after the operands) writes the "
+        "result into the array `o` and returns `o`. "
         "Result dtype per common operand dtype (arrays of "
         + ", ".join(NP_NAMES[t] for t in ARRAY_DTYPES)
         + "):",
@@ -515,17 +529,31 @@ DIFFERENCES = (
     ("compiler/ir/broadcasting.py", "Broadcast errors needing more than three run-time sizes "
      "name the two sizes that differ and the axis (`operands could not be broadcast together "
      "(sizes 3 and 4 at axis -1)`) instead of NumPy's full shapes."),
-    ("compiler/infer/elementwise.py", "A float32 array with a non-constant float64 or int64 "
-     "scalar is a compile error: NumPy's dtype depends on whether the scalar is a Python "
-     "one (NEP 50), which gradc's types do not say; the same for `np.<fn>` of float32 and "
-     "float64/int64, int32 and int64 scalars (compiler/ir/numpy_math.py)."),
-    ("compiler/ir/numpy_math.py", "Float functions of float32 other than the exactly "
-     "rounded ones (`sqrt`, `fabs`, `copysign`, rounding) are compile errors, as are those "
-     "of bools (NumPy computes them in float16)."),
+    ("compiler/infer/weak.py", "NEP 50's weak scalars: literals, module constants, "
+     "`float()`/`int()`/`math.*` results and an export's `f64`/`i64`/`i32`/`bool` "
+     "parameters are Python scalars (an `np.float64` argument is taken as `float(x)`: `f32_array * s` is "
+     "float32); `np.float64(x)`, `a[i]`, reductions and NumPy functions' results are NumPy "
+     "scalars (`f32_array * a64[0]` is float64). A scalar that may be either (a variable "
+     "assigned both, a helper's parameter, a call's result) with an array or in a NumPy "
+     "function is a compile error where the two give different dtypes; in a scalar "
+     "operator it takes the join (`s = 0.0; s += x32[i]` accumulates in float64, as "
+     "Numba does, where NumPy's `s` becomes a float32). An int32 NumPy scalar with a Python int "
+     "constant is int32 (`a32[i] + 1`); with a non-constant one (`a32[i] - i`) gradc "
+     "computes in int64 as Python would, where NumPy converts the int to int32 (raising "
+     "OverflowError if it does not fit) and wraps on overflow: equal values, once stored "
+     "back into an int32 array, and without overflow."),
+    ("compiler/ir/numpy_math.py", "Float functions of float32 compute in float64 and round: "
+     "within 1 ulp of the correctly rounded result, more accurate than NumPy's own float32 "
+     "loops (up to 4 ulp from it: `log`, `tan`), so results may differ from NumPy's by up "
+     "to 4 ulp (tests/codegen/test_float32_math.py). Float functions of bools are compile "
+     "errors (NumPy computes them in float16)."),
     ("compiler/codegen/vexp.py", "`np.exp` (and the `exp` in derivative code) is computed "
      "inline, not by a libm call, so that loops over it vectorise: within 1 ulp of glibc's "
      "`exp` (about 0.5 % of drawn inputs differ by 1 ulp); NumPy's own SIMD `exp` differs from "
      "libm's within 1 ulp too. `math.exp` is libm's."),
+    ("compiler/codegen/vlog.py", "`np.log` is computed inline too (compiler/codegen/vlog.py): "
+     "within 1 ulp of glibc's `log` (about 2 % of inputs drawn over the whole range differ "
+     "by 1 ulp). `math.log` is libm's."),
     ("passes/arrays/reduce.py", "Float sums add in C order into 4 partial sums, not NumPy's "
      "pairwise blocks: results may differ within `(n/4)·eps·Σ|x|`."),
     ("compiler/infer/rules.py", "Scalars are Python numbers, also where NumPy's are NumPy "
@@ -536,6 +564,12 @@ DIFFERENCES = (
      "nan), and an int to a negative int power raises ValueError (CPython: a float; "
      "gradc's ints stay ints). Whole-array division and powers follow NumPy (inf/nan, no "
      "exception)."),
+    ("compiler/frontend/ufunc_out.py", "`out=o` of a ufunc whose result does not "
+     "broadcast to `o`'s shape raises ValueError with the slice assignment's message "
+     "(`could not broadcast input array from shape ...`), not NumPy's `non-broadcastable "
+     "output operand ...`; `np.add`, `np.divide` and the other operator ufuncs of two "
+     "scalars are the operators (`np.divide(1.0, 0.0)` raises ZeroDivisionError as "
+     "`1.0 / 0.0` does)."),
 )  # fmt: skip
 
 

@@ -19,8 +19,6 @@ default ``-O<options.opt_level>`` pipeline.
 from __future__ import annotations
 
 import functools
-import subprocess
-import sys
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
@@ -128,6 +126,9 @@ def check_cpu(cpu: str) -> None:
     triple = llvm.get_process_triple()
     if cpu in _KNOWN_X86_64_CPUS and triple.startswith("x86_64"):
         return
+    import subprocess  # only for CPU names not known beforehand: off a build's critical path
+    import sys
+
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, triple, cpu], capture_output=True, text=True
     )

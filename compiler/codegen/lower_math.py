@@ -9,6 +9,7 @@ from llvmlite import ir as ll
 from gradc.compiler.codegen.dispatch import LOWERING
 from gradc.compiler.codegen.special import emit_digamma
 from gradc.compiler.codegen.vexp import emit_exp
+from gradc.compiler.codegen.vlog import emit_log
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction
 
@@ -63,6 +64,8 @@ def _unchecked(fl: FunctionLowering, name: str, args: list[ll.Value]) -> ll.Valu
             return fl.is_finite(x)
         case "ieee_exp" if not fl.ml.gpu:  # np.exp, derivative code: inline, CPU loops vectorise
             return emit_exp(b, x)
+        case "ieee_log" if not fl.ml.gpu and isinstance(x.type, ll.DoubleType):  # np.log: too
+            return emit_log(b, x)
         case "ieee_pow":  # C pow, no Python checks (derivative code)
             return fl.call_intrinsic("pow", *args)
         case _ if name.startswith("ieee_"):  # ieee_log etc.: C's result, no checks

@@ -124,7 +124,10 @@ def relocations(object_code: bytes) -> list[Relocation]:
     Raises:
         RelocatableError: the bytes are not an ELF object.
     """
-    obj = _parsed(object_code)
+    return _relocations(_parsed(object_code))
+
+
+def _relocations(obj: RelocatableObject) -> list[Relocation]:
     by_target = {s.info: s.name for s in obj.sections if s.type == SHT_RELA}
     out: list[Relocation] = []
     for rel in obj.relocations:
@@ -144,7 +147,10 @@ def defined_symbols(object_code: bytes) -> list[str]:
     Raises:
         RelocatableError: the bytes are not an ELF object.
     """
-    obj = _parsed(object_code)
+    return _defined_symbols(_parsed(object_code))
+
+
+def _defined_symbols(obj: RelocatableObject) -> list[str]:
     if not any(s.type == SHT_SYMTAB for s in obj.sections):
         return []
     return [
@@ -173,7 +179,8 @@ def check_object(
     Raises:
         RelocatableError: a rule is broken; the message names the rule and the culprit.
     """
-    for rel in relocations(object_code):
+    obj = _parsed(object_code)  # once for both checks
+    for rel in _relocations(obj):
         if not rel.symbol:
             if rel.type in _ABSOLUTE_X86_64:
                 raise RelocatableError(
@@ -191,7 +198,7 @@ def check_object(
             f"{what}: relocation against '{rel.symbol}', which is neither defined in the "
             "object, a gradc runtime function, nor an allowed libm/libc function"
         )
-    for name in defined_symbols(object_code):
+    for name in _defined_symbols(obj):
         # the 16 hex digits of an export's cache key are content, not an address
         if _SUSPICIOUS_NAME.search(_KEY_SUFFIX.sub("", name)):
             raise RelocatableError(

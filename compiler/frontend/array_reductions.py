@@ -8,12 +8,15 @@ code writes them: ``axis`` an int (negative counts from the end), a tuple of int
 None; ``keepdims`` a bool; ``ddof`` an int; ``dtype`` a dtype (np.float64, float, "f8",
 ...); ``ord`` of ``np.linalg.norm`` None, 1, 2, ``np.inf`` or ``'fro'``. Parameters bind
 by position or keyword in NumPy's order; NumPy's other parameters (``out=``, ``where=``,
-``mean=``, ``correction=``, ``initial=`` of sums) are a compile error naming the call and
-the parameter (``out=None`` is accepted: it is the default). ``initial=x`` of ``min``/
-``max`` (any expression): the reduction with the dtype's extreme value as identity
-(``minfrom``/``maxfrom``: an empty axis is no error), kept dims, ``np.minimum``/
-``np.maximum`` with ``np.full_like(r, x)`` (``x`` cast to the array's dtype, unsafely,
-as NumPy casts ``initial``), then the kept dims reduced away unless ``keepdims``.
+``mean=``, ``correction=``) are a compile error naming the call and the parameter
+(``out=None`` is accepted: it is the default). ``initial=x`` of ``min``/``max``/``sum``/
+``prod`` (any expression): the reduction with kept dims (``min``/``max`` with the dtype's
+extreme value as identity, ``minfrom``/``maxfrom``: an empty axis is no error), then
+``np.minimum``/``np.maximum``/``np.add``/``np.multiply`` with ``np.full_like(r, x)``
+(``x`` cast to the reduction's dtype, unsafely, as NumPy casts ``initial``), then the kept
+dims reduced away unless ``keepdims``. NumPy starts its running sum or product at ``x``;
+gradc combines ``x`` with the reduction's result: a sum is the same to NumPy's summation
+tolerance, a product may differ in its last bits.
 """
 
 from __future__ import annotations
@@ -82,7 +85,7 @@ BUILTIN_REDUCTIONS: dict[str, str] = {"sum": "pysum", "min": "pymin", "max": "py
 #: The parameters gradc supports (others must be absent; ``out`` may be None).
 _SUPPORTED = frozenset({"axis", "keepdims", "ddof", "dtype", "ord"})
 #: Reductions whose ``initial=`` gradc supports.
-_WITH_INITIAL = frozenset({"min", "max"})
+_WITH_INITIAL = frozenset({"min", "max", "sum", "prod"})
 #: Reductions whose ``dtype=`` gradc supports.
 _WITH_DTYPE = frozenset({"sum", "prod", "mean", "cumsum", "cumprod"})
 
@@ -152,7 +155,19 @@ def lower_reduction(
         dtype = dtype_of(dtype_node)
     array = low.expr(array_node)
     if initial is not None:
-        return _with_initial(low, e, (fn, shown), array, axes, bool(keepdims), initial)
+        x = low.expr(initial)  # NumPy's arguments are all evaluated first
+        with low.b.at(low.src.loc(e)):
+            kept = low.b.insert(
+                ops.NumpyReduce(
+                    f"{fn}from" if fn in ("min", "max") else fn,
+                    array,
+                    axes,
+                    dtype=dtype,
+                    shown=shown,
+                    keepdims=True,
+                )
+            )
+        return _with_initial(low, e, (fn, shown), kept, axes, bool(keepdims), x)
     with low.b.at(low.src.loc(e)):
         return low.b.insert(
             ops.NumpyReduce(
@@ -161,24 +176,27 @@ def lower_reduction(
         )
 
 
+#: The ufunc that combines a reduction's result with ``initial=``.
+_COMBINE = {"min": "minimum", "max": "maximum", "sum": "add", "prod": "multiply"}
+
+
 def _with_initial(
     low: LoweringState,
     e: ast.Call,
     name: tuple[str, str],
-    array: Value,
+    kept: Value,
     axes: tuple[int, ...] | None,
     keepdims: bool,
-    initial: ast.expr,
+    x: Value,
 ) -> Value:
-    """``np.max(a, axis, keepdims=keepdims, initial=x)`` (``name``: ``(fn, shown)``, fn
-    ``min`` or ``max``): the module docstring's composition of typed operations."""
+    """``np.max(a, axis, keepdims=keepdims, initial=x)`` from the reduction ``kept`` (its
+    dims kept; ``name``: ``(fn, shown)``, fn ``min``, ``max``, ``sum`` or ``prod``): the
+    module docstring's composition of typed operations."""
     fn, shown = name
-    x = low.expr(initial)
     with low.b.at(low.src.loc(e)):
         b = low.b
-        kept = b.insert(ops.NumpyReduce(f"{fn}from", array, axes, shown=shown, keepdims=True))
         fill = b.insert(ops.Allocate(ops.AllocKind.FULL, "", None, kept, x))
-        both = b.insert(ops.NumpyCall("minimum" if fn == "min" else "maximum", (kept, fill)))
+        both = b.insert(ops.NumpyCall(_COMBINE[fn], (kept, fill)))
         if keepdims:
             return both
         return b.insert(ops.NumpyReduce(fn, both, axes, shown=shown))
@@ -269,8 +287,9 @@ def _axis(low: LoweringState, shown: str, node: ast.expr) -> int:
 
 def _norm_kind(low: LoweringState, shown: str, node: ast.expr | None) -> str:
     """The ``fn`` of ``np.linalg.norm(x, ord)``: ``norm:None`` (the 2-norm of the
-    flattened array), ``norm:fro`` (2-D), ``norm:1``/``norm:2``/``norm:inf`` (1-D);
-    inference checks the rank and picks the :class:`~ops.ReduceKind`."""
+    flattened array), ``norm:fro`` (2-D), ``norm:1``/``norm:2``/``norm:inf`` (1-D; ``1`` and
+    ``inf`` also of a 2-D array: matrix norms); inference checks the rank and picks the
+    :class:`~ops.ReduceKind`."""
     if node is None or _is_none(node):
         return "norm:None"
     if isinstance(node, ast.Constant) and node.value == "fro":

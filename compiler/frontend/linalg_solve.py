@@ -16,9 +16,12 @@ if TYPE_CHECKING:
 
 #: ``np.linalg.<name>`` -> (NumPy's parameters, the accepted forms).
 SOLVE_FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
-    "inv": (("a",), "np.linalg.inv(a) of a 2-D square matrix"),
-    "solve": (("a", "b"), "np.linalg.solve(a, b): a 2-D, b 1-D or 2-D"),
-    "det": (("a",), "np.linalg.det(a) of a 2-D square matrix"),
+    "inv": (("a",), "np.linalg.inv(a) of a square matrix or a stack (..., M, M)"),
+    "solve": (
+        ("a", "b"),
+        "np.linalg.solve(a, b): a (..., M, M), b (M,) or (..., M, K), batch axes broadcast",
+    ),
+    "det": (("a",), "np.linalg.det(a) of a square matrix or a stack (..., M, M)"),
 }
 
 

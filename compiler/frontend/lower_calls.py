@@ -17,7 +17,9 @@ from gradc.compiler.frontend import (
     einsum,
     linalg_solve,
     numpy_linalg,
+    operator_ufuncs,
     slicing,
+    ufunc_out,
 )
 from gradc.compiler.frontend.array_reductions import lower_reduction
 from gradc.compiler.frontend.constants import default_values
@@ -95,6 +97,12 @@ class CallLowering(LoweringState):
         func = e.func
         if linalg_solve.is_solve_call(self, func):  # np.linalg.inv(a), solve, det
             return linalg_solve.solve_call(self, func, e)  # type: ignore[arg-type]
+        if self._array_method(func, "sort"):  # a.sort(): a statement (lower_stmt.py)
+            raise self.src.error(
+                "a.sort() sorts in place and returns None: write it as a statement",
+                e,
+                help="np.sort(a) returns a sorted copy",
+            )
         if self._array_method(func, "clip"):  # a.clip(lo, hi)
             return array_functions.clip_method(self, func, e)  # type: ignore[arg-type]
         if e.keywords and self.info.numpy_attr(func) is None and not self._user_function(func):
@@ -186,8 +194,10 @@ class CallLowering(LoweringState):
         """
         if name in NUMPY_FUNCTIONS or name in ARRAY_UFUNCS:
             return self.numpy_math_call(name, e)
+        if name in operator_ufuncs.OPERATOR_FUNCTIONS:
+            return operator_ufuncs.operator_call(self, name, e)
         if name in array_functions.ARRAY_FUNCTIONS:
-            return array_functions.diff_call(self, e)
+            return array_functions.array_function_call(self, name, e)
         if name in array_reorder.REORDER_FUNCTIONS:
             return array_reorder.reorder_call(self, name, e)
         if name == "einsum":
@@ -239,19 +249,20 @@ class CallLowering(LoweringState):
 
     def numpy_math_call(self, name: str, e: ast.Call) -> Value:
         """``np.sqrt(x)``, ``np.minimum(a, b)``, ... on scalars (:data:`NUMPY_FUNCTIONS`):
-        positional operands only; inference types the call as NumPy's loop does."""
-        if e.keywords:
-            raise self.src.error(f"np.{name}() keyword arguments are not supported", e)
+        positional operands, and ``out=`` (compiler/frontend/ufunc_out.py); inference types
+        the call as NumPy's loop does."""
         arity = NUMPY_FUNCTIONS[name].arity if name in NUMPY_FUNCTIONS else ARRAY_UFUNCS[name]
-        if len(e.args) != arity:
+        operands, out = ufunc_out.split_out(self, name, e, arity)
+        if len(operands) != arity:
             raise self.src.error(
                 f"np.{name}() takes {arity} argument{'s' * (arity != 1)} "
-                f"but {len(e.args)} were given",
+                f"but {len(operands)} were given",
                 e,
             )
-        args = tuple(self.expr(a) for a in e.args)
+        args = tuple(self.expr(a) for a in operands)
         with self.b.at(self.src.loc(e)):
-            return self.b.insert(ops.NumpyCall(name, args))
+            result = self.b.insert(ops.NumpyCall(name, args))
+        return result if out is None else ufunc_out.write_out(self, result, out, e)
 
     def dtype(self, node: ast.expr) -> str:
         """The IR type name of a dtype expression (``np.float64``, ``float``, ``"f8"``)."""
@@ -300,7 +311,14 @@ class CallLowering(LoweringState):
             CompileError: too many arguments, a missing one, an unknown or repeated
                 keyword, ``**`` arguments.
         """
-        names = [a.arg for a in callee.node.args.args]
+        params = callee.node.args
+        if params.vararg or params.kwarg or params.kwonlyargs or params.posonlyargs:
+            raise self.src.error(  # else its keyword-only names would read as unknown
+                f"function '{shown}' must take plain positional parameters "
+                "(no *args, **kwargs or keyword-only parameters)",
+                e,
+            )
+        names = [a.arg for a in params.args]
         expected = len(names)
         defaults = default_values(callee.module, callee.node)
         least = expected - len(defaults)

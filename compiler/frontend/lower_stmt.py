@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from gradc.compiler.frontend import slicing
+from gradc.compiler.frontend import array_reorder, slicing
 from gradc.compiler.frontend.lower_iter import IterationLowering
 from gradc.compiler.frontend.lower_state import Loop, UnpackCheck
 from gradc.compiler.ir import ops
@@ -107,6 +107,8 @@ class StatementLowering(IterationLowering):
                 pass
             case ast.Expr(value=ast.Constant(value=str())):
                 pass  # docstring
+            case ast.Expr(value=ast.Call(func=func) as call) if self._array_method(func, "sort"):
+                array_reorder.sort_method(self, func, call)  # type: ignore[arg-type]
             case ast.Expr(value=value):
                 self.expr(value)
             case ast.Raise():

@@ -280,7 +280,7 @@ def array_function_call(low: CallLowering, name: str, e: ast.Call) -> Value:
             raise low.src.error(f"np.{name}() takes exactly one positional argument here", e)
         value = low.expr(e.args[0])
         with low.b.at(low.src.loc(e)):
-            return low.b.insert(ops.Cast(value, type=SCALAR_TYPES[name]))
+            return low.b.insert(ops.Cast(value, numpy=True, type=SCALAR_TYPES[name]))
     fn = LINALG_FUNCTIONS.get(name) or CONSTRUCT_FUNCTIONS[name]
     return fn.lower(low, bind(low, name, fn, e), e)
 
@@ -303,15 +303,12 @@ ARRAY_FUNCTION_NAMES = (
 
 def parameter_dtype(low: CallLowering, node: ast.Attribute) -> str:
     """The IR type name ``dtype=x.dtype`` names: ``x`` must be a parameter of the
-    function, never rebound, of an array type known where the function is compiled (an
-    export's, or a helper's specialisation)."""
+    function, of an array type known where the function is compiled (an export's, or a
+    helper's specialisation), never rebound other than by ``x op= ...`` (in place: NumPy
+    keeps the dtype) or ``x = x.copy()``."""
     name = node.value.id if isinstance(node.value, ast.Name) else None
     params = [a.arg for a in low.node.args.args]
-    rebound = any(
-        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-        for n in ast.walk(low.node)
-    )
-    if name in params and not rebound:
+    if name in params and not _rebinds_dtype(low.node, name):
         t = low.param_types[params.index(name)]
         if isinstance(t, ArrayType):
             return t.dtype.name
@@ -319,4 +316,35 @@ def parameter_dtype(low: CallLowering, node: ast.Attribute) -> str:
         f"dtype={ast.unparse(node)} is supported only for an array parameter that is never "
         "reassigned (or name the dtype: np.float64, np.float32, np.int64, np.int32, np.bool_)",
         node,
+    )
+
+
+def _rebinds_dtype(fn: ast.FunctionDef, name: str) -> bool:
+    """Whether ``name`` is bound in ``fn`` other than by ``name op= ...`` or
+    ``name = name.copy()`` (the two rebindings that keep an array's dtype)."""
+    kept: set[int] = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.AugAssign):
+            kept.add(id(n.target))
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and _is_copy_of(n.value, name):
+            kept.add(id(n.targets[0]))
+    return any(
+        isinstance(n, ast.Name)
+        and n.id == name
+        and isinstance(n.ctx, ast.Store)
+        and id(n) not in kept
+        for n in ast.walk(fn)
+    )
+
+
+def _is_copy_of(value: ast.expr, name: str) -> bool:
+    """``value`` is ``name.copy()``."""
+    return (
+        isinstance(value, ast.Call)
+        and not value.args
+        and not value.keywords
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "copy"
+        and isinstance(value.func.value, ast.Name)
+        and value.func.value.id == name
     )

@@ -6,12 +6,11 @@ Result dtypes are NumPy 2's (NEP 50). Arrays are strongly typed: their dtypes pr
 (``float32`` with ``int64`` is ``float64``). A Python scalar is weak: it does not change
 the dtype of an array of its kind or a higher one (``f32 array * 2.0`` is ``float32``,
 ``int64 array + True`` is ``int64``); of a higher kind it brings its default type (``bool
-array + 1`` is ``int64``, ``int64 array * 0.5`` is ``float64``). gradc's types do not say
-whether a ``f64``/``i64`` scalar is a Python scalar or a NumPy one (an element read from
-an array, a result of ``np.sqrt``), which NumPy types strongly: where the two readings
-give different dtypes (a ``float32`` array with a non-constant ``f64`` or ``i64``
-scalar) the operation is a compile-time error rather than a guess; a constant (literal,
-module constant) is a Python scalar. ``f32``/``i32`` scalars are always NumPy scalars.
+array + 1`` is ``int64``, ``int64 array * 0.5`` is ``float64``). Which scalars are Python's
+is compiler/infer/weak.py's rule (literals, module constants and an export's scalar
+parameters are; ``a[i]``, ``np.float64(x)`` and NumPy functions' results are not), the
+promotion compiler/ir/promotion.py's; a scalar that may be either where the two readings
+give different dtypes is a compile-time error rather than a guess.
 
 ``x ** p`` with a scalar ``p`` follows ``ndarray.__pow__``'s fast path (numpy/_core/src/
 multiarray/number.c ``fast_scalar_power``): for a float array, ``p == 2`` is
@@ -21,6 +20,7 @@ time for a constant, at run time otherwise: ``power_scalar``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gradc.compiler.ir import numpy_math, ops, ufuncs
@@ -35,7 +35,6 @@ from gradc.compiler.ir.types import (
     ScalarType,
     Type,
     UnknownType,
-    join,
     python_name,
 )
 
@@ -100,48 +99,17 @@ def _kind(t: ScalarType) -> int:
     return 0 if t.is_bool else 2 if t.is_float else 1
 
 
-def _weak_default(t: ScalarType) -> ScalarType:
-    """The type a Python scalar of ``t``'s kind brings to arrays of a lower kind."""
-    return F64 if t.is_float else I64 if not t.is_bool else I1
+Common = Callable[[list[Value], int], "ScalarType | str"]
+"""``(operands, how many of them (first) are arrays) -> NumPy's common type`` (NEP 50,
+compiler/infer/weak.py), or why it is not decidable."""
 
 
-def _join(a: ScalarType | None, b: ScalarType) -> ScalarType:
-    if a is None:
-        return b
-    j = join(a, b)
-    assert isinstance(j, ScalarType)
-    return j
-
-
-def common_type(args: list[Value], condition_first: bool) -> ScalarType | str:
+def common_type(args: list[Value], condition_first: bool, common: Common) -> ScalarType | str:
     """NEP 50's common type of the operands (the module docstring), or why it is not
     decidable from gradc's types."""
     values = args[1:] if condition_first else args
-    strong: ScalarType | None = None
-    for v in values:
-        if isinstance(v.type, ArrayType):
-            strong = _join(strong, v.type.dtype)
-    scalars: list[tuple[Value, ScalarType]] = []
-    for v in values:
-        t = v.type
-        if isinstance(t, ScalarType):
-            scalars.append((v, t))
-    for _, t in scalars:
-        if strong is None or t not in (F64, I64, I1):  # an f32/i32 scalar is NumPy's: strong
-            strong = _join(strong, t)
-        elif _kind(t) > _kind(strong):
-            strong = _join(strong, _weak_default(t))
-    assert strong is not None
-    for v, t in scalars:
-        as_numpy = _join(strong, t)
-        if as_numpy != strong and not isinstance(v, ops.Const) and t in (F64, I64):
-            return (
-                f"NumPy's result type depends on whether the {python_name(t)} operand is a "
-                f"Python scalar ({python_name(strong)}, NEP 50) or a NumPy scalar "
-                f"({python_name(as_numpy)}), which gradc cannot tell: write it as a literal "
-                "or a module constant"
-            )
-    return strong
+    arrays = [v for v in values if isinstance(v.type, ArrayType)]
+    return common(arrays + [v for v in values if not isinstance(v.type, ArrayType)], len(arrays))
 
 
 def _scalar_exponent(inst: Instruction) -> Value | None:
@@ -152,9 +120,12 @@ def _scalar_exponent(inst: Instruction) -> Value | None:
     return inst.rhs if isinstance(base, ArrayType) and base.dtype.is_float else None
 
 
-def plan(inst: Instruction) -> tuple[str, ScalarType, ArrayType] | str:
+def plan(
+    inst: Instruction, common_of: Common
+) -> tuple[str, ScalarType, ArrayType | ScalarType] | str:
     """The ufunc, the common operand type and the result type of ``inst`` (operands
-    typed, one an array), or the compile-time error's message."""
+    typed, one an array; or scalars of ``np.where``/``np.clip``, ufuncs only this
+    module types: a scalar result), or the compile-time error's message."""
     fn = _ufunc(inst)
     args = inst.operands()
     for v in args:
@@ -166,17 +137,18 @@ def plan(inst: Instruction) -> tuple[str, ScalarType, ArrayType] | str:
     u = ufuncs.UFUNCS.get(fn)
     if u is None:
         return f"np.{fn}() is not supported on arrays"
-    if not any(isinstance(v.type, ArrayType) for v in args):
+    scalars = not any(isinstance(v.type, ArrayType) for v in args)
+    if scalars and fn not in ("where", "clip"):
         return f"np.{fn}() of scalars is not supported (only of arrays)"
-    common = common_type(args, u.condition_first)
+    common = common_type(args, u.condition_first, common_of)
     if isinstance(common, str):
         return common
     exponent = _scalar_exponent(inst)
     if exponent is not None:
         fn = _fast_power(exponent)
     result = ufuncs.UFUNCS[fn].loop(common)
-    if isinstance(result, str):
-        return result
+    if isinstance(result, str) or scalars:
+        return result if isinstance(result, str) else (fn, common, result)
     rank = max(v.type.ndim for v in args if isinstance(v.type, ArrayType))
     return fn, common, ArrayType(result, rank, "C")
 
@@ -187,12 +159,12 @@ def _fast_power(exponent: Value) -> str:
     return "power_scalar"
 
 
-def transfer(inst: Instruction) -> Type | str | None:
+def transfer(inst: Instruction, common_of: Common) -> Type | str | None:
     """The result type of ``inst`` with an array operand: None while an operand type is
     unknown, or the compile-time error's message."""
     if any(isinstance(v.type, UnknownType) for v in inst.operands()):
         return None
-    planned = plan(inst)
+    planned = plan(inst, common_of)
     if isinstance(planned, str):
         return planned
     return planned[2]
@@ -207,7 +179,7 @@ def materialize(m: Materializer, inst: Instruction) -> None:
 def build(m: Materializer, inst: Instruction) -> Value:
     """The ``elementwise`` computing ``inst`` (typed, with an array operand), inserted
     before it: scalar operands converted to the common type."""
-    planned = plan(inst)
+    planned = plan(inst, m.common_type)
     assert not isinstance(planned, str), planned
     fn, common, result = planned
     u = ufuncs.UFUNCS[fn]
@@ -221,6 +193,8 @@ def build(m: Materializer, inst: Instruction) -> Value:
         args = args[:1]
     m.b.position_before(inst)
     with m.b.at(inst.loc):
+        if isinstance(result, ScalarType):  # np.where/np.clip of scalars
+            return u.expand(m.b, args, result)
         return m.b.insert(ops.Elementwise(fn, tuple(args), type=result))
 
 

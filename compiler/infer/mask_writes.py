@@ -1,6 +1,9 @@
 """Boolean-mask writes ``a[mask] = v`` and ``a[mask] += v`` (the latter is ``a[mask] =
 a[mask] + v``, Python's subscript update): typing and materialisation into
-:class:`~gradc.compiler.ir.ops.MaskAssign`.
+:class:`~gradc.compiler.ir.ops.MaskAssign`; integer-array writes ``a[idx] = v`` and
+``a[idx] += v`` (``a[idx] = a[idx] + v``: a repeated index adds once, as NumPy's
+buffered update) into :class:`~gradc.compiler.ir.ops.IndexAssign`, ``v`` a scalar or an
+array broadcasting to ``idx.shape + a.shape[1:]``, cast and copied alike.
 
 As NumPy: the mask has the array's rank (a smaller one is a compile error, as for reads);
 ``v`` is a scalar or an array of one axis whose length is the mask's count of true
@@ -73,3 +76,48 @@ def mask_write(m: Materializer, inst: ops.SetItem) -> None:
     else:
         item = m.b.cast(item, t.dtype)
     m.b.insert(ops.MaskAssign(inst.value, inst.indices[0], item, type=NONE))
+
+
+def is_index_write(inst: ops.SetItem) -> bool:
+    """``inst`` is ``a[idx] = v``: one index, an integer array."""
+    if len(inst.indices) != 1:
+        return False
+    t = inst.indices[0].type
+    return isinstance(t, ArrayType) and not t.dtype.is_bool and t.dtype.is_int
+
+
+def index_write_check(inf: Inference, inst: ops.SetItem, t: ArrayType) -> None:
+    """Raise the compile error of an unsupported integer-array write into ``t``."""
+    index = inst.indices[0].type
+    assert isinstance(index, ArrayType)
+    item = inst.item.type
+    if isinstance(item, UnknownType):
+        return
+    dtype = item.dtype if isinstance(item, ArrayType) else item
+    if not isinstance(dtype, ScalarType) or not same_kind(dtype, t.dtype):
+        raise inf.error(
+            f"cannot assign a {python_name(item)} through an integer index into a "
+            f"{python_name(t)} array (NumPy's 'same_kind' casting)",
+            inst,
+        )
+    target = index.ndim + t.ndim - 1
+    if isinstance(item, ArrayType) and item.ndim > target:
+        raise inf.error(
+            f"cannot assign a {item.ndim}-D array to the {target}-D indexing result (NumPy's "
+            "ValueError: shape mismatch)",
+            inst,
+        )
+
+
+def index_write(m: Materializer, inst: ops.SetItem) -> None:
+    """``a[idx] = v`` as an :class:`~ops.IndexAssign` (``v`` cast, or copied to a new
+    array of the dtype)."""
+    t = inst.value.type
+    assert isinstance(t, ArrayType)
+    item = inst.item
+    it = item.type
+    if isinstance(it, ArrayType):
+        item = m.b.insert(ops.AsType(t.dtype.name, item, type=ArrayType(t.dtype, it.ndim, "C")))
+    else:
+        item = m.b.cast(item, t.dtype)
+    m.b.insert(ops.IndexAssign(inst.value, inst.indices[0], item, type=NONE))

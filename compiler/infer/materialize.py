@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from gradc.compiler.infer import elementwise
+from gradc.compiler.infer import elementwise, weak
 from gradc.compiler.ir import numpy_math, ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
 from gradc.compiler.ir.ops.views import FULL_SLICE, INT_ITEM
+from gradc.compiler.ir.promotion import AMBIGUOUS, Origin
 from gradc.compiler.ir.types import (
     F64,
     I1,
@@ -28,7 +29,6 @@ from gradc.compiler.ir.types import (
     ScalarType,
     TupleType,
     Type,
-    join,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +58,8 @@ class Materializer:
         # each instruction is visited and once more at the end (for phis and casts
         # visited before), not by a scan of the function per replacement
         self.replaced: dict[Value, Value] = {}
+        #: NEP 50's Python and NumPy scalars, of the function as inference typed it
+        self.origins = weak.origins(spec.function)
 
     def run(self) -> None:
         """Rewrite the whole function."""
@@ -83,6 +85,15 @@ class Materializer:
                 while new in replaced:
                     new = replaced[new]
                 inst.replace_operand(v, new)
+
+    def common_type(self, values: list[Value], arrays: int = 0) -> ScalarType:
+        """NumPy's common type of ``values`` (the first ``arrays`` arrays), as inference
+        decided it (compiler/infer/weak.py); Python's join where its rules apply."""
+        common = weak.decide(values, lambda v: self.origins.get(v, Origin.EITHER), arrays)
+        if common is None or common == AMBIGUOUS:  # scalars by Python's rules, or the join
+            common = numpy_math.joined_type(weak.element_types(values))
+        assert isinstance(common, ScalarType), common
+        return common
 
     def coerce(self, value: Value, to: Type, before: Instruction) -> Value:
         """``value`` converted to ``to``, emitted just before ``before``."""
@@ -145,8 +156,7 @@ def _cmp(m: Materializer, inst: Instruction) -> None:
     if elementwise.applies(inst):
         elementwise.materialize(m, inst)
         return
-    common = join(inst.lhs.type, inst.rhs.type)
-    assert common is not None
+    common = m.common_type([inst.lhs, inst.rhs])
     inst.lhs = m.coerce(inst.lhs, common, inst)
     inst.rhs = m.coerce(inst.rhs, common, inst)
 
@@ -226,6 +236,7 @@ def _front_end(cls: type[Op]) -> Callable[[Expand[Op]], Expand[Op]]:
                 result = expand(m, inst)
             if result is not None:
                 m.replaced[inst] = result
+                m.origins.setdefault(result, m.origins.get(inst, Origin.EITHER))
             inst.erase()
 
         MATERIALIZE.set([cls], rule)
@@ -266,10 +277,13 @@ def _getitem(m: Materializer, inst: ops.GetItem) -> Value | None:
 def _setitem(m: Materializer, inst: ops.SetItem) -> Value | None:
     array_type = inst.value.type
     assert isinstance(array_type, ArrayType)
-    from gradc.compiler.infer.mask_writes import is_mask_write, mask_write  # it imports this
+    from gradc.compiler.infer import mask_writes  # it imports this module
 
-    if is_mask_write(inst):  # a[mask] = v
-        mask_write(m, inst)
+    if mask_writes.is_mask_write(inst):  # a[mask] = v
+        mask_writes.mask_write(m, inst)
+        return None
+    if mask_writes.is_index_write(inst):  # a[idx] = v
+        mask_writes.index_write(m, inst)
         return None
     if len(inst.indices) < array_type.ndim:  # slice assignment
         from gradc.compiler.infer.views import assign_slice  # it imports this module
@@ -350,7 +364,8 @@ def _numpy(m: Materializer, inst: ops.NumpyCall) -> Value | None:
     if elementwise.applies(inst):
         return elementwise.build(m, inst)
     assert isinstance(inst.type, ScalarType)
-    return numpy_math.expand(m.b, inst.fn, list(inst.args), inst.type)
+    args = list(inst.args)
+    return numpy_math.expand(m.b, inst.fn, args, inst.type, m.common_type(args))
 
 
 @_front_end(ops.InPlace)

@@ -86,10 +86,15 @@ def resolve(inst: ops.NumpyReduce, t: ArrayType) -> Resolved | str:
     elif inst.fn in _NORMS:
         if inst.fn == "norm:fro" and t.ndim != 2:
             return f"{shown} with ord='fro' needs a 2-D array, got {python_name(t)}"
-        if inst.fn in ("norm:1", "norm:2", "norm:inf") and t.ndim != 1:
+        if (
+            inst.fn in ("norm:1", "norm:2", "norm:inf")
+            and t.ndim != 1
+            and not _matrix_norm(inst, t)
+        ):
             return (
                 f"{shown} of a {t.ndim}-D array with ord={inst.fn[5:]} (a matrix norm) is "
-                "not supported; only vector norms and the Frobenius norm"
+                "not supported; only vector norms, the Frobenius norm and ord 1 or inf of a "
+                "matrix"
             )
     if inst.fn in _BUILTINS and t.ndim != 1:
         return (
@@ -113,6 +118,12 @@ def resolve(inst: ops.NumpyReduce, t: ArrayType) -> Resolved | str:
     if inst.ddof and kind not in (ops.ReduceKind.VAR, ops.ReduceKind.STD):
         return f"{shown} takes no ddof"  # the table gives ddof only to var and std
     return Resolved(kind, axes, reduced_type(t, axes, inst.keepdims, dtype))
+
+
+def _matrix_norm(inst: ops.NumpyReduce, t: ArrayType) -> bool:
+    """``np.linalg.norm(a, 1)`` or ``np.linalg.norm(a, np.inf)`` of a 2-D array (every
+    axis): NumPy's largest column or row sum of ``abs(a)``, 0 for an empty matrix."""
+    return inst.fn in ("norm:1", "norm:inf") and t.ndim == 2 and inst.axes is None
 
 
 def _norm_axes(inst: ops.NumpyReduce, t: ArrayType) -> str | None:
@@ -213,6 +224,22 @@ def _materialize(m: Materializer, inst: ops.NumpyReduce) -> Value | None:
         assert not isinstance(resolved.axes, tuple)
         return m.b.insert(ops.Cumulate(resolved.kind, inst.array, resolved.axes, type=inst.type))
     assert isinstance(resolved.axes, tuple)
+    if _matrix_norm(inst, t):
+        # NumPy's add.reduce(abs(x), axis=row).max(axis=col, initial=0): the sums are not
+        # negative, so their max from 0 is their inf-norm (0 when empty)
+        sums_t = ArrayType(_norm_dtype(inst.type), 2 if inst.keepdims else 1, "C")
+        sums = m.b.insert(
+            ops.Reduce(
+                ops.ReduceKind.NORM1,
+                inst.array,
+                (0,) if inst.fn == "norm:1" else (1,),
+                keepdims=inst.keepdims,
+                type=sums_t,
+            )
+        )
+        axes = (0, 1) if inst.keepdims else (0,)
+        kind = ops.ReduceKind.NORMINF
+        return m.b.insert(ops.Reduce(kind, sums, axes, keepdims=inst.keepdims, type=inst.type))
     return m.b.insert(
         ops.Reduce(
             resolved.kind,
@@ -223,3 +250,9 @@ def _materialize(m: Materializer, inst: ops.NumpyReduce) -> Value | None:
             type=inst.type,
         )
     )
+
+
+def _norm_dtype(t: Type) -> ScalarType:
+    d = t.dtype if isinstance(t, ArrayType) else t
+    assert isinstance(d, ScalarType)
+    return d

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradc.compiler.infer import elementwise
+from gradc.compiler.infer import elementwise, weak
+from gradc.compiler.infer.bool_kinds import ambiguous_bools_message
 from gradc.compiler.ir import numpy_math, ops
 from gradc.compiler.ir.core import Argument, Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
@@ -58,7 +59,9 @@ def _with_arrays(rule: TransferRule) -> TransferRule:
         if any(isinstance(v.type, UnknownType) for v in inst.operands()):
             return None  # an array operand would make it whole-array arithmetic
         if elementwise.applies(inst):
-            t = elementwise.transfer(inst)
+            t = elementwise.transfer(
+                inst, lambda vs, n: weak.array_common_type(spec.function, vs, n)
+            )
             if isinstance(t, str):
                 raise inf.error(t, inst)
             return t
@@ -105,7 +108,10 @@ def _arith(symbol: str, result: Callable[[Instruction, ScalarType], Type]) -> Tr
         if types is None:
             return None
         if _ambiguous_bools(symbol, types, inst):
-            raise inf.error(_ambiguous_bools_message(symbol), inst)
+            raise inf.error(ambiguous_bools_message(symbol), inst)
+        common = None if result is _joined else weak.numpy_scalars(spec.function, inst, inf.error)
+        if common is not None:  # NEP 50's promotion, no widening to Python's int
+            return _true_division(inst, common) if isinstance(inst, ops.Div) else common
         j = types[0]
         for t in types[1:]:
             j = join(j, t)  # type: ignore[assignment]
@@ -116,30 +122,12 @@ def _arith(symbol: str, result: Callable[[Instruction, ScalarType], Type]) -> Tr
 
 #: Arithmetic whose value on bools differs between CPython (ints) and NumPy's bool
 #: scalars (``np.True_ + np.True_`` is ``True``, ``*`` is ``and``, ``-`` a TypeError,
-#: ``abs(np.True_)`` the bool ``True`` where ``abs(True)`` is the int 1, so that a later
-#: ``~`` or ``+`` differs): refused when every operand is a bool scalar, not all of them
+#: ``abs()`` a bool): refused when every operand is a bool scalar, not all of them
 #: parameters or constants (:func:`_ambiguous_bools`), as ``~`` is, since gradc's types do
-#: not say which kind of bool a value is (the array fuzzer's silently wrong ``x ** (t + t)``
-#: with ``t = a.min() <= np.all(b)``, seed 102085; ``e // ~abs(np.all(a))``, -2.0 for
-#: NumPy's inf, seed 820530). ``/ // % **`` give equal values (NumPy's int8 of ``//``,
-#: ``%``, ``**`` is the same number).
+#: not say which kind of bool a value is (fuzz: ``x ** (t + t)`` with ``t = a.min() <=
+#: np.all(b)``, seed 102085; ``e // ~abs(np.all(a))``, seed 820530). ``/ // % **`` give
+#: equal values (NumPy's int8 of ``//``, ``%``, ``**`` is the same number).
 _BOOL_AMBIGUOUS = frozenset({"+", "-", "*", "unary -", "abs()"})
-
-
-def _ambiguous_bools_message(symbol: str) -> str:
-    """The compile error of ``symbol`` (one of :data:`_BOOL_AMBIGUOUS`) of bools."""
-    if symbol == "abs()":
-        return (
-            "abs() of a bool is ambiguous: Python's bool gives an int (abs(True) is 1), "
-            "NumPy's bool (from np.all, np.any, a bool array's element or a comparison of "
-            "them) gives a bool: convert with int(b) for Python's int"
-        )
-    return (
-        f"{symbol} of bools is ambiguous: Python's bools give an int (True + True "
-        "is 2), NumPy's bools (from np.all, np.any, a bool array's element or a "
-        "comparison of them) give a bool (logical or/and) or a TypeError: convert "
-        "with int(b) for Python's int, or write 'b or c' / 'b and c'"
-    )
 
 
 def _ambiguous_bools(symbol: str, types: list[ScalarType], inst: Instruction) -> bool:
@@ -205,7 +193,9 @@ def _invert(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
 @TRANSFER.register(ops.Cmp)
 @_with_arrays
 def _cmp(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
-    _scalar_operands(inf, inst, "comparison")
+    types = _scalar_operands(inf, inst, "comparison")
+    if types is not None:  # np.float32(0.1) == 0.1 compares float32s: decidable?
+        weak.numpy_scalars(spec.function, inst, inf.error)
     return I1
 
 
@@ -258,7 +248,10 @@ def _numpy(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     types = _scalar_operands(inf, inst, f"np.{inst.fn}()")
     if types is None:
         return None
-    result = numpy_math.result_type(inst.fn, types)
+    common = weak.common_type(spec.function, inst.operands())
+    if isinstance(common, str):
+        raise inf.error(f"np.{inst.fn}(): {common}", inst)
+    result = numpy_math.result_type(inst.fn, types, common or numpy_math.joined_type(types))
     if isinstance(result, str):
         raise inf.error(result, inst)
     return result
@@ -325,6 +318,13 @@ def _index_types(inf: Inference, inst: Instruction, indices: tuple[Value, ...]) 
         t = index.type
         if isinstance(t, UnknownType):
             return False
+        if isinstance(t, ArrayType) and len(indices) > 1:
+            raise inf.error(
+                "indexing with an integer array among several indices (a[rows, cols], "
+                "a[idx, j]) is not supported: gather in a loop "
+                "(for k in range(n): out[k] = a[rows[k], cols[k]])",
+                inst,
+            )
         if not (isinstance(t, ScalarType) and t.is_int and not t.is_bool):
             raise inf.error(f"array indices must be integers, not {python_name(t)}", inst)
     return True
@@ -397,10 +397,13 @@ def _setitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
         return NONE
     if not isinstance(t, ArrayType):
         raise inf.error(f"cannot assign to an element of a value of type {python_name(t)}", inst)
-    from gradc.compiler.infer.mask_writes import is_mask_write, mask_write_check  # imports this
+    from gradc.compiler.infer import mask_writes  # it imports this module
 
-    if is_mask_write(inst):  # a[mask] = v
-        mask_write_check(inf, inst, t)
+    if mask_writes.is_mask_write(inst):  # a[mask] = v
+        mask_writes.mask_write_check(inf, inst, t)
+        return NONE
+    if mask_writes.is_index_write(inst):  # a[idx] = v
+        mask_writes.index_write_check(inf, inst, t)
         return NONE
     if len(inst.indices) < t.ndim:  # a[i] = row, a[1:] = b: slice assignment
         from gradc.compiler.infer.views import assign_check  # it imports this module

@@ -23,6 +23,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.ops.batched import batched_matmul_type
 from gradc.compiler.ir.ops.linalg import contract_type, trace_dtype
+from gradc.compiler.ir.ops.views import FULL_SLICE, NEW_ITEM, view_type
 from gradc.compiler.ir.types import (
     F64,
     I64,
@@ -194,6 +195,11 @@ def _concat(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     if types is None:
         return None
     ndims = [t.ndim for t in types]
+    mixed = inst.kind == "vstack" and len(set(ndims)) != 1
+    if mixed:
+        # NumPy's atleast_2d of each: materialisation makes a 1-D array a row view and
+        # the vstack a concatenation (inference may run this rule again: kind stays)
+        ndims = [max(n, 2) for n in ndims]
     if len(set(ndims)) != 1:
         if inst.kind == "stack":
             raise inf.error("all input arrays must have the same shape", inst)
@@ -206,9 +212,9 @@ def _concat(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
         )
     if inst.kind == "hstack":  # NumPy: axis 0 for 1-D arrays, else axis 1
         inst.kind, inst.axis = ops.JoinKind.CONCATENATE, 0 if ndims[0] == 1 else 1
-    elif inst.kind == "vstack" and ndims[0] > 1:
+    elif inst.kind == "vstack" and ndims[0] > 1 and not mixed:
         inst.kind = ops.JoinKind.CONCATENATE
-    ndim = ndims[0] + int(inst.kind != "concatenate")
+    ndim = ndims[0] + int(inst.kind != "concatenate" and not mixed)
     axis = inst.axis + ndim if inst.axis < 0 else inst.axis
     if not 0 <= axis < ndim:
         raise inf.error(f"axis {inst.axis} is out of bounds for array of dimension {ndim}", inst)
@@ -220,6 +226,30 @@ def _concat(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
 
 
 # -- materialisation: scalar operands cast to the types the operations require ---------
+
+
+@MATERIALIZE.register(ops.Concatenate)
+def _vstack_rows(m: Materializer, inst: Instruction) -> None:
+    """``np.vstack`` of 1-D and 2-D arrays (typed 2-D, still ``vstack``): a
+    concatenation along axis 0 of each 1-D operand's view ``v[np.newaxis, :]`` (NumPy's
+    ``atleast_2d``) and the 2-D ones."""
+    assert isinstance(inst, ops.Concatenate)
+    t = inst.type
+    ranks = {v.type.ndim for v in inst.arrays if isinstance(v.type, ArrayType)}
+    if inst.kind != ops.JoinKind.VSTACK or ranks == {1} or not isinstance(t, ArrayType):
+        return
+    inst.kind = ops.JoinKind.CONCATENATE
+    arrays = list(inst.arrays)
+    for k, v in enumerate(arrays):
+        vt = v.type
+        if isinstance(vt, ArrayType) and vt.ndim < t.ndim:
+            items = (NEW_ITEM, FULL_SLICE)
+            row = view_type(vt, items)
+            assert row is not None  # a 1-D array's row view
+            m.b.position_before(inst)
+            with m.b.at(inst.loc):
+                arrays[k] = m.b.insert(ops.SliceView(v, (), items, type=row))
+    inst.arrays = tuple(arrays)
 
 
 @MATERIALIZE.register(ops.Arange)

@@ -5,7 +5,7 @@
 ValueError "Input must be 1- or 2-d.", here at compile time); ``tril``/``triu`` keep the
 type (rank 2 or more; NumPy's 1-D form, which broadcasts to a matrix, is refused);
 ``roll`` keeps it; ``sort`` keeps it, ``argsort`` gives ``int64``, ``median`` drops the
-last axis in :func:`~gradc.compiler.ir.ops.reorder.median_dtype`. Results are new
+sorted axis in :func:`~gradc.compiler.ir.ops.reorder.median_dtype`. Results are new
 C-contiguous arrays. Diagonals and shifts are ints (a float is a compile error, NumPy's
 TypeError); the materialisation rules cast them to ``i64``.
 """
@@ -95,12 +95,6 @@ def _sort(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     axis = inst.axis + t.ndim if inst.axis < 0 else inst.axis
     if not 0 <= axis < t.ndim:
         raise inf.error(f"axis {inst.axis} is out of bounds for array of dimension {t.ndim}", inst)
-    if axis != t.ndim - 1:
-        raise inf.error(
-            f"np.{inst.kind}() along axis {inst.axis} of a {t.ndim}-D array is not supported "
-            "(the last axis, or axis=None)",
-            inst,
-        )
     inst.axis = axis
     if inst.kind == ops.SortKind.MEDIAN:
         dtype = median_dtype(t.dtype)

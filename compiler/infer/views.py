@@ -20,6 +20,7 @@ from gradc.compiler.infer.rules import TRANSFER
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.ops.views import (
+    FLIP_ALL,
     FULL_SLICE,
     INT_ITEM,
     NEW_ITEM,
@@ -42,6 +43,10 @@ if TYPE_CHECKING:
     from gradc.compiler.infer.specialize import Inference, Spec
 
 _ELLIPSIS = "..."
+#: ``np.flip(a)`` (compiler/frontend/array_functions.py): ``a[::-1, ::-1, ...]`` over
+#: every axis, which the front end cannot spell before the rank is known.
+_FLIP_ALL = FLIP_ALL
+_REVERSED = "s001"
 _BAD_INDEX = (
     "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
     "boolean arrays are valid indices"
@@ -51,6 +56,8 @@ _BAD_INDEX = (
 def _expanded(inf: Inference, inst: ops.BasicIndex, t: ArrayType) -> tuple[str, ...]:
     """The items with ``...`` and the missing trailing axes made full slices."""
     items = inst.items
+    if items == (_FLIP_ALL,):
+        return (_REVERSED,) * t.ndim
     if items.count(_ELLIPSIS) > 1:
         raise inf.error("an index can only have a single ellipsis ('...')", inst)
     used = sum(1 for x in items if x not in (NEW_ITEM, _ELLIPSIS))
@@ -89,6 +96,9 @@ def _basic_index_view(m: Materializer, inst: Instruction) -> None:
     t = inst.value.type
     assert isinstance(t, ArrayType)
     items = inst.items
+    if items == (_FLIP_ALL,):
+        _flip_all_view(m, inst, t)
+        return
     if _ELLIPSIS in items:
         k = items.index(_ELLIPSIS)
         used = sum(1 for x in items if x not in (NEW_ITEM, _ELLIPSIS))
@@ -100,6 +110,16 @@ def _basic_index_view(m: Materializer, inst: Instruction) -> None:
     with m.b.at(inst.loc):
         args = tuple(m.b.cast(a, I64) for a in inst.args)
         view = m.b.insert(ops.SliceView(inst.value, args, items, type=inst.type))
+    m.replaced[inst] = view
+    inst.erase()
+
+
+def _flip_all_view(m: Materializer, inst: ops.BasicIndex, t: ArrayType) -> None:
+    """``np.flip(a)``: the view ``a[::-1, ::-1, ...]`` (a step of -1 on every axis)."""
+    m.b.position_before(inst)
+    with m.b.at(inst.loc):
+        steps = tuple(m.b.const(-1, I64) for _ in range(t.ndim))
+        view = m.b.insert(ops.SliceView(inst.value, steps, (_REVERSED,) * t.ndim, type=inst.type))
     m.replaced[inst] = view
     inst.erase()
 

@@ -60,21 +60,31 @@ def _sort(m: Machine, inst: Instruction, vals: list[object]) -> object:
     np = _np()
     (array,) = vals
     if inst.kind == ops.SortKind.SORT:
-        return _array(inst, np.sort(array, axis=-1, kind="stable"))
+        return _array(inst, np.sort(array, axis=inst.axis, kind="stable"))
     if inst.kind == ops.SortKind.ARGSORT:
-        return _array(inst, np.argsort(array, axis=-1, kind="stable"))
+        return _array(inst, np.argsort(array, axis=inst.axis, kind="stable"))
     t = inst.type
     element = t.dtype if isinstance(t, ArrayType) else t
     assert isinstance(element, ScalarType)
     dtype = NUMPY_DTYPES[element.name]
     with np.errstate(all="ignore"):
-        if array.shape[-1] == 0:  # type: ignore[attr-defined]
-            result = np.full(array.shape[:-1], np.nan, dtype=dtype)  # type: ignore[attr-defined]
+        shape: tuple[int, ...] = array.shape  # type: ignore[attr-defined]
+        if shape[inst.axis] == 0:
+            result = np.full(shape[: inst.axis] + shape[inst.axis + 1 :], np.nan, dtype=dtype)
         else:
-            result = np.median(array, axis=-1).astype(dtype)
+            result = np.median(array, axis=inst.axis).astype(dtype)
     if isinstance(t, ScalarType):
         return float(result)
     return _array(inst, result)
+
+
+def _check_batches(lb: tuple[int, ...], rb: tuple[int, ...]) -> None:
+    """NumPy's broadcasting of two stacks' batch axes (compiled code's message)."""
+    for axis in range(1, max(len(lb), len(rb)) + 1):
+        x = lb[-axis] if axis <= len(lb) else 1
+        y = rb[-axis] if axis <= len(rb) else 1
+        if x != y and 1 not in (x, y):
+            raise ValueError(BATCH_MISMATCH.format(x, y, -axis))
 
 
 @RULES.register(ops.LinalgSolve)
@@ -82,18 +92,22 @@ def _linalg_solve(m: Machine, inst: Instruction, vals: list[object]) -> object:
     assert isinstance(inst, ops.LinalgSolve)
     np = _np()
     a: Any = vals[0]
-    if a.shape[0] != a.shape[1]:
+    n = a.shape[-1]
+    if a.shape[-2] != n:
         raise ValueError(NOT_SQUARE)
     t = inst.type
     element = t.dtype if isinstance(t, ArrayType) else t
     assert isinstance(element, ScalarType)
     dtype = NUMPY_DTYPES[element.name]
     if inst.kind == ops.SolveKind.DET:
-        return float(np.linalg.det(a.astype(dtype)))
+        det = np.linalg.det(a.astype(dtype))
+        return float(det) if isinstance(t, ScalarType) else _array(inst, det)
     if inst.kind == ops.SolveKind.SOLVE:
         b: Any = vals[1]
-        if b.shape[0] != a.shape[0]:
-            raise ValueError(SOLVE_MISMATCH[b.ndim].format(b.shape[0], a.shape[0]))
+        core = b.shape[0] if b.ndim == 1 else b.shape[-2]
+        if core != n:
+            raise ValueError(SOLVE_MISMATCH[min(b.ndim, 2)].format(core, n))
+        _check_batches(a.shape[:-2], b.shape[:-2] if b.ndim >= 2 else ())
     try:
         if inst.kind == ops.SolveKind.INV:
             result = np.linalg.inv(a.astype(dtype))
@@ -104,19 +118,18 @@ def _linalg_solve(m: Machine, inst: Instruction, vals: list[object]) -> object:
     return _array(inst, result)
 
 
+def _check_matmul_batches(lhs: Any, rhs: Any) -> None:
+    k_rhs = rhs.shape[0] if rhs.ndim == 1 else rhs.shape[-2]
+    if lhs.shape[-1] != k_rhs:
+        template, _ = contract_mismatch("matmul", 2, 2)
+        raise ValueError(template.format(k_rhs, lhs.shape[-1]))
+    _check_batches(lhs.shape[:-2], rhs.shape[:-2])
+
+
 @RULES.register(ops.BatchMatmul)
 def _batch_matmul(m: Machine, inst: Instruction, vals: list[object]) -> object:
     np = _np()
     lhs: Any = vals[0]
     rhs: Any = vals[1]
-    k_rhs = rhs.shape[0] if rhs.ndim == 1 else rhs.shape[-2]
-    if lhs.shape[-1] != k_rhs:
-        template, _ = contract_mismatch("matmul", 2, 2)
-        raise ValueError(template.format(k_rhs, lhs.shape[-1]))
-    lb, rb = lhs.shape[:-2], rhs.shape[:-2]
-    for axis in range(1, max(len(lb), len(rb)) + 1):
-        x = lb[-axis] if axis <= len(lb) else 1
-        y = rb[-axis] if axis <= len(rb) else 1
-        if x != y and 1 not in (x, y):
-            raise ValueError(BATCH_MISMATCH.format(x, y, -axis))
+    _check_matmul_batches(lhs, rhs)
     return _array(inst, np.matmul(lhs, rhs))

@@ -10,7 +10,13 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction
 from gradc.compiler.ir.interp_values import MESSAGES, RULES, InterpreterError
 from gradc.compiler.ir.ops.control import FORMAT_FIELDS
-from gradc.compiler.ir.ops.indexing import FLAT_INDEX_ERROR, MASK_ASSIGN_ERROR, MASK_ERROR
+from gradc.compiler.ir.ops.indexing import (
+    FLAT_INDEX_ERROR,
+    INDEX_ASSIGN_AXIS_ERROR,
+    INDEX_ASSIGN_ERROR,
+    MASK_ASSIGN_ERROR,
+    MASK_ERROR,
+)
 from gradc.compiler.ir.ops.views import INT_ITEM, NEW_ITEM, item_operands
 
 if TYPE_CHECKING:
@@ -145,6 +151,29 @@ def _maskassign(m: Machine, inst: Instruction, vals: list[object]) -> object:
         raise ValueError(MASK_ASSIGN_ERROR.format(item.size, count))
     if count:
         array[mask] = item
+    return None
+
+
+@RULES.register(ops.IndexAssign)
+def _indexassign(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    import numpy as np  # lazily: only array programs need NumPy
+
+    array: Any = vals[0]
+    index: Any = vals[1]
+    item: Any = vals[2]
+    target = index.shape + array.shape[1:]
+    if isinstance(item, np.ndarray):
+        for axis in range(1, item.ndim + 1):
+            got, want = item.shape[-axis], target[-axis]
+            if got not in (want, 1):
+                if len(target) == 1:
+                    raise ValueError(INDEX_ASSIGN_ERROR.format(got, want))
+                raise ValueError(INDEX_ASSIGN_AXIS_ERROR.format(got, want, len(target) - axis))
+    n = array.shape[0]
+    for i in index.reshape(-1).tolist():
+        if not -n <= i < n:
+            raise IndexError(MESSAGES["index_range"].format(i, 0, n))
+    array[index] = item
     return None
 
 

@@ -7,23 +7,24 @@ Semantics are NumPy's ufunc loops on 0-d operands, not ``math``'s: no exception 
 warns), so the transcendental functions call the non-checking ``ieee_*`` twins
 (:data:`~gradc.compiler.ir.ops.IEEE_MATH`). Result types follow NumPy's loop selection:
 
-- ``float`` functions (``sqrt``, ``exp``, ...): ``f64`` for ``f64`` and integer operands;
-  ``f32`` operands only where computing in ``f64`` and rounding gives NumPy's ``f32``
-  result exactly (``sqrt``, ``fabs``, ``copysign``, correctly rounded or exact);
-- ``same`` functions (``abs``, ``floor``, ``minimum``, ``square``, ...): the operands'
-  type (``np.abs`` of an int is an int, ``np.floor`` of an int the int itself; integer
-  ``abs``/``square`` wrap as NumPy's), ``f32`` included (``floor``/``ceil``/``trunc``
-  exact in ``f64``, the others computed in ``f32``) except for ``power``;
+- ``float`` functions (``sqrt``, ``exp``, ...): ``f64`` for ``f64`` and integer operands,
+  ``f32`` for ``f32`` ones: computed in ``f64`` and rounded (correctly rounded but for
+  double rounding, so within 1 ulp of NumPy's own float32 loops; exact for ``sqrt``,
+  ``fabs``, ``copysign``);
+- ``same`` functions (``abs``, ``floor``, ``minimum``, ``square``, ``power``, ...): the
+  operands' type (``np.abs`` of an int is an int, ``np.floor`` of an int the int itself;
+  integer ``abs``/``square`` wrap as NumPy's), ``f32`` included (``floor``/``ceil``/
+  ``trunc`` exact in ``f64``, ``power`` rounded from ``f64``, the others computed in
+  ``f32``);
 - predicates (``isnan``, ``isinf``, ``isfinite``, ``logical_and/or/xor/not``): ``bool``.
 
 Not supported (a compile error naming the function and the operand type): ``float``
-functions of ``bool`` operands only (NumPy computes them in ``float16``), of ``f32``
-operands other than the exact ones (NumPy calls ``expf`` etc.), and the integer loops of
-``power``, ``reciprocal`` and ``sign``/``square`` of bools (NumPy's ``int8`` results).
-Operands of different types promote by their join, as NumPy's, except where NumPy's
-result depends on whether an operand is a Python scalar (NEP 50's weak scalars:
-``np.minimum(np.float32(1), 2.0)`` is float32, with ``np.float64(2.0)`` float64):
-``f32`` with ``f64`` or ``i64``, ``i32`` with ``i64`` are a compile error.
+functions of ``bool`` operands only (NumPy computes them in ``float16``), and the
+integer loops of ``power``, ``reciprocal`` and ``sign``/``square`` of bools (NumPy's
+``int8`` results). Operands of different types promote as NumPy's, with NEP 50's weak
+Python scalars (``np.minimum(np.float32(1), 2.0)`` is float32, with ``np.float64(2.0)``
+float64): the common type is the caller's (compiler/ir/promotion.py), each operand is
+converted to it first.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.ops import MathName
-from gradc.compiler.ir.types import F32, F64, I1, I32, I64, ScalarType, join
+from gradc.compiler.ir.types import F64, I1, ScalarType, join
 
 Expand = Callable[[Builder, list[Value]], Value]
 """``(builder, operands) -> result``: the operands already converted to the computation
@@ -62,8 +63,6 @@ class NumpyFn:
         on_float: the typed operations on float operands.
         on_int: the same on integer (and, with ``bools``, bool) operands; None where
             NumPy's integer loop is not supported (the operands join to ``f64`` otherwise).
-        exact_f32: computing an ``f32`` operand in ``f64`` and rounding the result is
-            NumPy's ``f32`` loop exactly.
         bools: bool operands are supported (by ``on_int``, the result a bool as NumPy's).
         native: ``on_float`` is built of operations defined on every float type (computed
             in the operands' type), not of ``math`` calls (computed in ``f64``).
@@ -73,7 +72,6 @@ class NumpyFn:
     kind: Kind
     on_float: Expand
     on_int: Expand | None = None
-    exact_f32: bool = False
     bools: bool = True
     native: bool = False
 
@@ -148,6 +146,20 @@ def _extremum(pred: str, skip_nan: bool) -> Expand:
     return expand
 
 
+def _logaddexp(b: Builder, args: list[Value]) -> Value:
+    """NumPy's ``npy_logaddexp``: ``x + log1p(exp(y - x))`` for ``x >= y`` (else the two
+    swapped), ``x`` where ``x == y`` is an infinity (NumPy's ``x + LOGE2``), NaN for a NaN
+    operand. Each side of the ``x >= y`` choice is smooth and they agree at ``x == y``
+    (log1p(1) is LOGE2 rounded), so the derivative there is NumPy's function's (1/2, 1/2)."""
+    x, y = args
+    first = b.cmp("ge", x, y)
+    larger = b.select(first, x, y)
+    gap = b.select(first, b.sub(y, x), b.sub(x, y))  # -|x - y|, linear on each side
+    r = b.add(larger, b.math(MathName.IEEE_LOG1P, b.math(MathName.IEEE_EXP, gap)))
+    same_infinity = b.binary(ops.BitAnd, b.cmp("eq", x, y), b.math(MathName.ISINF, x))
+    return b.select(same_infinity, x, r)
+
+
 def _int_extremum(cls: type[ops.BinaryOp]) -> Expand:
     return lambda b, args: b.binary(cls, args[0], args[1])
 
@@ -182,8 +194,8 @@ def _logical(cls: type[ops.BinaryOp] | None) -> NumpyFn:
     return NumpyFn(1 if cls is None else 2, Kind.PREDICATE, expand, expand, True, native=True)
 
 
-def _float(fn: Expand, exact_f32: bool = False, arity: int = 1) -> NumpyFn:
-    return NumpyFn(arity, Kind.FLOAT, fn, exact_f32=exact_f32)
+def _float(fn: Expand, arity: int = 1) -> NumpyFn:
+    return NumpyFn(arity, Kind.FLOAT, fn)
 
 
 def _same(on_float: Expand, on_int: Expand | None, arity: int = 1, bools: bool = True) -> NumpyFn:
@@ -193,11 +205,11 @@ def _same(on_float: Expand, on_int: Expand | None, arity: int = 1, bools: bool =
 
 def _rounding(fn: MathName) -> NumpyFn:
     """``floor``/``ceil``/``trunc``: the integer itself; of ``f32``, exact in ``f64``."""
-    return NumpyFn(1, Kind.SAME, _math(fn), _identity, exact_f32=True)
+    return NumpyFn(1, Kind.SAME, _math(fn), _identity)
 
 
 def _predicate(fn: MathName, on_int: Expand) -> NumpyFn:
-    return NumpyFn(1, Kind.PREDICATE, _math(fn), on_int, exact_f32=True)
+    return NumpyFn(1, Kind.PREDICATE, _math(fn), on_int)
 
 
 #: Every NumPy function supported on scalars, by its NumPy name.
@@ -208,7 +220,7 @@ NUMPY_FUNCTIONS: dict[str, NumpyFn] = {
     "log1p": _float(_ieee(MathName.LOG1P)),
     "log2": _float(_ieee(MathName.LOG2)),
     "log10": _float(_ieee(MathName.LOG10)),
-    "sqrt": _float(_ieee(MathName.SQRT), exact_f32=True),
+    "sqrt": _float(_ieee(MathName.SQRT)),
     "sin": _float(_ieee(MathName.SIN)),
     "cos": _float(_ieee(MathName.COS)),
     "tan": _float(_ieee(MathName.TAN)),
@@ -225,8 +237,9 @@ NUMPY_FUNCTIONS: dict[str, NumpyFn] = {
     "tanh": _float(_ieee(MathName.TANH)),
     "arctan2": _float(_math(MathName.ATAN2), arity=2),
     "hypot": _float(_math(MathName.HYPOT), arity=2),
-    "copysign": _float(_math(MathName.COPYSIGN), exact_f32=True, arity=2),
-    "fabs": _float(_math(MathName.FABS), exact_f32=True),
+    "logaddexp": _float(_logaddexp, arity=2),
+    "copysign": _float(_math(MathName.COPYSIGN), arity=2),
+    "fabs": _float(_math(MathName.FABS)),
     # of floats only: NumPy's integer power wraps and raises for negative exponents
     "power": NumpyFn(2, Kind.SAME, _math(MathName.IEEE_POW)),
     # npy_deg2rad/npy_rad2deg: x * (pi / 180), x * (180 / pi)
@@ -272,25 +285,16 @@ def joined_type(operands: list[ScalarType]) -> ScalarType:
     return acc
 
 
-def result_type(name: str, operands: list[ScalarType]) -> ScalarType | str:
-    """The result type of ``np.<name>`` on operands of these types, or why it is not
-    supported (the module docstring)."""
+def result_type(
+    name: str, operands: list[ScalarType], common: ScalarType | None = None
+) -> ScalarType | str:
+    """The result type of ``np.<name>`` on operands of these types whose common type
+    (NEP 50's, compiler/ir/promotion.py; their join when not given) is ``common``, or
+    why it is not supported (the module docstring)."""
     fn = NUMPY_FUNCTIONS[name]
-    for narrow, wide in _WEAK_PAIRS:
-        if narrow in operands and wide in operands:
-            return (
-                f"np.{name}() of {_NUMPY_NAMES[narrow.name]} and {_NUMPY_NAMES[wide.name]}: "
-                f"NumPy's result type depends on whether the {_NUMPY_NAMES[wide.name]} is a "
-                "Python scalar (NEP 50); convert one operand first"
-            )
-    joined = joined_type(operands)
+    joined = joined_type(operands) if common is None else common
     if joined == I1 and not fn.bools:
         return f"np.{name}() of bool is not supported"
-    if joined == F32 and not (fn.exact_f32 or fn.native):
-        return (
-            f"np.{name}() of float32 is not supported (NumPy computes it in float32; gradc's "
-            "math functions compute in float64)"
-        )
     if fn.kind is Kind.PREDICATE:
         return I1
     if joined.is_float:
@@ -304,21 +308,22 @@ def result_type(name: str, operands: list[ScalarType]) -> ScalarType | str:
     return joined
 
 
-def expand(b: Builder, name: str, args: list[Value], result: ScalarType) -> Value:
+def expand(
+    b: Builder, name: str, args: list[Value], result: ScalarType, common: ScalarType | None = None
+) -> Value:
     """The typed operations of ``np.<name>(*args)`` whose result type is ``result``
-    (:func:`result_type`), at the builder."""
+    (:func:`result_type`), at the builder: the operands converted to their common type
+    (``common``, NEP 50's; their join when not given) as NumPy's loop does, then to the
+    computation's (``f64`` for the ``math`` functions: an ``f32`` result is the ``f64``
+    one rounded, within an ulp of NumPy's float32 loop, tests/codegen/test_float32_math.py)."""
     fn = NUMPY_FUNCTIONS[name]
-    joined = joined_type([a.type for a in args])  # type: ignore[misc]
+    joined = joined_type([a.type for a in args]) if common is None else common  # type: ignore[misc]
+    args = [b.cast(a, joined) for a in args]
     if not joined.is_float and fn.on_int is not None:
-        return fn.on_int(b, [b.cast(a, joined) for a in args])
+        return fn.on_int(b, args)
     compute = joined if fn.native else F64
     value = fn.on_float(b, [b.cast(a, compute) for a in args])
     return b.cast(value, result)
 
-
-#: Operand types whose NumPy promotion depends on the wider one being a Python scalar
-#: (weak, NEP 50: ``np.float32(1) + 2.0`` is float32) or a NumPy one (float64), which
-#: gradc's types do not say: rejected rather than guessed.
-_WEAK_PAIRS = ((F32, F64), (F32, I64), (I32, I64))
 
 _NUMPY_NAMES = {"f64": "float64", "f32": "float32", "i64": "int64", "i32": "int32", "i1": "bool"}

@@ -110,6 +110,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
+from gradc.compiler.ir.field_hints import field_hints
 from gradc.compiler.ir.loc import UNKNOWN_LOC, Loc
 from gradc.compiler.ir.types import NONE, UNKNOWN, ScalarType, Type
 
@@ -171,9 +172,9 @@ def operation_fields(cls: type[Instruction]) -> tuple[OpField, ...]:
 
 
 def _compute_fields(cls: type[Instruction]) -> tuple[OpField, ...]:
-    hints = typing.get_type_hints(cls, include_extras=True)
     own = [f for f in dataclasses.fields(cls) if f.name not in _BASE_FIELDS]
     names = {f.name for f in own}
+    hints = field_hints(cls, names)
     for declared in (*cls.OPERANDS, *cls.SUCCESSORS, *cls.EDGES, *cls.ATTRS, *cls.FLAGS):
         if declared not in names:
             raise TypeError(f"{cls.__name__} declares {declared!r}, which is not a field")

@@ -11,7 +11,7 @@ npy_math_internal.h.src (``npy_divmod``, ``npy_lshift``), ``number.c``
 (``fast_scalar_power``).
 
 The NumPy functions of :data:`~gradc.compiler.ir.numpy_math.NUMPY_FUNCTIONS` are ufuncs
-too, with their scalar rules (same loops, same refusals: no float32 transcendental loops).
+too, with their scalar rules (same loops, same refusals).
 
 The common operand type comes first (``promote``, by the caller: inference, which knows
 NEP 50's weak Python scalars); an operand of another dtype is converted to it element by
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from gradc.compiler.ir import numpy_math, ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Value
-from gradc.compiler.ir.types import F32, F64, I1, ScalarType
+from gradc.compiler.ir.types import F64, I1, ScalarType
 
 Loop = Callable[[ScalarType], "ScalarType | str"]
 """``common operand type -> result type``, or the reason NumPy's loop is not supported."""
@@ -101,11 +101,6 @@ def _ints_only(name: str, *, on_bool: bool = True) -> Loop:
 def _power_loop(t: ScalarType) -> ScalarType | str:
     if t == I1:
         return "np.power() of bool is not supported (NumPy's result is int8)"
-    if t == F32:
-        return (
-            "np.power() of float32 is not supported (NumPy computes it in float32; gradc's "
-            "math functions compute in float64)"
-        )
     return t
 
 

@@ -21,7 +21,7 @@ from gradc.passes.arrays.loops import ArrayLowering
 from gradc.passes.arrays.table import ARRAY_LOWERING, ArrayRule
 
 
-def _batch_dims(lw: ArrayLowering, lb: list[Value], rb: list[Value]) -> list[Value]:
+def batch_dims(lw: ArrayLowering, lb: list[Value], rb: list[Value]) -> list[Value]:
     """The broadcast batch sizes; NumPy's ValueError where they differ (neither 1)."""
     b = lw.b
     one = lw.const(1, I64)
@@ -37,7 +37,7 @@ def _batch_dims(lw: ArrayLowering, lb: list[Value], rb: list[Value]) -> list[Val
     return out
 
 
-def _batch_index(lw: ArrayLowering, sizes: list[Value], index: list[Value]) -> list[Value]:
+def batch_index(lw: ArrayLowering, sizes: list[Value], index: list[Value]) -> list[Value]:
     """An operand's batch indices (its ``sizes``, aligned at the last of ``index``)."""
     b = lw.b
     zero, one = lw.const(0, I64), lw.const(1, I64)
@@ -59,7 +59,7 @@ def _batch_matmul(lw: ArrayLowering, inst: Instruction) -> Value | None:
     with b.if_then(b.cmp("ne", k, k_rhs), "batchmatmul.core"):
         b.raise_format("ValueError", template, [k_rhs, k])
     lb, rb = ld[:-2], rd[:-2]
-    batch = _batch_dims(lw, lb, rb)
+    batch = batch_dims(lw, lb, rb)
     rows = [ld[-2]] if lt.ndim >= 2 else []
     cols = [rd[-1]] if rt.ndim >= 2 else []
     out = lw.new_array(out_t, [*batch, *rows, *cols])
@@ -69,7 +69,7 @@ def _batch_matmul(lw: ArrayLowering, inst: Instruction) -> Value | None:
         bidx = index[: len(batch)]
         i = [index[len(batch)]] if rows else []
         j = [index[-1]] if cols else []
-        lbatch, rbatch = _batch_index(lw, lb, bidx), _batch_index(lw, rb, bidx)
+        lbatch, rbatch = batch_index(lw, lb, bidx), batch_index(lw, rb, bidx)
         with counted_loop(b, lw.const(0, I64), k, [zero], "batchmatmul.k") as p:
             x = b.cast(lw.load(lhs, [*lbatch, *i, p.index]), acc_t)
             y = b.cast(lw.load(rhs, [*rbatch, p.index, *j]), acc_t)

@@ -14,6 +14,11 @@ in a one-element array (put on the stack by ``stack-promote``).
 ``v`` the count of true elements checked against its length (NumPy's ValueError unless
 equal, or 1), then one loop nest storing ``v`` (or ``v[position]``, the running position
 as above) where the mask is true.
+
+``indexassign %x, %idx, %v`` (``x[idx] = v``): ``v``'s shape checked against the indexed
+shape ``idx.shape + x.shape[1:]``, then every index (NumPy's checks, before any write),
+then one loop nest over ``idx`` and ``x``'s other axes storing ``v`` (an element of it,
+an axis of size 1 read at 0) in C order: a repeated index keeps the last value.
 """
 
 from __future__ import annotations
@@ -21,7 +26,12 @@ from __future__ import annotations
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.interp_values import MESSAGES
-from gradc.compiler.ir.ops.indexing import MASK_ASSIGN_ERROR, MASK_ERROR
+from gradc.compiler.ir.ops.indexing import (
+    INDEX_ASSIGN_AXIS_ERROR,
+    INDEX_ASSIGN_ERROR,
+    MASK_ASSIGN_ERROR,
+    MASK_ERROR,
+)
 from gradc.compiler.ir.types import I64, ArrayType
 from gradc.passes.arrays.loops import ArrayLowering
 from gradc.passes.arrays.table import ARRAY_LOWERING, ArrayRule
@@ -125,6 +135,56 @@ def _mask_assign(lw: ArrayLowering, inst: Instruction) -> Value | None:
     return None
 
 
+def _check_item(lw: ArrayLowering, item: Value, target: list[Value]) -> list[Value]:
+    """NumPy's ValueError unless array ``item`` broadcasts to shape ``target``; the
+    index of ``item``'s element for each target index (a size-1 axis read at 0) is
+    computed from the sizes returned (``item``'s, aligned at the end)."""
+    b = lw.b
+    sizes = lw.dims(item)
+    one = lw.const(1, I64)
+    for axis in range(1, len(sizes) + 1):
+        got, want = sizes[-axis], target[-axis]
+        bad = b.binary(ops.BitAnd, b.cmp("ne", got, want), b.cmp("ne", got, one))
+        with b.if_then(bad, "indexassign.shape"):
+            if len(target) == 1:
+                b.raise_format("ValueError", INDEX_ASSIGN_ERROR, [got, want])
+            else:
+                where = lw.const(len(target) - axis, I64)
+                b.raise_format("ValueError", INDEX_ASSIGN_AXIS_ERROR, [got, want, where])
+    return sizes
+
+
+def _index_assign(lw: ArrayLowering, inst: Instruction) -> Value | None:
+    assert isinstance(inst, ops.IndexAssign)
+    b = lw.b
+    x, idx, item = inst.array, inst.index, inst.item
+    idims, xdims = lw.dims(idx), lw.dims(x)
+    target = [*idims, *xdims[1:]]
+    sizes = _check_item(lw, item, target) if isinstance(item.type, ArrayType) else []
+    zero, one = lw.const(0, I64), lw.const(1, I64)
+    with lw.loop_nest(idims, "indexassign.check") as outer:  # every index before any write
+        i = b.cast(lw.load(idx, outer), I64)
+        j = b.select(b.cmp("lt", i, zero), b.add(i, xdims[0]), i)
+        bad = b.binary(ops.BitOr, b.cmp("lt", j, zero), b.cmp("ge", j, xdims[0]))
+        with b.if_then(bad, "indexassign.error"):
+            b.raise_format("IndexError", MESSAGES["index_range"], [i, zero, xdims[0]])
+    with lw.loop_nest(idims, "indexassign") as outer:
+        i = b.cast(lw.load(idx, outer), I64)
+        j = b.select(b.cmp("lt", i, zero), b.add(i, xdims[0]), i)
+        with lw.loop_nest(xdims[1:], "indexassign.row") as inner:
+            if isinstance(item.type, ArrayType):
+                full = [*outer, *inner][len(target) - len(sizes) :]
+                at = [
+                    b.select(b.cmp("eq", s, one), zero, k) for s, k in zip(sizes, full, strict=True)
+                ]
+                value = lw.load(item, at)
+            else:
+                value = item
+            lw.store(x, [j, *inner], value)
+    return None
+
+
 ARRAY_LOWERING.set([ops.Take], ArrayRule(lower=_take))
+ARRAY_LOWERING.set([ops.IndexAssign], ArrayRule(lower=_index_assign))
 ARRAY_LOWERING.set([ops.Compress], ArrayRule(lower=_compress))
 ARRAY_LOWERING.set([ops.MaskAssign], ArrayRule(lower=_mask_assign))

@@ -1,8 +1,11 @@
 """``lower-arrays`` rule of ``linsolve`` (``np.linalg.inv``, ``solve``, ``det``;
 compiler/ir/ops/solve.py): an LU factorisation with partial pivoting in loops.
 
-The matrix is copied into ``U`` (the result dtype), the right-hand side into ``B``
-(``inv``: the identity; ``solve``: ``b`` as ``n × m``). For each column ``k``: the pivot
+Checks first, in NumPy's order: square matrices, ``b``'s core size, then the batch axes
+(a stack ``(..., n, n)`` broadcasts against ``b``'s ``(..., n, k)``: equal sizes, or
+one of them 1). Then for each matrix of the (broadcast) stack: the matrix is copied into
+``U`` (the result dtype), the right-hand side into ``B`` (``inv``: the identity;
+``solve``: ``b`` as ``n × m``), both scratch arrays reused by every matrix. For each column ``k``: the pivot
 is the first row ``p >= k`` of largest ``|U[p, k]|`` (LAPACK's ``idamax``), rows ``k``
 and ``p`` of ``U`` and ``B`` are swapped (``det`` flips its sign when ``p != k``), an
 exactly zero pivot raises NumPy's "Singular matrix" (``inv``/``solve``; ``det`` is then
@@ -22,10 +25,13 @@ blocked: NumPy's LAPACK is faster on large matrices.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.ops.solve import NOT_SQUARE, SINGULAR, SOLVE_MISMATCH
 from gradc.compiler.ir.types import F32, F64, I64, ArrayType, ScalarType
+from gradc.passes.arrays.batched import batch_dims, batch_index
 from gradc.passes.arrays.linalg_loops import counted_loop, new_array
 from gradc.passes.arrays.loops import ArrayLowering
 from gradc.passes.arrays.table import ARRAY_LOWERING, ArrayRule
@@ -41,42 +47,72 @@ def _dtype(inst: ops.LinalgSolve) -> ScalarType:
     return d
 
 
-def _operands(
-    lw: ArrayLowering, inst: ops.LinalgSolve, t: ScalarType
-) -> tuple[Value, Value, Value]:
-    """``(n, U, B)``: the checked size, the matrix copied, the right-hand side as
-    ``n × m`` (``det``: ``n × 0``)."""
+@dataclass(frozen=True)
+class _System:
+    """One matrix's system, solved in scratch arrays reused by every matrix of a stack:
+    ``u`` (``n × n``, the matrix in the result dtype) and ``rhs`` (``n × m``: the identity
+    for ``inv``, ``b`` for ``solve``, ``n × 0`` for ``det``); ``batch`` the broadcast
+    batch sizes, ``a_batch``/``b_batch`` the operands' own."""
+
+    n: Value
+    m: Value
+    u: Value
+    rhs: Value
+    batch: list[Value]
+    a_batch: list[Value]
+    b_batch: list[Value]
+
+
+def _system(lw: ArrayLowering, inst: ops.LinalgSolve, t: ScalarType) -> _System:
+    """Check the operands in NumPy's order (square matrices, ``b``'s core size, the batch
+    axes) and make the scratch arrays."""
     b = lw.b
-    rows, cols = lw.dims(inst.array)
+    ad = lw.dims(inst.array)
+    rows, cols = ad[-2:]
     with b.if_then(b.cmp("ne", rows, cols), "linsolve.square"):
         b.raise_("ValueError", NOT_SQUARE)
     n, zero, one = rows, lw.const(0, I64), lw.const(1, I64)
-    matrix = ArrayType(t, 2, "C")
+    b_batch: list[Value] = []
     if inst.kind == ops.SolveKind.SOLVE:
         (rhs,) = inst.rhs
         rt = rhs.type
         assert isinstance(rt, ArrayType)
         rdims = lw.dims(rhs)
-        with b.if_then(b.cmp("ne", rdims[0], n), "linsolve.rhs"):
-            b.raise_format("ValueError", SOLVE_MISMATCH[rt.ndim], [rdims[0], n])
-        m = rdims[1] if rt.ndim == 2 else one
+        core = rdims[0] if rt.ndim == 1 else rdims[-2]
+        with b.if_then(b.cmp("ne", core, n), "linsolve.rhs"):
+            b.raise_format("ValueError", SOLVE_MISMATCH[min(rt.ndim, 2)], [core, n])
+        m = rdims[-1] if rt.ndim >= 2 else one
+        b_batch = rdims[:-2]
     else:
         m = n if inst.kind == ops.SolveKind.INV else zero
-    u = lw.new_array(matrix, [n, n])
-    with lw.loop_nest([n, n], "linsolve.copy") as index:
-        lw.store(u, index, b.cast(lw.load(inst.array, index), t))
-    fill = lw.const(0.0, t) if inst.kind == ops.SolveKind.INV else None
-    rhs_copy = new_array(b, matrix, [n, m], fill)
+    a_batch = ad[:-2]
+    batch = batch_dims(lw, a_batch, b_batch)
+    matrix = ArrayType(t, 2, "C")
+    u, rhs_copy = lw.new_array(matrix, [n, n]), new_array(b, matrix, [n, m], None)
     lw.shapes[rhs_copy] = [n, m]
+    return _System(n, m, u, rhs_copy, batch, a_batch, b_batch)
+
+
+def _load(lw: ArrayLowering, inst: ops.LinalgSolve, sys: _System, index: list[Value]) -> None:
+    """Copy matrix ``index`` of the stack (its batch indices) into ``sys.u`` and its
+    right-hand side into ``sys.rhs``."""
+    b = lw.b
+    t = _dtype(inst)
+    n, m = sys.n, sys.m
+    a_at = batch_index(lw, sys.a_batch, index)
+    with lw.loop_nest([n, n], "linsolve.copy") as ij:
+        lw.store(sys.u, ij, b.cast(lw.load(inst.array, [*a_at, *ij]), t))
     if inst.kind == ops.SolveKind.INV:
-        with lw.loop_nest([n], "linsolve.eye") as (i,):
-            lw.store(rhs_copy, [i, i], lw.const(1.0, t))
+        with lw.loop_nest([n, m], "linsolve.eye") as (i, j):
+            eye = b.select(b.cmp("eq", i, j), lw.const(1.0, t), lw.const(0.0, t))
+            lw.store(sys.rhs, [i, j], eye)
     elif inst.kind == ops.SolveKind.SOLVE:
         (rhs,) = inst.rhs
+        b_at = batch_index(lw, sys.b_batch, index)
+        vector = len(lw.dims(rhs)) == 1
         with lw.loop_nest([n, m], "linsolve.rhs") as (i, j):
-            at = [i, j] if len(lw.dims(rhs)) == 2 else [i]
-            lw.store(rhs_copy, [i, j], b.cast(lw.load(rhs, at), t))
-    return n, u, rhs_copy
+            at = [i] if vector else [*b_at, i, j]
+            lw.store(sys.rhs, [i, j], b.cast(lw.load(rhs, at), t))
 
 
 def _pivot_row(lw: ArrayLowering, u: Value, k: Value, n: Value, t: ScalarType) -> Value:
@@ -139,39 +175,49 @@ def _factor(lw: ArrayLowering, inst: ops.LinalgSolve, n: Value, u: Value, rhs: V
 
 
 def _back_substitute(
-    lw: ArrayLowering, inst: ops.LinalgSolve, n: Value, u: Value, rhs: Value
-) -> Value:
-    """``U⁻¹ rhs`` into a new array of the result type (1-D for a 1-D ``b``)."""
+    lw: ArrayLowering, sys: _System, out: Value, index: list[Value], vector: bool
+) -> None:
+    """``U⁻¹ rhs`` into matrix ``index`` of ``out`` (a vector of it for a 1-D ``b``)."""
     b = lw.b
-    out_t = inst.type
-    assert isinstance(out_t, ArrayType)
-    m = lw.dims(rhs)[1]
-    out = lw.new_array(out_t, [n, m] if out_t.ndim == 2 else [n])
+    n, u, rhs = sys.n, sys.u, sys.rhs
     one = lw.const(1, I64)
-    with lw.loop_nest([n, m], "linsolve.back") as (back, j):
+    with lw.loop_nest([n, sys.m], "linsolve.back") as (back, j):
         i = b.sub(b.sub(n, one), back)  # rows from the last up
 
         def at(row: Value) -> list[Value]:
-            return [row, j] if out_t.ndim == 2 else [row]
+            return [*index, row] if vector else [*index, row, j]
 
         with counted_loop(b, b.add(i, one), n, [lw.load(rhs, [i, j])], "linsolve.dot") as q:
             term = b.mul(lw.load(u, [i, q.index]), lw.load(out, at(q.index)))
             q.next = [b.sub(q.values[0], term)]
         lw.store(out, at(i), b.binary(ops.FDiv, q.values[0], lw.load(u, [i, i])))
-    return out
 
 
 def _linalg_solve(lw: ArrayLowering, inst: Instruction) -> Value | None:
     assert isinstance(inst, ops.LinalgSolve)
     b = lw.b
     t = _dtype(inst)
-    n, u, rhs = _operands(lw, inst, t)
-    sign = _factor(lw, inst, n, u, rhs)
-    if inst.kind != ops.SolveKind.DET:
-        return _back_substitute(lw, inst, n, u, rhs)
-    with counted_loop(b, lw.const(0, I64), n, [sign], "linsolve.det") as loop:
-        loop.next = [b.mul(loop.values[0], lw.load(u, [loop.index, loop.index]))]
-    return loop.values[0]
+    sys = _system(lw, inst, t)
+    out_t = inst.type
+    det = inst.kind == ops.SolveKind.DET
+    zero = lw.const(0, I64)
+    if isinstance(out_t, ArrayType):
+        vector = not det and out_t.ndim == len(sys.batch) + 1
+        core = [] if det else [sys.n] if vector else [sys.n, sys.m]
+        out = lw.new_array(out_t, [*sys.batch, *core])
+    else:  # the determinant of one matrix
+        vector, out = False, lw.new_array(ArrayType(t, 1, "C"), [lw.const(1, I64)])
+    with lw.loop_nest(sys.batch, "linsolve.batch") as index:
+        _load(lw, inst, sys, index)
+        sign = _factor(lw, inst, sys.n, sys.u, sys.rhs)
+        if det:
+            with counted_loop(b, zero, sys.n, [sign], "linsolve.det") as loop:
+                u_ii = lw.load(sys.u, [loop.index, loop.index])
+                loop.next = [b.mul(loop.values[0], u_ii)]
+            lw.store(out, index if isinstance(out_t, ArrayType) else [zero], loop.values[0])
+        else:
+            _back_substitute(lw, sys, out, index, vector)
+    return out if isinstance(out_t, ArrayType) else lw.load(out, [zero])
 
 
 ARRAY_LOWERING.set([ops.LinalgSolve], ArrayRule(lower=_linalg_solve))

@@ -1,12 +1,13 @@
-"""``lower-arrays`` rule of ``sort`` (``np.sort``, ``np.argsort``, ``np.median`` along the
-last axis; compiler/ir/ops/reorder.py).
+"""``lower-arrays`` rule of ``sort`` (``np.sort``, ``np.argsort``, ``np.median`` along any
+axis; compiler/ir/ops/reorder.py).
 
-Each row (the last axis, length ``n``) is sorted through a permutation: ``perm``
+Each row (the elements along the sorted axis, length ``n``; one row per index of the
+other axes) is sorted through a permutation: ``perm``
 starts as ``0..n-1`` and a bottom-up merge sort over ``ceil(log2 n)`` levels merges runs
 of ``width = 1, 2, 4...`` into ``work`` and copies them back, taking the right run's
 element only when it is strictly less (stable: ties keep their order). ``x < y`` is
 NumPy's order with NaNs last: ``x < y or (y is NaN and x is not)``; bools compare as
-ints. Then ``argsort`` stores ``perm``, ``sort`` loads ``a[..., perm[i]]`` and
+ints. Then ``argsort`` stores ``perm``, ``sort`` loads the row's element ``perm[i]`` and
 ``median`` loads the middle one or two (the mean of two in the result dtype, NaN when
 the row's last sorted element is NaN or the row is empty).
 
@@ -18,7 +19,7 @@ two ``int64`` arrays of ``n``, reused by every row.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction, Value
@@ -28,6 +29,8 @@ from gradc.passes.arrays.loops import ArrayLowering
 from gradc.passes.arrays.table import ARRAY_LOWERING, ArrayRule
 
 _INDEX = ArrayType(I64, 1, "C")
+#: The index of a row's element ``p``: the row's other indices with ``p`` at the axis.
+At = Callable[[Value], list[Value]]
 
 
 def _levels(lw: ArrayLowering, n: Value) -> Value:
@@ -56,14 +59,13 @@ def _less(lw: ArrayLowering, x: Value, y: Value) -> Value:
 
 
 def _merge_level(
-    lw: ArrayLowering, a: Value, row: Sequence[Value], bufs: tuple[Value, Value], width: Value
+    lw: ArrayLowering, a: Value, at: At, bufs: tuple[Value, Value], width: Value, n: Value
 ) -> None:
     """Merge the sorted runs of ``width`` of ``perm`` pairwise into ``work``, then copy
     ``work`` back (``bufs``: ``perm``, ``work``)."""
     b = lw.b
     perm, work = bufs
     zero, one = lw.const(0, I64), lw.const(1, I64)
-    n = lw.dims(a)[-1]
     last = b.sub(n, one)
     pair = b.add(width, width)
     blocks = b.binary(ops.FloorDiv, b.sub(b.add(n, pair), one), pair)
@@ -76,7 +78,7 @@ def _merge_level(
             # one of i < mid, j < hi holds; the other index is clamped to stay readable
             pi = lw.load(perm, [b.insert(ops.Min(i, last, type=I64))])
             pj = lw.load(perm, [b.insert(ops.Min(j, last, type=I64))])
-            right_less = _less(lw, lw.load(a, [*row, pj]), lw.load(a, [*row, pi]))
+            right_less = _less(lw, lw.load(a, at(pj)), lw.load(a, at(pi)))
             left_done = b.cmp("ge", i, mid)
             take_right = b.binary(
                 ops.BitAnd, b.cmp("lt", j, hi), b.binary(ops.BitOr, left_done, right_less)
@@ -88,14 +90,14 @@ def _merge_level(
         lw.store(perm, [p], lw.load(work, [p]))
 
 
-def _median(lw: ArrayLowering, a: Value, row: Sequence[Value], perm: Value, t: ScalarType) -> Value:
-    """The median of row ``row`` of ``a`` (``n > 0``) from its sorting ``perm``."""
+def _median(lw: ArrayLowering, a: Value, at: At, perm: Value, n: Value, t: ScalarType) -> Value:
+    """The median of a row of ``a`` (``n > 0`` elements at ``at``) from its sorting
+    ``perm``."""
     b = lw.b
-    n = lw.dims(a)[-1]
     one, two = lw.const(1, I64), lw.const(2, I64)
 
     def element(position: Value) -> Value:
-        return b.cast(lw.load(a, [*row, lw.load(perm, [position])]), t)
+        return b.cast(lw.load(a, at(lw.load(perm, [position]))), t)
 
     low = element(b.binary(ops.FloorDiv, b.sub(n, one), two))
     high = element(b.binary(ops.FloorDiv, n, two))
@@ -114,7 +116,8 @@ def _sort(lw: ArrayLowering, inst: Instruction) -> Value | None:
     b = lw.b
     a = inst.array
     dims = lw.dims(a)
-    lead, n = dims[:-1], dims[-1]
+    axis = inst.axis
+    lead, n = [*dims[:axis], *dims[axis + 1 :]], dims[axis]
     zero = lw.const(0, I64)
     perm, work = lw.new_array(_INDEX, [n]), lw.new_array(_INDEX, [n])
     levels = _levels(lw, n)
@@ -129,22 +132,26 @@ def _sort(lw: ArrayLowering, inst: Instruction) -> Value | None:
     else:
         out = lw.new_array(t, dims)
     with lw.loop_nest(lead, "sort.row") as row:
+
+        def at(p: Value, row: Sequence[Value] = row) -> list[Value]:
+            return [*row[:axis], p, *row[axis:]]
+
         with lw.loop_nest([n], "sort.init") as (p,):
             lw.store(perm, [p], p)
         with counted_loop(b, zero, levels, [lw.const(1, I64)], "sort.level") as level:
             (width,) = level.values
-            _merge_level(lw, a, row, (perm, work), width)
+            _merge_level(lw, a, at, (perm, work), width, n)
             level.next = [b.add(width, width)]
         if median:
-            at = [zero] if scalar else list(row)
-            lw.store(out, at, lw.const(float("nan"), rt))
+            where = [zero] if scalar else list(row)
+            lw.store(out, where, lw.const(float("nan"), rt))
             with b.if_then(b.cmp("gt", n, zero), "median.nonempty"):
-                lw.store(out, at, _median(lw, a, row, perm, rt))
+                lw.store(out, where, _median(lw, a, at, perm, n, rt))
         else:
             with lw.loop_nest([n], "sort.out") as (p,):
                 q = lw.load(perm, [p])
-                value = q if inst.kind == ops.SortKind.ARGSORT else lw.load(a, [*row, q])
-                lw.store(out, [*row, p], value)
+                value = q if inst.kind == ops.SortKind.ARGSORT else lw.load(a, at(q))
+                lw.store(out, at(p), value)
     if median and scalar:
         return lw.load(out, [zero])
     return out

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from tests.ad.corpus import _harness as H
 
 CORPUS_DIR = Path(__file__).parent / "corpus_real"
-SLOW_MODULES = {"kernels"}
+SLOW_MODULES = {"kernels", "models"}
 
 EXAMPLES = 5
 SETTINGS = settings(

@@ -12,6 +12,9 @@ too (same type; RAISES lists the exports that may raise). Argument buffers after
 compare like results (within SUM_TOLERANCE for SUMMED exports, whose products and sums
 add in another order than NumPy's BLAS and pairwise summation).
 
+A module declaring ``SLOW = True`` (a big module whose constructs a default-run module
+also covers) has its exports marked slow.
+
 Per export: EXAMPLES hypothesis cases (dims, values, a layout per argument; the
 environment variable GRADC_REAL_EXAMPLES overrides EXAMPLES), then one seeded case per
 layout, then every symbolic dim 0 in turn (where DIMS allows it).
@@ -98,7 +101,7 @@ def test_corpus_size() -> None:
         assert set(e.shapes) == {n for n, _ in e.array_params}, e.id
 
 
-@pytest.mark.parametrize("export", EXPORTS, ids=lambda e: e.id)
+@pytest.mark.parametrize("export", D.compiled_params(EXPORTS))
 def test_matches_numpy(export: D.Export, compile_module: Callable[[Path], Any]) -> None:
     plain = getattr(D.load_plain(export.path), export.name)
     compiled = D._compiled(export, compile_module)

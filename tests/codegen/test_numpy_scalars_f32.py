@@ -1,7 +1,7 @@
 """NumPy's functions on float32 scalars that gradc computes exactly (in f64, rounded:
-sqrt is correctly rounded, the others exact; the rest are compile errors, see
-tests/frontend/errors/numpy_math_float32.py), against NumPy's float32 loops on the same
-float32 inputs, bit for bit. The differential corpus passes Python floats, so NumPy would
+sqrt is correctly rounded, the others exact; the transcendental ones, within an ulp:
+tests/codegen/test_float32_math.py), against NumPy's float32 loops on the same float32
+inputs, bit for bit. The differential corpus passes Python floats, so NumPy would
 compute those in float64: hence this test."""
 
 from __future__ import annotations

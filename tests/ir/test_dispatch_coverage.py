@@ -80,6 +80,7 @@ AFTER_INFERENCE = frozenset(
         ops.Take,  # and these from getitem
         ops.Compress,
         ops.MaskAssign,  # from setitem with a bool mask
+        ops.IndexAssign,  # from setitem with an integer array
         ops.BatchMatmul,  # from contract matmul of more than 2 axes
         ops.FlatIndex,
         ops.AtomicAdd,

@@ -215,6 +215,9 @@ ALL_OPS = ir("""
       %bm = batchmatmul %o3, %o : array[f64,3,C]
       %km = newarray(%n, %n) : array[i1,2,C]
       maskassign %o, %km, %x
+      indexassign %o, %v, %y
+      %s3 = sort sort 0 %o3 : array[f64,3,C]
+      %i3 = linsolve inv %o3, () : array[f64,3,C]
       ret %s
     }
 

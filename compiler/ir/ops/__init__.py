@@ -88,7 +88,14 @@ from gradc.compiler.ir.ops.gpu import (
     SharedArray,
     SyncThreads,
 )
-from gradc.compiler.ir.ops.indexing import Compress, FlatGet, FlatIndex, MaskAssign, Take
+from gradc.compiler.ir.ops.indexing import (
+    Compress,
+    FlatGet,
+    FlatIndex,
+    IndexAssign,
+    MaskAssign,
+    Take,
+)
 from gradc.compiler.ir.ops.linalg import Contract, ContractKind, Outer, Trace
 from gradc.compiler.ir.ops.mathcall import (
     IEEE_MATH,
@@ -241,6 +248,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         Take,
         Compress,
         MaskAssign,
+        IndexAssign,
         FlatIndex,
         FlatGet,
         AtomicAddItem,
@@ -326,6 +334,7 @@ __all__ = [
     "GetItem",
     "InPlace",
     "IncRef",
+    "IndexAssign",
     "Invert",
     "JoinKind",
     "Jump",

@@ -2,7 +2,8 @@
 
 ``take`` (``x[idx]`` with an integer array ``idx``) and ``compress`` (``x[mask]`` with a
 boolean array ``mask``) make new C-contiguous arrays; the ``lower-arrays`` pass replaces
-them by loops (passes/arrays/indexing.py), as ``maskassign`` (``x[mask] = v``).
+them by loops (passes/arrays/indexing.py), as ``maskassign`` (``x[mask] = v``) and
+``indexassign`` (``x[idx] = v``).
 ``flatindex`` checks a flat index for
 ``a.flat[i]``.
 """
@@ -120,6 +121,62 @@ class MaskAssign(Instruction):
             return f"maskassign item {ctx.show(self.item)} has type {i}, expected {t.dtype} values"
         if self.type != NONE:
             return f"maskassign result type is {self.type}, expected none"
+        return None
+
+
+#: NumPy's ValueError of ``x[idx] = v`` when ``v`` does not broadcast to the indexed
+#: shape, for a 1-D result (``{0}``: ``v``'s length, ``{1}``: the index's) ...
+INDEX_ASSIGN_ERROR = (
+    "shape mismatch: value array of shape ({0},) could not be broadcast to indexing result "
+    "of shape ({1},)"
+)
+#: ... and for more axes (NumPy names both shapes, which an error record cannot carry)
+INDEX_ASSIGN_AXIS_ERROR = (
+    "shape mismatch: value array could not be broadcast to indexing result (size {0} "
+    "against {1} at axis {2})"
+)
+
+
+@final
+@dataclass(eq=False, slots=True)
+class IndexAssign(Instruction):
+    """``array[index] = item`` for an integer array ``index``: the indexed places (shape
+    ``index.shape + array.shape[1:]``, as :class:`Take` reads) get ``item``, a scalar of
+    the dtype or an array of the dtype that broadcasts to that shape (each axis, aligned
+    at the end, equal or 1), in C order of ``index`` (a repeated index keeps the last
+    value). Checks before anything is written, in NumPy's order: ``item``'s shape
+    (ValueError, :data:`INDEX_ASSIGN_ERROR`), then every index (counted from the end once
+    when negative; IndexError "index 5 is out of bounds for axis 0 with size 3").
+    ``item`` must not share memory with ``array`` (materialisation copies it)."""
+
+    OPNAME: ClassVar[str] = "indexassign"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("array", "index", "item")
+    MAY_RAISE: ClassVar[bool] = True
+    HAS_SIDE_EFFECTS: ClassVar[bool] = True
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
+    array: Value
+    index: Value
+    item: Value
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """An array of 1 or more axes, an integer (not bool) index array, an item of the
+        dtype (a scalar, or an array of no more axes than the indexed shape); no result."""
+        t = array_operand(ctx, self, self.array)
+        if isinstance(t, str):
+            return t
+        i = array_operand(ctx, self, self.index)
+        if isinstance(i, str):
+            return i
+        if t.ndim < 1 or not i.dtype.is_int or i.dtype == I1:
+            return f"indexassign of {t} by {i}: an array and integer indices are required"
+        v = self.item.type
+        ok = v == t.dtype or (
+            isinstance(v, ArrayType) and v.dtype == t.dtype and v.ndim <= i.ndim + t.ndim - 1
+        )
+        if not ok:
+            return f"indexassign item {ctx.show(self.item)} has type {v}, expected {t.dtype} values"
+        if self.type != NONE:
+            return f"indexassign result type is {self.type}, expected none"
         return None
 
 

@@ -122,11 +122,11 @@ class Roll(Instruction):
 
 
 class SortKind(StrEnum):
-    """What a :class:`Sort` gives of each row along the last axis."""
+    """What a :class:`Sort` gives of each row along its axis."""
 
     SORT = "sort"  # the sorted values (np.sort)
     ARGSORT = "argsort"  # the stable sorting permutation (np.argsort, int64)
-    MEDIAN = "median"  # the median (np.median: the row's axis removed)
+    MEDIAN = "median"  # the median (np.median: the sorted axis removed)
 
 
 def median_dtype(dtype: ScalarType) -> ScalarType:
@@ -138,13 +138,14 @@ def median_dtype(dtype: ScalarType) -> ScalarType:
 @final
 @dataclass(eq=False, slots=True)
 class Sort(Instruction):
-    """``np.sort(array)``, ``np.argsort(array)`` or ``np.median(array, axis=-1)`` along
-    the last axis (:class:`SortKind`; ``axis`` is the front end's, inference makes it
-    ``ndim - 1`` or refuses another axis). Values in ascending order with NaNs last, as
-    NumPy's; ties keep their order (a stable sort: NumPy's default ``quicksort`` may
-    order tied indices otherwise, its values are the same). ``median``: the middle
-    value, or the mean of the two middle values in :func:`median_dtype`, NaN when the
-    row holds a NaN or is empty; a 1-D array's median is a scalar."""
+    """``np.sort(array, axis)``, ``np.argsort(array, axis)`` or ``np.median(array,
+    axis)`` (:class:`SortKind`) of each row along ``axis`` (the front end's, negative
+    counting from the end; inference makes it ``0 <= axis < ndim``). Values in
+    ascending order with NaNs last, as NumPy's; ties keep their order (a stable sort:
+    NumPy's default ``quicksort`` may order tied indices otherwise, its values are the
+    same). ``median``: the middle value, or the mean of the two middle values in
+    :func:`median_dtype`, NaN when the row holds a NaN or is empty, ``axis`` removed
+    from the shape; a 1-D array's median is a scalar."""
 
     OPNAME: ClassVar[str] = "sort"
     OPERANDS: ClassVar[tuple[str, ...]] = ("array",)
@@ -155,15 +156,16 @@ class Sort(Instruction):
     array: Value
 
     def verify_(self, ctx: VerifyContext) -> str | None:
-        """An array of rank 1 or more; the result: its type (``sort``), of ``i64``
-        (``argsort``), or one rank less in :func:`median_dtype` (``median``)."""
+        """An array of rank 1 or more, ``0 <= axis < ndim``; the result: its type
+        (``sort``), of ``i64`` (``argsort``), or one rank less in :func:`median_dtype`
+        (``median``)."""
         t = array_operand(ctx, self, self.array)
         if isinstance(t, str):
             return t
         if t.ndim < 1:
             return f"sort of {t}: an array is required"
-        if self.axis != t.ndim - 1:
-            return f"sort axis {self.axis} is not the last axis of {t}"
+        if not 0 <= self.axis < t.ndim:
+            return f"sort axis {self.axis} is out of range for {t}"
         expected: ArrayType | ScalarType
         if self.kind == SortKind.MEDIAN:
             dtype = median_dtype(t.dtype)

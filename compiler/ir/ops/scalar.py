@@ -64,13 +64,17 @@ class Cast(Instruction):
     int→int sign-extends or truncates (bool zero-extends); int→float rounds to nearest;
     float→float extends or rounds; float→int truncates toward zero and raises
     ValueError on NaN and OverflowError on ±inf or out-of-range values (as ``int()``);
-    any→bool is ``!= 0``.
+    any→bool is ``!= 0``. ``numpy``: written ``np.float64(x)`` (any NumPy scalar type), so
+    the result is a NumPy scalar (NEP 50's strong operand, compiler/infer/weak.py), not
+    a Python one as of ``float(x)``; the same conversion otherwise.
     """
 
     OPNAME: ClassVar[str] = "cast"
     OPERANDS: ClassVar[tuple[str, ...]] = ("value",)
+    FLAGS: ClassVar[tuple[str, ...]] = ("numpy",)
     MAY_RAISE: ClassVar[bool] = True
     value: Value
+    numpy: bool = False
 
     def verify_(self, ctx: VerifyContext) -> str | None:
         """Operand and result are scalars, or arrays of one dtype and rank where the

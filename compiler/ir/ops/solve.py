@@ -1,5 +1,5 @@
 """Dense linear systems: ``np.linalg.inv``, ``np.linalg.solve`` and ``np.linalg.det``
-(:class:`LinalgSolve`) of 2-D operands.
+(:class:`LinalgSolve`) of matrices and stacks of them (``(..., n, n)``).
 
 A whole-array operation as those of :mod:`.linalg`: the front end emits it, inference
 types it (compiler/infer/rules_solve.py), the reference interpreter runs NumPy's
@@ -39,6 +39,22 @@ class SolveKind(StrEnum):
     DET = "det"  # np.linalg.det(a)
 
 
+def solve_type(kind: SolveKind, a: ArrayType, b: ArrayType | None) -> ArrayType | ScalarType:
+    """NumPy 2's result type of ``np.linalg.<kind>`` of ``a`` (``n × n`` matrices, 2-D or
+    more) and ``solve``'s ``b``: ``inv`` ``a``'s rank; ``det`` the batch axes (a scalar of
+    one matrix); ``solve`` of a 1-D ``b`` (one vector, NumPy's ``b.ndim == 1`` rule) ``a``'s
+    rank less one, else the broadcast batch axes and ``(n, k)``. C arrays of
+    :func:`solve_dtype`."""
+    dtype = solve_dtype(a.dtype, *([b.dtype] if b is not None else []))
+    if kind == SolveKind.DET:
+        return dtype if a.ndim == 2 else ArrayType(dtype, a.ndim - 2, "C")
+    if kind == SolveKind.INV or b is None:
+        return ArrayType(dtype, a.ndim, "C")
+    if b.ndim == 1:
+        return ArrayType(dtype, a.ndim - 1, "C")
+    return ArrayType(dtype, max(a.ndim, b.ndim), "C")
+
+
 def solve_dtype(*dtypes: ScalarType) -> ScalarType:
     """NumPy's ``linalg`` result dtype: float32 when every operand is float32, else
     float64 (ints and bools computed as float64)."""
@@ -48,13 +64,15 @@ def solve_dtype(*dtypes: ScalarType) -> ScalarType:
 @final
 @dataclass(eq=False, slots=True)
 class LinalgSolve(Instruction):
-    """``np.linalg.<kind>`` of a 2-D ``array`` (:class:`SolveKind`; ``rhs`` is ``solve``'s
-    ``b``, 1-D or 2-D, and absent otherwise). ``inv``/``solve`` give a new C array of
-    :func:`solve_dtype`; ``det`` a scalar of it (1.0 for a 0×0 matrix, 0.0 for a singular
-    one). A matrix that is not square raises ValueError (:data:`NOT_SQUARE`); ``inv``/
-    ``solve`` of a matrix whose LU factorisation meets an exactly zero pivot raise
-    ValueError (:data:`SINGULAR`); a right-hand side of another length raises
-    :data:`SOLVE_MISMATCH`."""
+    """``np.linalg.<kind>`` of ``array``, a matrix or a stack ``(..., n, n)`` of them
+    (:class:`SolveKind`; ``rhs`` is ``solve``'s ``b``, ``(n,)`` or ``(..., n, k)``, and
+    absent otherwise), of the type :func:`solve_type` gives: ``inv``/``solve`` new C
+    arrays, ``det`` a scalar of one matrix or an array of the batch axes (1.0 for a 0×0
+    matrix, 0.0 for a singular one). Matrices that are not square raise ValueError
+    (:data:`NOT_SQUARE`); a right-hand side of another length :data:`SOLVE_MISMATCH`;
+    batch axes that do not broadcast
+    :data:`~gradc.compiler.ir.ops.batched.BATCH_MISMATCH`; ``inv``/``solve`` of a matrix
+    whose LU factorisation meets an exactly zero pivot ValueError (:data:`SINGULAR`)."""
 
     OPNAME: ClassVar[str] = "linsolve"
     OPERANDS: ClassVar[tuple[str, ...]] = ("array", "rhs")
@@ -66,27 +84,24 @@ class LinalgSolve(Instruction):
     rhs: tuple[Value, ...]
 
     def verify_(self, ctx: VerifyContext) -> str | None:
-        """A 2-D array (and for ``solve`` one 1-D or 2-D ``rhs``); the result of
-        :func:`solve_dtype`, the ``rhs``'s rank for ``solve``, 2-D for ``inv``."""
+        """An array of 2 or more axes (and for ``solve`` one ``rhs`` of 1 or more); the
+        result of :func:`solve_type`."""
         t = array_operand(ctx, self, self.array)
         if isinstance(t, str):
             return t
-        if t.ndim != 2:
-            return f"linsolve of {t}: a 2-D array is required"
+        if t.ndim < 2:
+            return f"linsolve of {t}: an array of 2 or more axes is required"
         if len(self.rhs) != int(self.kind == SolveKind.SOLVE):
             return f"linsolve {self.kind} has {len(self.rhs)} right-hand sides"
-        dtypes = [t.dtype]
-        ndim = 0 if self.kind == SolveKind.DET else 2
+        rhs: ArrayType | None = None
         for v in self.rhs:
             r = array_operand(ctx, self, v)
             if isinstance(r, str):
                 return r
-            if r.ndim not in (1, 2):
-                return f"linsolve right-hand side {ctx.show(v)} has type {r}, expected 1-D or 2-D"
-            dtypes.append(r.dtype)
-            ndim = r.ndim
-        dtype = solve_dtype(*dtypes)
-        expected = dtype if ndim == 0 else ArrayType(dtype, ndim, "C")
+            if r.ndim < 1:
+                return f"linsolve right-hand side {ctx.show(v)} has type {r}, expected an array"
+            rhs = r
+        expected = solve_type(self.kind, t, rhs)
         if self.type != expected:
             return f"linsolve {self.kind} result type is {self.type}, expected {expected}"
         return None

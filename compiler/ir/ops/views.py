@@ -39,6 +39,8 @@ INT_ITEM = "int"
 NEW_ITEM = "new"
 SLICE_ITEMS = tuple(f"s{a}{b}{c}" for a in "01" for b in "01" for c in "01")
 FULL_SLICE = "s000"
+#: The one item of a :class:`BasicIndex` that is ``np.flip(a)``: every axis reversed.
+FLIP_ALL = "flip"
 
 
 def item_operands(item: str) -> int:
@@ -231,7 +233,8 @@ class BasicIndex(Instruction):
     """``value[items]`` with a slice, ``None`` or ``...`` among the indices (the untyped
     front end's form; inference makes it a :class:`SliceView`, expanding ``"..."`` and the
     missing trailing axes once the rank is known). ``items`` as :class:`SliceView`'s, plus
-    ``"..."``; ``args`` their operands (ints of any width)."""
+    ``"..."``; or the one item :data:`FLIP_ALL` (``np.flip(a)``: a step of -1 on every
+    axis, no operands); ``args`` their operands (ints of any width)."""
 
     OPNAME: ClassVar[str] = "basicindex"
     OPERANDS: ClassVar[tuple[str, ...]] = ("value", "args")

@@ -318,6 +318,8 @@ EDGES = [
            min_dim=1, no_broadcast=True),
 ]  # fmt: skip
 
+_SORT_METHOD = "`a.sort(axis=-1, kind=None)`"
+
 #: np.diag/tril/triu/roll/sort/median (REORDER_FUNCTIONS): loads in a permuted order, so
 #: the derivative follows the permutation (sorted elements kept apart: ``_TIES``).
 REORDER = [
@@ -339,6 +341,16 @@ REORDER = [
     OpCase("reorder:sort", X2, "np.sort(x * 2.0, axis=None)", V, **_TIES),
     OpCase("reorder:sort", "x: f64[:]", "np.sort(x[::-1]) * x", V, **_TIES),
     OpCase("reorder:median", X2, "np.median(x)", "f64", min_dim=1, **_TIES),
+    OpCase("reorder:sort", X2, "np.sort(x, axis=0)", M, **_TIES),
+    OpCase("reorder:sort", "x: f64[:, :, :]", "np.sort(x, axis=-2) * x", "f64[:, :, :]",
+           shapes={"x": (2, "m", "n")}, **_TIES),
+    OpCase("reorder:median", X2, "np.median(x, axis=0)", V, min_dim=1, **_TIES),
+    OpCase(f"statement:{_SORT_METHOD}", X2, "z = x * 2.0\nz[:, ::-1].sort(axis=0)\nreturn z", M,
+           **_TIES),
+    OpCase(f"statement:{_SORT_METHOD}", X2, "x.sort()\nreturn x * x", M, **_TIES),
+    OpCase("reduction:sum", "x: f64[:, :], s: f64", "np.sum(x, axis=0, initial=s)", V),
+    OpCase("reduction:prod", "x: f64[:, :], s: f64", "x.prod(axis=1, keepdims=True, initial=s)",
+           M),
     OpCase("reorder:median", X2, "np.median(x * x, axis=1)", V, min_dim=1, **_TIES),
     OpCase("reorder:median", X2, "np.median(x, axis=-1) * 2.0", V, min_dim=1, **_TIES),
     OpCase("reorder:median", "x: f64[:]", "np.median(x)", "f64", min_dim=1, **_TIES),
@@ -352,6 +364,8 @@ _SQ = {"x": ("m", "m")}
 #: x * 0.5 + 4 I is diagonally dominant; + 4 I[::-1] makes the partial pivoting swap rows.
 _DOM = "x * 0.5 + 4.0 * np.eye(x.shape[0])"
 _SWAP = "x * 0.5 + 4.0 * np.eye(x.shape[0])[::-1]"
+_DOM3 = "x * 0.5 + 4.0 * np.eye(x.shape[1])"
+_SWAP3 = "x * 0.5 + 4.0 * np.eye(x.shape[1])[::-1]"
 
 SOLVE = [
     OpCase("solve:inv", X2, f"np.linalg.inv({_DOM})", M, shapes=_SQ),
@@ -361,6 +375,15 @@ SOLVE = [
            shapes={**_SQ, "y": ("m", "n")}),
     OpCase("solve:det", X2, "np.linalg.det(x)", "f64", shapes=_SQ),
     OpCase("solve:det", X2, f"np.linalg.det({_SWAP})", "f64", shapes=_SQ),
+    # stacks (..., m, m): b's batch axis of 1 broadcast, so its adjoint is a sum
+    OpCase("solve:inv", "x: f64[:, :, :]", f"np.linalg.inv({_DOM3})", "f64[:, :, :]",
+           shapes={"x": (2, "m", "m")}),
+    OpCase("solve:det", "x: f64[:, :, :]", f"np.linalg.det({_SWAP3})", V,
+           shapes={"x": (2, "m", "m")}),
+    OpCase("solve:solve", "x: f64[:, :, :], y: f64[:, :, :]", f"np.linalg.solve({_SWAP3}, y)",
+           "f64[:, :, :]", shapes={"x": (2, "m", "m"), "y": (1, "m", "n")}),
+    OpCase("solve:solve", "x: f64[:, :, :], y: f64[:]", f"np.linalg.solve({_DOM3}, y)", M,
+           shapes={"x": (2, "m", "m"), "y": ("m",)}),
 ]  # fmt: skip
 
 _B3 = "f64[:, :, :]"
@@ -403,8 +426,36 @@ MASK_WRITES = [
            "return x * 1.0", M, kink=lambda x: [x], no_broadcast=True),
 ]  # fmt: skip
 
+
+def _sum_ties(x: Any) -> list[Any]:
+    """The gap between the largest two column sums and row sums of ``abs(x)`` (the max
+    picks one)."""
+    sums = [np.sort(np.abs(x).sum(axis=k))[::-1] for k in (0, 1)]
+    return [s[:1] - s[1:2] if s.size > 1 and x.size else s[:0] for s in sums]
+
+
+_IDX_WRITE = "`a[idx] = v`, `a[idx] += v` (an integer array `idx`)"
+
+INDEX_WRITES = [
+    OpCase(f"indexing:{_IDX_WRITE}", XV,
+           "z = x * 1.0\nz[np.array([2, 0, 0, -1]) % z.shape[0]] = y * y\nreturn z", M, min_dim=1),
+    OpCase(f"indexing:{_IDX_WRITE}", "x: f64[:, :], s: f64",
+           "z = np.sin(x)\nz[np.array([1, 1, 0]) % z.shape[0]] += s * z[0]\nreturn z", M,
+           min_dim=1),
+    OpCase("construct:vstack", XV, "np.vstack((x, y, x[0] * y))", M, min_dim=1),
+    OpCase("reduction:linalg.norm", X2, "np.linalg.norm(x, 1) + np.linalg.norm(x, np.inf)",
+           "f64", kink=lambda x: [x, *_sum_ties(x)], no_broadcast=True),
+    # entries main gained without a case (np.flip, np.trapezoid, np.logaddexp)
+    OpCase("function:flip", X2, "np.flip(x, 0) * x", M),
+    OpCase("function:trapezoid", X2, "np.trapezoid(x * x, dx=0.5, axis=0)", V),
+    OpCase("ufunc:logaddexp", XY, "np.logaddexp(x, y * 2.0)", M),
+    OpCase("function:transpose", X2, "np.transpose(x) * 2.0", M),
+    OpCase("function:transpose", "x: f64[:, :, :]", "np.sin(np.transpose(x, (2, 0, 1)))",
+           "f64[:, :, :]", shapes={"x": (2, "m", "n")}),
+]  # fmt: skip
+
 CASES: list[OpCase] = [*UNARY, *BINARY, *REDUCTIONS, *SHAPE_OPS, *INDEXING, *STATEMENTS, *EDGES,
-                       *REORDER, *SOLVE, *EINSUM, *MASK_WRITES]  # fmt: skip
+                       *REORDER, *SOLVE, *EINSUM, *MASK_WRITES, *INDEX_WRITES]  # fmt: skip
 
 #: Table entries with no derivative to check (integer, boolean or constant results), each
 #: with the reason; every other entry of :func:`table_keys` needs a case in CASES.
@@ -422,5 +473,6 @@ NOT_DIFFERENTIABLE = {
     "construct:eye": "a constant array",
     "construct:identity": "a constant array",
     "reorder:argsort": "an integer result",
+    "function:count_nonzero": "an integer result",
     "indexing:`a.shape`, `np.shape(a)`, `a.size`, `a.ndim`, `a.dtype`, `len(a)`": "integers",
 }

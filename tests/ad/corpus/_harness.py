@@ -697,8 +697,13 @@ def _dual_numpy_math() -> dict[str, Any]:
         sign=lambda x: _sign(_value(x)),
         minimum=lambda a, b: a if _value(a) < _value(b) else b,
         maximum=lambda a, b: a if _value(a) > _value(b) else b,
+        logaddexp=lambda a, b: m.log(m.exp(a) + m.exp(b)),
     )
     fns.update(fmin=fns["minimum"], fmax=fns["maximum"])  # the corpus has no NaN inputs
+    fns.update(
+        where=lambda c, x, y: x if _value(c) else y,
+        clip=lambda x, lo, hi: fns["minimum"](fns["maximum"](x, lo), hi),
+    )
     return {name: _elementwise(fn) for name, fn in fns.items()}
 
 

@@ -29,6 +29,7 @@ KINKS = {
     "extrema": lambda x, y: (x - y,),
     "rounding": lambda x: (x - round(x),),
     "int_mix": lambda x, n: (x - n,),
+    "where_clip": lambda x, y: (x - y, x * y - 0.5, x * y + 0.5),
 }
 
 
@@ -83,6 +84,11 @@ def extrema(x: f64, y: f64) -> f64:
 
 
 @gradc.export
+def where_clip(x: f64, y: f64) -> f64:
+    return np.where(x > y, x * y, y) + np.clip(x * y, -0.5, 0.5) * 3.0 + np.clip(x, y, 4.0)
+
+
+@gradc.export
 def rounding(x: f64) -> f64:
     return np.floor(x) * x + np.ceil(x) - np.trunc(x) * x
 
@@ -133,6 +139,8 @@ d_abs_sign = gradc.grad(abs_sign, wrt=("x", "y"))
 t_abs_sign = gradc.jvp(abs_sign, wrt=("x", "y"))
 d_extrema = gradc.grad(extrema, wrt=("x", "y"))
 t_extrema = gradc.jvp(extrema, wrt=("x", "y"))
+d_where_clip = gradc.grad(where_clip, wrt=("x", "y"))
+t_where_clip = gradc.jvp(where_clip, wrt=("x", "y"))
 d_rounding = gradc.grad(rounding, wrt=("x",))
 t_rounding = gradc.jvp(rounding, wrt=("x",))
 d_square_reciprocal = gradc.grad(square_reciprocal, wrt=("x",))

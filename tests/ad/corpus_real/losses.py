@@ -16,6 +16,7 @@ SHAPES = {
     "cosine_similarity": {"a": ("n",), "b": ("n",)},
     "mse": {"labels": ("n",), "predictions": ("n",)},
     "upper_rows_energy": {"A0": ("n", "n")},
+    "logaddexp_flip": {"w": ("n",), "x": ("n",)},
 }
 
 DIMS = {
@@ -24,6 +25,7 @@ DIMS = {
     "cosine_similarity": {"n": (1, 4)},
     "mse": {"n": (1, 4)},
     "upper_rows_energy": {"n": (1, 3)},
+    "logaddexp_flip": {"n": (1, 4)},
 }
 
 DOMAINS = {
@@ -97,3 +99,14 @@ def upper_rows_energy(A0: f64[:, :]) -> f64:
 
 d_upper_rows_energy = gradc.grad(upper_rows_energy, wrt=("A0",))
 t_upper_rows_energy = gradc.jvp(upper_rows_energy, wrt=("A0",))
+
+
+@gradc.export
+def logaddexp_flip(w: f64[:], x: f64[:]) -> f64:
+    # issue 11, round 2: np.logaddexp (ties w == flip(w) included), np.flip, np.multiply
+    z = np.multiply(w, np.flip(x))
+    return np.sum(np.logaddexp(0.0, -z)) + np.sum(np.logaddexp(w, np.flip(w)))
+
+
+d_logaddexp_flip = gradc.grad(logaddexp_flip, wrt=("w", "x"))
+t_logaddexp_flip = gradc.jvp(logaddexp_flip, wrt=("w", "x"))

@@ -38,6 +38,7 @@ DOMAINS = {
     "extrema": {"x": "any", "y": "any"},
     "extrema_int": {"m": (-50, 50), "n": (-50, 50)},
     "extrema_mixed": {"x": "any", "n": (-50, 50)},
+    "where_clip": {"x": "any", "y": "any", "n": (-50, 50)},
     "classify": {"x": "any"},
     "square_reciprocal": {"x": "any"},
     "angles": {"x": "any"},
@@ -139,6 +140,19 @@ def extrema_int(m: i64, n: i64) -> tuple[i64, i64, i64, i64]:
 @gradc.export
 def extrema_mixed(x: f64, n: i64) -> tuple[f64, f64]:
     return np.minimum(n, x), np.fmax(x, n)
+
+
+# NumPy's np.where of scalars is a 0-d array (gradc's a scalar): compared through float()
+@gradc.export
+def where_clip(x: f64, y: f64, n: i64, b: boolean) -> tuple[f64, f64, i64, f64, f64, i64]:
+    return (
+        float(np.where(x > y, x, y)),
+        float(np.clip(x, -1.0, y)),
+        int(np.clip(n, -3, 7)),
+        float(np.where(b, n, x)),
+        float(np.clip(n, 0.5, y)),
+        int(np.where(b, 1, n)),
+    )
 
 
 @gradc.export

@@ -1,5 +1,5 @@
 # ruff: noqa
-# expect-message: np.sqrt() takes 1 argument but 2 were given
+# expect-message: np.sqrt() takes 1 argument but 3 were given
 # expect-col: 11
 # expect-node: Call
 import gradc
@@ -9,4 +9,4 @@ from gradc import f64
 
 @gradc.export
 def f(x: f64) -> f64:
-    return np.sqrt(x, x)  # error-here
+    return np.sqrt(x, x, x)  # error-here

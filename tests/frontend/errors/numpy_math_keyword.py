@@ -1,7 +1,7 @@
 # ruff: noqa
-# expect-message: np.maximum() keyword arguments are not supported
-# expect-col: 11
-# expect-node: Call
+# expect-message: np.maximum() argument 'dtype=' is not supported (only out=)
+# expect-col: 34
+# expect-node: Name
 import gradc
 import numpy as np
 from gradc import f64

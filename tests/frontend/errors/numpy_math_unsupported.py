@@ -1,5 +1,5 @@
 # ruff: noqa
-# expect-message: numpy function 'np.logaddexp' is not supported
+# expect-message: numpy function 'np.logaddexp2' is not supported
 # expect-col: 11
 # expect-node: Attribute
 import gradc
@@ -9,4 +9,4 @@ from gradc import f64
 
 @gradc.export
 def f(x: f64) -> f64:
-    return np.logaddexp(x, x)  # error-here
+    return np.logaddexp2(x, x)  # error-here

@@ -1,10 +1,13 @@
 # ruff: noqa
-# expect-message: np.minimum() of float32 and float64: NumPy's result type depends on whether the float64 is a Python scalar (NEP 50)
+# expect-message: np.minimum(): NumPy's result type depends on whether the f64 operand is a Python scalar (f32, NEP 50)
 import gradc
 import numpy as np
-from gradc import f32
+from gradc import f32, f64
 
 
 @gradc.export
-def f(x: f32) -> f32:
-    return np.minimum(x, 0.5)  # error-here
+def f(x: f32, s: f64, d: f64[:]) -> f32:
+    v = d[0]
+    for i in range(3):
+        v = s  # a NumPy float64 on the first pass, a Python float after
+    return np.minimum(x, v)  # error-here

@@ -1,0 +1,48 @@
+"""``gradc build`` of a scalar module keeps off its critical path what such a build never
+runs (issue 13, build latency: benchmarks/bench_build_latency.py): the ``lower-arrays``
+pass and its rules, AD's rules, the process pool, ``subprocess`` and ``concurrent.futures``
+(the store fsyncs with plain threads)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+CHILD = """\
+import json, sys
+from gradc.cli.main import main
+sys.argv = ["gradc", "build", sys.argv[1], "-o", sys.argv[2]]
+try:
+    main()
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(json.dumps(sorted(sys.modules)))
+"""
+
+#: Imported by no scalar build without derivatives.
+KEPT_OUT = (
+    "subprocess",
+    "concurrent.futures",
+    "gradc.passes.arrays.lower",
+    "gradc.passes.arrays.rules",
+    "gradc.passes.ad.rules",
+)
+
+
+def test_scalar_build_imports(tmp_path: Path) -> None:
+    """examples/scalars.py builds without importing any module of :data:`KEPT_OUT`."""
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(REPO / "examples" / "scalars.py"), str(tmp_path / "s")],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "GRADC_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    loaded = set(json.loads(done.stdout.splitlines()[-1]))
+    assert "gradc.compiler.codegen.emit" in loaded  # it did compile
+    assert sorted(m for m in KEPT_OUT if m in loaded) == []
