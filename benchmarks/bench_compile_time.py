@@ -21,7 +21,8 @@ of the AD phase and of the total against the previous size (1.0 is linear, 2.0
 quadratic). ``--clock cpu`` (the default) times each phase in this process's CPU time
 (the driver's phase clock is pointed at ``time.process_time``), which does not count the
 time spent waiting for a core on a shared machine; ``--clock wall`` keeps the driver's
-wall clock. A benchmark, not a test: it asserts nothing about time.
+wall clock. A benchmark, not a test: it asserts nothing about time. Figures and what the
+build does for large functions: docs/compile_time.md.
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from typing import Any
 
 from gradc.compiler import backend, cuda_backend
 from gradc.compiler.diagnostics import CudaBuildError
+from gradc.compiler.gc_pause import paused_gc
 from gradc.compiler.ir.core import Function, Module
 from gradc.compiler.options import CompilerOptions
 from gradc.compiler.pipeline import Stage, StageState, run_stages
@@ -247,7 +248,8 @@ def plan_module(
         grads=grads,
         cache=cache if cache is not None else {},
     )
-    run_stages(_front_end(), state)
+    with paused_gc():  # as build_module (compiler/gc_pause.py)
+        run_stages(_front_end(), state)
     module = str(source_path)
     tasks = []
     for plan in state.exports:
@@ -407,7 +409,8 @@ def emit_task(task: EmitTask) -> Emitted:
     what = f"{task.step} of {task.module}"
     check_toolchain(task.toolchain, task.components, what, task.options.cuda_home)
     state = _EmitState(task=task)
-    run_stages(_STAGES[task.kind], state)
+    with paused_gc():
+        run_stages(_STAGES[task.kind], state)
     assert state.result is not None
     return state.result
 

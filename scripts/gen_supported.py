@@ -10,7 +10,7 @@ OPERATOR_UFUNCS/COMPARISON_UFUNCS/ARRAY_DTYPES (compiler/infer/elementwise.py),
 ARRAY_REDUCTIONS/BUILTIN_REDUCTIONS (compiler/frontend/array_reductions.py),
 LINALG_FUNCTIONS/CONSTRUCT_FUNCTIONS/SCALAR_TYPES (compiler/frontend/numpy_linalg.py),
 VIEW_METHODS (compiler/frontend/slicing.py), ARRAY_FUNCTIONS/ARRAY_METHODS (compiler/
-frontend/array_functions.py), REORDER_FUNCTIONS (compiler/frontend/array_reorder.py), SOLVE_FUNCTIONS (compiler/frontend/
+frontend/array_functions.py), GRID_FUNCTIONS (compiler/frontend/array_grids.py), CONVOLVE_FORM (compiler/frontend/convolve.py), REPEAT_FUNCTIONS (compiler/frontend/array_repeat.py), REORDER_FUNCTIONS (compiler/frontend/array_reorder.py), SOLVE_FUNCTIONS (compiler/frontend/
 linalg_solve.py), EINSUM_FORMS (compiler/frontend/einsum.py), ARRAY_UFUNCS (compiler/frontend/
 numpy_arrays.py), the allocators and dtype spellings (compiler/frontend/lower_calls.py),
 MATH_FUNCTIONS (compiler/ir/ops/mathcall.py), MATH_CONSTANTS (compiler/frontend/
@@ -33,9 +33,12 @@ from pathlib import Path
 
 from gradc.compiler.frontend import (
     array_functions,
+    array_grids,
     array_reductions,
     array_reorder,
+    array_repeat,
     constructs,
+    convolve,
     einsum,
     linalg_solve,
     lower_calls,
@@ -311,10 +314,20 @@ def examples() -> dict[str, list[str]]:
         "flip": "np.sum(np.flip(A, 0) * np.flip(A))",
         "count_nonzero": "np.count_nonzero(A) + np.sum(np.count_nonzero(A, axis=1))",
         "trapezoid": "np.trapezoid(x, y) + np.sum(np.trapezoid(A, dx=s, axis=0))",
+        "meshgrid": "np.sum(np.meshgrid(x, y)[0] * np.meshgrid(x, y, indexing='ij')[1])",
+        "isclose": "np.sum(np.isclose(x, y, atol=s))",
+        "allclose": "float(np.allclose(x, y, equal_nan=True))",
+        "column_stack": "np.sum(np.column_stack((x, y * s)) * np.column_stack([y, x]))",
+        "convolve": "np.sum(np.convolve(x, y)) + np.sum(np.convolve(y, x, 'same') * s)",
+        "repeat": "np.sum(np.repeat(x, 2) * np.tile(y, 2))",
+        "tile": "np.sum(np.tile(x, n % 3))",
+        "polyval": "np.sum(np.polyval([s, 2.0, -1.0], x)) + np.polyval((1.5, s), s)",
         "transpose": "np.sum(np.transpose(A) @ A)",
     }
     out["array functions"] = [array_fns[n] for n in
-                              (*array_functions.ARRAY_FUNCTIONS, *array_functions.ARRAY_METHODS)]  # fmt: skip
+                              (*array_functions.ARRAY_FUNCTIONS, *array_grids.GRID_FUNCTIONS, "convolve",
+                               *array_repeat.REPEAT_FUNCTIONS,
+                               *array_functions.ARRAY_METHODS)]  # fmt: skip
     reorder = {
         "diag": "np.sum(np.diag(x, 1)) + np.sum(np.diag(A))", "tril": "np.sum(np.tril(A, -1))",
         "triu": "np.sum(np.triu(A))", "roll": "np.sum(np.roll(x, n) * y)",
@@ -460,6 +473,9 @@ def _views_construction_linalg() -> list[str]:
     lines += _table(("form", "note"), list(INDEXING))
     lines += _table(("method", "accepts"), [(f"`a.{m}`", d) for m, d in VIEW_METHODS.items()])
     rows = [(f"`np.{n}`", d) for n, d in array_functions.ARRAY_FUNCTIONS.items()]
+    rows += [(f"`np.{n}`", d) for n, d in array_grids.GRID_FUNCTIONS.items()]
+    rows += [("`np.convolve`", convolve.CONVOLVE_FORM)]
+    rows += [(f"`np.{n}`", d) for n, d in array_repeat.REPEAT_FUNCTIONS.items()]
     rows += [(f"`a.{n}`", d) for n, d in array_functions.ARRAY_METHODS.items()]
     rows += [(f"`np.{n}`", d) for n, (_, _, d) in array_reorder.REORDER_FUNCTIONS.items()]
     lines += _table(("array function or method", "accepts"), rows)

@@ -4,7 +4,8 @@
 source (never importing it), the artifact store writes the artifact directory, and the
 runtime loader maps it back into this process. Results are cached per path for the whole
 session; a build that failed is cached too and re-raised, so one broken module costs one
-build, not one per export.
+build, not one per export. The pytest-xdist workers of a session share the builds
+(``tests/shared_builds.py``): each module is compiled once per session, not once per worker.
 """
 
 from __future__ import annotations
@@ -56,11 +57,28 @@ def compile_module(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path |
 
 def _build_and_load(path: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
     import gradc
-    from gradc.artifacts.store import write_artifact
-    from gradc.compiler.driver import build_module
     from gradc.compiler.options import CompilerOptions
+    from tests.shared_builds import shared_artifact
 
-    build_output = build_module(Path(path), CompilerOptions())
-    out_dir = tmp_path_factory.mktemp(f"{path.stem}.gradc")
-    write_artifact(out_dir, build_output)
-    return gradc.load(out_dir)
+    return gradc.load(shared_artifact(path, CompilerOptions(), tmp_path_factory))
+
+
+@pytest.fixture
+def frozen_heap() -> Any:
+    """Move every object alive before the test to the collector's permanent generation
+    (``gc.freeze``) for the test's duration, then back (``gc.unfreeze``).
+
+    A leak test compares the runtime's live blocks before and after many calls, each time
+    after ``gc.collect()``; late in a session a full collection walks every object of the
+    worker (builds, hypothesis' caches, loaded libraries) and took seconds per test. Frozen,
+    ``gc.collect()`` walks only the objects made since the test began: all that its calls
+    can have left behind. Garbage from before the test (with any blocks it holds) stays
+    uncollected at both counts alike, so the comparison is the same one.
+    """
+    import gc
+
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

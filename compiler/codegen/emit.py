@@ -25,6 +25,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
 from gradc.artifacts.toolchain import llvm_version  # the producer's, in every cache key
+from gradc.compiler.codegen.size_policy import middle_end
 from gradc.compiler.options import CompilerOptions
 
 __all__ = [
@@ -168,7 +169,9 @@ def optimize(llvm_module_text: str, options: CompilerOptions) -> llvm.ModuleRef:
 
     The module gets the target's triple and data layout first, so that the optimiser
     sees the real type sizes and the target's cost model. Vectorisers run from ``-O2``
-    on, as in clang.
+    on, as in clang; an ``-O2`` module of more than
+    :data:`~.size_policy.LARGE_INSTRUCTIONS` instructions gets the ``-O1`` pipeline
+    (:func:`~.size_policy.middle_end`, docs/compile_time.md).
 
     Raises:
         RuntimeError: the text does not parse or the module does not verify (a code
@@ -180,9 +183,10 @@ def optimize(llvm_module_text: str, options: CompilerOptions) -> llvm.ModuleRef:
     mod.triple = tm.triple
     mod.data_layout = str(tm.target_data)
     mod.verify()
-    pto = llvm.create_pipeline_tuning_options(speed_level=options.opt_level)
-    pto.loop_vectorization = options.opt_level >= 2
-    pto.slp_vectorization = options.opt_level >= 2
+    pipeline = middle_end(llvm_module_text, options)  # a cheaper one for huge modules
+    pto = llvm.create_pipeline_tuning_options(speed_level=pipeline.speed_level)
+    pto.loop_vectorization = pipeline.loop_vectorization
+    pto.slp_vectorization = pipeline.slp_vectorization
     pb = llvm.create_pass_builder(tm, pto)
     pm = pb.getModulePassManager()
     pm.run(mod, pb)

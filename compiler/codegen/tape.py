@@ -106,6 +106,7 @@ from gradc.artifacts.abi.symbols import (
 )
 from gradc.compiler.codegen.arrays import MEMINFO
 from gradc.compiler.codegen.dispatch import LOWERING, LowerRule
+from gradc.compiler.codegen.tape_grow import grow_outlined
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Function, Instruction, Value
 from gradc.compiler.ir.types import TAPE, ArrayType, NoneType, TapeType, TupleType, Type
@@ -253,6 +254,7 @@ class TapeLowering:
         self._ref_slots: dict[Instruction, ll.Value] = {}
         self._registered_value = registered_tape(fl.func)
         self._registers: _Registers | None = None
+        self.oom_exit: ll.Block | None = None  # ``ret`` of MemoryError (tape_grow)
 
     def start(self) -> None:
         """Called once the parameters are lowered, with the prologue open: make the
@@ -472,9 +474,12 @@ class TapeLowering:
             end = b.load(regs.end, name="tape.end")
             b.cbranch(b.icmp_unsigned(">", need, end), grow, store).set_weights([1, 1 << 20])
             b.position_at_end(grow)
-            used = self._top_of(b, tape, first)
-            self._grow(fn, tape, b.add(used, total, name="tape.need", flags=["nuw", "nsw"]))
-            self._fill(b, tape, used)  # the runtime moved the buffer; header.top is stale
+            if self.fl.ml.gpu:  # the GPU tape grows its own way (tape_gpu)
+                used = self._top_of(b, tape, first)
+                self._grow(fn, tape, b.add(used, total, name="tape.need", flags=["nuw", "nsw"]))
+                self._fill(b, tape, used)  # the runtime moved the buffer; header.top is stale
+            else:  # one call of the module's outlined growth (tape_grow)
+                grow_outlined(self, fn, tape, first, total)
             b.branch(store)
             b.position_at_end(store)
             start = b.load(regs.cur, name="tape.cur")

@@ -13,7 +13,10 @@ import math
 
 from gradc.compiler.frontend import (
     array_functions,
+    array_grids,
     array_reorder,
+    array_repeat,
+    convolve,
     einsum,
     linalg_solve,
     numpy_linalg,
@@ -198,6 +201,12 @@ class CallLowering(LoweringState):
             return operator_ufuncs.operator_call(self, name, e)
         if name in array_functions.ARRAY_FUNCTIONS:
             return array_functions.array_function_call(self, name, e)
+        if name in array_repeat.REPEAT_FUNCTIONS:
+            return array_repeat.repeat_call(self, name, e)
+        if name == "convolve":
+            return convolve.convolve_call(self, e)
+        if name in array_grids.GRID_FUNCTIONS:
+            return array_grids.grid_call(self, name, e)
         if name in array_reorder.REORDER_FUNCTIONS:
             return array_reorder.reorder_call(self, name, e)
         if name == "einsum":

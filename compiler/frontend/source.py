@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import tokenize
 from dataclasses import dataclass, field
@@ -78,8 +79,13 @@ class SourceFile:
 
     def line(self, lineno: int) -> str | None:
         """The text of line ``lineno`` (1-based), or None."""
-        lines = self.text.splitlines()
+        lines = self._lines
         return lines[lineno - 1] if 0 < lineno <= len(lines) else None
+
+    @functools.cached_property
+    def _lines(self) -> list[str]:
+        """``text``'s lines, split once: every node's location reads its line."""
+        return self.text.splitlines()
 
     def error(self, message: str, node: ast.AST | Loc, *, help: str = "") -> CompileError:
         """A :class:`CompileError` at ``node`` with the source line filled in, its carets

@@ -121,3 +121,15 @@ def index_write(m: Materializer, inst: ops.SetItem) -> None:
     else:
         item = m.b.cast(item, t.dtype)
     m.b.insert(ops.IndexAssign(inst.value, inst.indices[0], item, type=NONE))
+
+
+def fancy_write_check(inf: Inference, inst: ops.SetItem, t: ArrayType) -> bool:
+    """Whether ``inst`` is ``a[mask] = v`` or ``a[idx] = v`` (then checked: the compile
+    error of an unsupported one raised) rather than a basic-index write."""
+    if is_mask_write(inst):
+        mask_write_check(inf, inst, t)
+        return True
+    if is_index_write(inst):
+        index_write_check(inf, inst, t)
+        return True
+    return False

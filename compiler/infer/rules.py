@@ -399,11 +399,7 @@ def _setitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
         raise inf.error(f"cannot assign to an element of a value of type {python_name(t)}", inst)
     from gradc.compiler.infer import mask_writes  # it imports this module
 
-    if mask_writes.is_mask_write(inst):  # a[mask] = v
-        mask_writes.mask_write_check(inf, inst, t)
-        return NONE
-    if mask_writes.is_index_write(inst):  # a[idx] = v
-        mask_writes.index_write_check(inf, inst, t)
+    if mask_writes.fancy_write_check(inf, inst, t):  # a[mask] = v, a[idx] = v
         return NONE
     if len(inst.indices) < t.ndim:  # a[i] = row, a[1:] = b: slice assignment
         from gradc.compiler.infer.views import assign_check  # it imports this module

@@ -151,7 +151,10 @@ class Builder:
         return self.insert(ops.MakeTuple(tuple(elements), type=t))
 
     def tuple_get(self, tup: Value, index: int) -> Value:
-        """Element ``index`` of tuple value ``tup``."""
+        """Element ``index`` of tuple value ``tup`` (the element itself when ``tup`` is a
+        ``MakeTuple``: ``np.meshgrid(x, y)[0]`` leaves no tuple to differentiate)."""
+        if isinstance(tup, ops.MakeTuple) and 0 <= index < len(tup.elements):
+            return tup.elements[index]
         t = tup.type.elements[index] if isinstance(tup.type, TupleType) else UNKNOWN
         return self.insert(ops.TupleGet(tup, index, type=t))
 

@@ -119,7 +119,7 @@ DEFAULT_STATEMENTS = (
 #: tests/ad/corpus/reorder.py, are slow), of the mask writes, and of three np.einsum forms
 #: (the others lower to the products, views and sums above).
 DEFAULT_TABLES = ("reorder", "solve", "einsum", "batched")
-DEFAULT_EINSUM = ("einsum:ij,j->i", "einsum:ii->", "einsum:bij,bjk->bik")
+DEFAULT_EINSUM = ("einsum:ij,j->i", "einsum:ii->", "einsum:bij,bjk->bik", "einsum:ij,ij->i")
 _FIRSTS = {c.key: k for k, c in reversed(list(enumerate(CASES)))}
 
 

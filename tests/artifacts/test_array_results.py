@@ -22,6 +22,9 @@ import gradc
 from gradc.artifacts.loader.cpu import ArrayOwner, Library
 from gradc.artifacts.store import read_manifest, write_artifact
 
+#: Each gc.collect() walks only what the test made (tests/conftest.py ``frozen_heap``).
+pytestmark = pytest.mark.usefixtures("frozen_heap")
+
 SOURCE = textwrap.dedent(
     """
     import numpy as np

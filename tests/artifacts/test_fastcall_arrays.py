@@ -23,6 +23,9 @@ from gradc.artifacts.abi.types import Array, Scalar
 from gradc.artifacts.loader.cpu import ArrayOwner
 from gradc.artifacts.loader.linking import runtime_stats
 
+#: Each gc.collect() walks only what the test made (tests/conftest.py ``frozen_heap``).
+pytestmark = pytest.mark.usefixtures("frozen_heap")
+
 HERE = Path(__file__).parent
 MODULES = (HERE / "fastcall_arrays" / "kernels.py", HERE.parent / "ad" / "lowlevel" / "kernels.py")
 

@@ -16,6 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
+
+#: Each gc.collect() walks only what the test made (tests/conftest.py ``frozen_heap``).
+pytestmark = pytest.mark.usefixtures("frozen_heap")
 
 CHAIN = Path(__file__).parent / "corpus_arrays" / "elementwise.py"
 

@@ -23,6 +23,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+#: Each gc.collect() walks only what the test made (tests/conftest.py ``frozen_heap``).
+pytestmark = pytest.mark.usefixtures("frozen_heap")
+
 DTYPES = {
     "f64": np.float64,
     "f32": np.float32,

@@ -41,6 +41,9 @@ from tests.codegen.test_arrays_differential import (
 
 CORPUS = Path(__file__).parent / "corpus_arrays"
 
+#: Each gc.collect() walks only what the test made (tests/conftest.py ``frozen_heap``).
+pytestmark = pytest.mark.usefixtures("frozen_heap")
+
 #: A module of its own for the tests that drop their Library (its names are unique, so
 #: loading it never meets another artifact's symbols).
 MEMORY_SOURCE = """\

@@ -15,6 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+#: Each gc.collect() walks only what the test made (tests/conftest.py ``frozen_heap``).
+pytestmark = pytest.mark.usefixtures("frozen_heap")
+
 SOURCE = """\
 import gradc
 from gradc import f64

@@ -34,6 +34,7 @@ from gradc.compiler.codegen.tape import (
     registered_tape,
     tape_header_type,
 )
+from gradc.compiler.codegen.tape_grow import GROW_FUNCTION
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Module, Value
@@ -566,6 +567,7 @@ def test_a_block_of_pushes_is_one_reservation(codegen: Any) -> None:
 
     text = _text(codegen, build)
     assert len(re.findall(f'call i32 @"{RUNTIME_TAPE_GROW}"', text)) == 1
+    assert len(_grow_sites(text)) == 1
     # scalars carry no array references: the reference stack is not touched
     assert RUNTIME_TAPE_GROW_REFS not in text and "tape.nrefs" not in text
     # f's only tape is registered: its header is read once after tapenew (the grow path
@@ -575,6 +577,12 @@ def test_a_block_of_pushes_is_one_reservation(codegen: Any) -> None:
     assert len(re.findall(r'%"tape\.top(\.\d+)?" = load', text)) == 1
     assert len(re.findall(r'= load i8\*, i8\*\* %"tape\.cur\.slot"', text)) == 2 + 1
     assert len(re.findall(r'store i8\* %"tape\.(next|rest)', text)) == 2
+
+
+def _grow_sites(text: str) -> list[str]:
+    """The growth calls of push groups in LLVM IR text: a registered tape's call of the
+    module's outlined growth function (compiler/codegen/tape_grow.py)."""
+    return re.findall(f'call {{i8\\*, i8\\*}} @"{GROW_FUNCTION}"', text)
 
 
 def test_calls_and_raising_operations_split_groups(codegen: Any) -> None:
@@ -590,7 +598,7 @@ def test_calls_and_raising_operations_split_groups(codegen: Any) -> None:
             pop(b, tape, F64)
 
     text = _text(codegen, build)
-    assert len(re.findall(f'call i32 @"{RUNTIME_TAPE_GROW}"', text)) == 3
+    assert len(_grow_sites(text)) == 3
 
 
 def test_object_references_only_runtime_tape_functions(codegen: Any) -> None:
@@ -766,7 +774,7 @@ def test_growth_check_is_not_a_loop(codegen: Any) -> None:
     text = _text(codegen, build)
     body = text[text.index('define i32 @"gradc_f_test"') :]
     body = body[: body.index("\n}")]
-    assert len(re.findall(f'call i32 @"{RUNTIME_TAPE_GROW}"', body)) >= 2
+    assert len(_grow_sites(body)) >= 2
     succs: dict[str, list[str]] = {}
     current = ""
     for line in body.splitlines():
@@ -789,3 +797,69 @@ def test_growth_check_is_not_a_loop(codegen: Any) -> None:
     for block in succs:
         if block not in state:
             visit(block)
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_outlined_growth_returns_the_new_pointers_or_fills_the_error_record(fails: bool) -> None:
+    # compiler/codegen/tape_grow.py against a stand-in for the runtime's growth function,
+    # which moves the buffer (or fails, leaving the header): the returned ``cur``/``end``
+    # are the moved buffer's, or NULL with the MemoryError record of the push's site
+    import llvmlite.binding as llvm
+    from llvmlite import ir as ll
+
+    from gradc.artifacts.abi.codes import EXCEPTION_CODES
+    from gradc.compiler.codegen.tape import tape_type
+    from gradc.compiler.codegen.tape_grow import grow_function
+
+    moved = ctypes.create_string_buffer(4096)
+    llmod = ll.Module("grow_test")
+    runtime = ll.Function(
+        llmod, ll.FunctionType(ll.IntType(32), [tape_type(), ll.IntType(64)]), "fake_grow"
+    )
+    b = ll.IRBuilder(runtime.append_basic_block())
+    header = b.bitcast(runtime.args[0], ll.IntType(64).as_pointer())
+    if fails:
+        b.ret(ll.Constant(ll.IntType(32), 1))
+    else:  # base = moved, cap = need (the requested size)
+        b.store(ll.Constant(ll.IntType(64), ctypes.addressof(moved)), header)
+        b.store(runtime.args[1], b.gep(header, [ll.Constant(ll.IntType(32), 2)]))
+        b.ret(ll.Constant(ll.IntType(32), 0))
+    message = ll.GlobalVariable(llmod, ll.ArrayType(ll.IntType(8), 14), "msg")
+    message.initializer = ll.Constant(message.type.pointee, bytearray(b"out of memory\0"))
+    text = message.gep([ll.Constant(ll.IntType(32), 0)] * 2)
+    code = EXCEPTION_CODES["MemoryError"]
+    i64 = ll.IntType(64)
+    record_type = ll.LiteralStructType(
+        [ll.IntType(32), ll.IntType(32), ll.IntType(8).as_pointer(), ll.ArrayType(i64, 4)]
+    )
+    root = llmod.add_metadata([ll.MetaDataString(llmod, "test")])
+    scalar = llmod.add_metadata([ll.MetaDataString(llmod, "header"), root, ll.Constant(i64, 0)])
+    tag = llmod.add_metadata([scalar, scalar, ll.Constant(i64, 0)])
+    fn = grow_function(llmod, runtime, record_type.as_pointer(), tag, (0, 2), (code, text))
+    fn.linkage = "external"
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    engine = llvm.create_mcjit_compiler(
+        llvm.parse_assembly(str(llmod)), llvm.Target.from_default_triple().create_target_machine()
+    )
+    engine.finalize_object()
+
+    class Pair(ctypes.Structure):
+        _fields_ = [("cur", ctypes.c_void_p), ("end", ctypes.c_void_p)]
+
+    record = (ctypes.c_int64 * 6)()
+    tape = _Header(base=ctypes.addressof(moved) + 64, top=0, cap=100)
+    call = ctypes.CFUNCTYPE(
+        Pair, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int32
+    )(engine.get_function_address(fn.name))
+    cur = ctypes.addressof(moved) + 64 + 96  # 96 bytes used
+    pair = call(ctypes.addressof(tape), cur, 8, ctypes.addressof(record), 42)
+    if fails:
+        assert (pair.cur, pair.end) == (None, None)
+        assert record[0] & 0xFFFFFFFF == code and record[0] >> 32 == 42
+        assert ctypes.string_at(record[1]) == b"out of memory" and record[5] == 0
+        assert (tape.base, tape.cap) == (ctypes.addressof(moved) + 64, 100)
+    else:
+        assert pair.cur == ctypes.addressof(moved) + 96  # the same bytes in use, moved
+        assert pair.end == ctypes.addressof(moved) + 96 + 8  # the runtime's new cap
+        assert list(record) == [0] * 6

@@ -24,6 +24,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+#: Each gc.collect() walks only what the test made (tests/conftest.py ``frozen_heap``).
+pytestmark = pytest.mark.usefixtures("frozen_heap")
+
 SOURCE = """\
 import numpy as np
 

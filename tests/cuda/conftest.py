@@ -36,13 +36,11 @@ def lib(request: pytest.FixtureRequest, compile_module: Any, tmp_path_factory: A
         return compile_module(CORPUS)
     if "lib" not in _SHUFFLED:
         import gradc
-        from gradc.artifacts.store import write_artifact
-        from gradc.compiler.driver import build_module
         from gradc.compiler.options import CompilerOptions
+        from tests.shared_builds import shared_artifact
 
-        out = tmp_path_factory.mktemp("shuffled") / "kernels_corpus.gradc"
-        write_artifact(out, build_module(CORPUS, CompilerOptions(shuffle_threads=True)))
-        _SHUFFLED["lib"] = gradc.load(out)
+        options = CompilerOptions(shuffle_threads=True)
+        _SHUFFLED["lib"] = gradc.load(shared_artifact(CORPUS, options, tmp_path_factory))
     return _SHUFFLED["lib"]
 
 

@@ -24,12 +24,10 @@ def lib(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The corpus's CPU build with its threads in a shuffled order."""
     if "lib" not in _BUILT:
         import gradc
-        from gradc.artifacts.store import write_artifact
-        from gradc.compiler.driver import build_module
         from gradc.compiler.options import CompilerOptions
+        from tests.shared_builds import shared_artifact
 
-        out = tmp_path_factory.mktemp("kernel_ad") / "kernels_ad_corpus.gradc"
-        write_artifact(out, build_module(CORPUS, CompilerOptions(shuffle_threads=True)))
+        out = shared_artifact(CORPUS, CompilerOptions(shuffle_threads=True), tmp_path_factory)
         _BUILT["lib"], _BUILT["art"] = gradc.load(out), out
     return _BUILT["lib"]
 

@@ -32,6 +32,9 @@ from gradc.passes.ad.memory import MemoryFacts, callee_writes
 from gradc.passes.ad.reverse_exports import reverse_export
 from gradc.passes.ad.taping import TapeOptions
 
+#: Each gc.collect() walks only what the test made (tests/conftest.py ``frozen_heap``).
+pytestmark = pytest.mark.usefixtures("frozen_heap")
+
 ALL = TapeOptions(hoist=True, count_loops=True, reload=True, recompute=True)
 NONE = TapeOptions(hoist=False, count_loops=False, reload=False, recompute=False)
 

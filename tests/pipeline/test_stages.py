@@ -183,3 +183,32 @@ def test_the_crash_site_is_found_through_the_attributes_of_local_variables() -> 
         infer(Spec(fn))
     assert crash_site(info.tb) == (fn, fn.loc)
     assert crash_site(None, focus=fn) == (fn, fn.loc)
+
+
+def test_build_pauses_the_cyclic_gc_and_restores_it(tmp_path: Path) -> None:
+    # compiler/gc_pause.py: the collector is off while the stages run, back on after a
+    # build (also a failed one), and left off for a caller that had turned it off
+    import gc
+
+    import gradc.compiler.driver as driver
+
+    seen: list[bool] = []
+    stage = driver.Stage("probe", lambda state: seen.append(gc.isenabled()))
+    path = tmp_path / "m.py"
+    path.write_text("import gradc\n\n\n@gradc.export\ndef f(x: float) -> float:\n    return x\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(driver, "STAGES", (*driver.STAGES, stage))
+        assert gc.isenabled()
+        driver.build_module(path, CompilerOptions())
+        assert seen == [False] and gc.isenabled()
+        path.write_text("def")  # a syntax error in the parse stage
+        with pytest.raises(CompileError):
+            driver.build_module(path, CompilerOptions())
+        assert gc.isenabled()
+        gc.disable()
+        try:
+            path.write_text("import gradc\n")
+            driver.build_module(path, CompilerOptions())
+            assert not gc.isenabled()
+        finally:
+            gc.enable()

@@ -1,6 +1,6 @@
 """Real numeric Python differentiated (issue 11's new-user trial; the same functions as
 tests/codegen/corpus_real/): the issue's gaussian_loss, dpbench's l2 distance, cosine
-similarity and mean squared error. The cheap ones to compile: run by default
+similarity and mean squared error, a field on ``np.meshgrid``'s grids. The cheap ones to compile: run by default
 (tests/ad/test_ad_real.py); kernels.py holds the rest (slow). Written for gradc's tests,
 never copied.
 """
@@ -17,6 +17,7 @@ SHAPES = {
     "mse": {"labels": ("n",), "predictions": ("n",)},
     "upper_rows_energy": {"A0": ("n", "n")},
     "logaddexp_flip": {"w": ("n",), "x": ("n",)},
+    "meshgrid_field": {"x": ("n",), "y": ("m",)},
 }
 
 DIMS = {
@@ -26,6 +27,7 @@ DIMS = {
     "mse": {"n": (1, 4)},
     "upper_rows_energy": {"n": (1, 3)},
     "logaddexp_flip": {"n": (1, 4)},
+    "meshgrid_field": {"n": (1, 3), "m": (1, 3)},
 }
 
 DOMAINS = {
@@ -110,3 +112,14 @@ def logaddexp_flip(w: f64[:], x: f64[:]) -> f64:
 
 d_logaddexp_flip = gradc.grad(logaddexp_flip, wrt=("w", "x"))
 t_logaddexp_flip = gradc.jvp(logaddexp_flip, wrt=("w", "x"))
+
+
+@gradc.export
+def meshgrid_field(x: f64[:], y: f64[:], s: f64) -> f64:
+    X, Y = np.meshgrid(x, y)
+    P, Q = np.meshgrid(x, y * s, indexing="ij")
+    return np.sum(np.sin(X) * Y * Y) + np.sum(P * np.cos(Q))
+
+
+d_meshgrid_field = gradc.grad(meshgrid_field, wrt=("x", "y", "s"))
+t_meshgrid_field = gradc.jvp(meshgrid_field, wrt=("x", "y", "s"))

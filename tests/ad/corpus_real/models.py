@@ -8,7 +8,8 @@ through ``np.linalg.solve``/``det``, hinge, Huber and Poisson losses, batch and 
 norm, attention), NPBench's Levinson-Durbin with ``np.flip``, a triangular solve,
 Deriche's filter, the cavity-flow source term, SciPy's Rosenbrock, a windowed power
 spectrum, an exponential moving average, a biquad filter, the RBF kernel, a log-loss,
-Simpson's rule, ``np.logaddexp``, ``np.trapezoid``, and NumPy's operator ufuncs called as functions.
+Simpson's rule, ``np.logaddexp``, ``np.trapezoid``, ``np.convolve``, ``np.polyval``/``np.tile``/``np.repeat``,
+and NumPy's operator ufuncs called as functions.
 
 Compiling their derivatives takes seconds each: tests/ad/test_ad_real.py marks this
 module slow. Written for gradc's tests, never copied.
@@ -54,6 +55,8 @@ SHAPES = {
     "log_loss": {"y_true": ("n",), "y_prob": ("n",)},
     "ufunc_functions_energy": {"a": ("n",), "b": ("n",)},
     "trapezoid_area": {"y": ("n",), "x": ("n",)},
+    "convolve_energy": {"x": ("n",), "k": ("m",)},
+    "poly_tile_energy": {"x": ("n",)},
 }
 
 DIMS = {
@@ -78,6 +81,8 @@ DIMS = {
     "log_loss": {"n": (1, 4)},
     "ufunc_functions_energy": {"n": (1, 4)},
     "trapezoid_area": {"n": (1, 4)},
+    "convolve_energy": {"n": (1, 4), "m": (1, 3)},
+    "poly_tile_energy": {"n": (1, 4)},
 }
 
 DOMAINS = {
@@ -422,3 +427,23 @@ d_simpson = gradc.grad(simpson, wrt=("a", "b"))
 t_simpson = gradc.jvp(simpson, wrt=("a", "b"))
 d_ufunc_functions_energy = gradc.grad(ufunc_functions_energy, wrt=("a", "b", "s"))
 t_ufunc_functions_energy = gradc.jvp(ufunc_functions_energy, wrt=("a", "b", "s"))
+
+
+@gradc.export
+def convolve_energy(x: f64[:], k: f64[:]) -> f64:
+    full = np.convolve(x, k)
+    return np.sum(full * full) + np.sum(np.sin(np.convolve(k, x, "same")))
+
+
+d_convolve_energy = gradc.grad(convolve_energy, wrt=("x", "k"))
+t_convolve_energy = gradc.jvp(convolve_energy, wrt=("x", "k"))
+
+
+@gradc.export
+def poly_tile_energy(x: f64[:], s: f64) -> f64:
+    y = np.polyval([s, -1.5, 2.0], x)
+    return np.sum(np.tile(y, 2) * np.repeat(np.sin(x), 2)) + np.polyval((s, 0.5), s)
+
+
+d_poly_tile_energy = gradc.grad(poly_tile_energy, wrt=("x", "s"))
+t_poly_tile_energy = gradc.jvp(poly_tile_energy, wrt=("x", "s"))

@@ -1,5 +1,5 @@
 # ruff: noqa
-# expect-message: np.einsum() subscripts 'ij,kj->ik' are not supported
+# expect-message: np.einsum() subscripts 'ijk,kl->ijl' are not supported
 import numpy as np
 
 import gradc
@@ -8,4 +8,4 @@ from gradc import f64
 
 @gradc.export
 def f(a: f64[:, :], b: f64[:, :]) -> f64:
-    return np.sum(np.einsum("ij,kj->ik", a, b))  # error-here
+    return np.sum(np.einsum("ijk,kl->ijl", a, b))  # error-here

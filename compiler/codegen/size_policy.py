@@ -1,0 +1,71 @@
+"""Size-aware LLVM pipelines: how hard LLVM works on a module, by its size.
+
+At the default ``-O2`` a module of LLVM IR larger than a threshold gets a cheaper pipeline,
+as production JITs do for very large methods (.NET's JIT switches a method to "MinOpts"
+beyond 60,000 IL bytes or 2,000 basic blocks; JavaScriptCore's B3 uses its cheapest
+register allocator for huge functions): the cost of several ``-O2`` passes grows faster
+than the code (GVN and the SLP vectorizer over thousands of blocks), while their benefit
+on the straight-line, branchy code of a large generated gradient is small.
+docs/compile_time.md has the figures.
+
+From :data:`LARGE_INSTRUCTIONS` instructions in the module's text (the gradient of 200
+``if/else`` statements is 47,000) the middle end is LLVM's ``-O1`` pipeline without the
+SLP vectorizer: on the gradient of 400 statements the ``-O2`` pipeline spends 5.1 s of
+CPU, ``-O1`` 2.3 s, for an object 0.4 % smaller and a call 20 % slower (5.3 -> 6.5 us).
+Code generation keeps its level: LLVM's ``-O0`` code generator (fast instruction
+selection and register allocation) would cut its 3.5-4 s to 0.7 s, but the code ran
+five times slower.
+
+It changes no computed number: LLVM's passes preserve IEEE semantics unless fast-math
+flags allow otherwise, and with ``fastmath`` the build keeps the pipeline it asked for.
+``-O3`` (and ``-O0``, ``-O1``) keep theirs at any size: ``-O3`` is the way to ask for the
+full pipeline on a large module. The choice depends only on the LLVM IR text and the
+options, so the same inputs still give byte-identical objects (the cache key holds both).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gradc.compiler.options import CompilerOptions
+
+__all__ = ["LARGE_INSTRUCTIONS", "Pipeline", "instruction_count", "middle_end"]
+
+#: From this many instructions (:func:`instruction_count`) an ``-O2`` module is optimised
+#: with the ``-O1`` pipeline, without SLP vectorization.
+LARGE_INSTRUCTIONS = 40_000
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """The middle end chosen for a module.
+
+    Attributes:
+        speed_level: LLVM's pipeline, ``-O<speed_level>``.
+        loop_vectorization: run the loop vectorizer.
+        slp_vectorization: run the SLP (straight-line) vectorizer.
+    """
+
+    speed_level: int
+    loop_vectorization: bool
+    slp_vectorization: bool
+
+
+def instruction_count(llvm_text: str) -> int:
+    """The number of instructions in LLVM IR text, counted as the lines indented by two
+    spaces (how both llvmlite and LLVM print an instruction; labels, globals, declarations
+    and metadata are not indented)."""
+    return llvm_text.count("\n  ")
+
+
+def _capped(options: CompilerOptions) -> bool:
+    """Whether ``options`` let the size decide: the default ``-O2``, no fast-math."""
+    return options.opt_level == 2 and not options.fastmath
+
+
+def middle_end(llvm_text: str, options: CompilerOptions) -> Pipeline:
+    """The optimisation pipeline for the module ``llvm_text`` (before optimisation)."""
+    level = options.opt_level
+    if _capped(options) and instruction_count(llvm_text) >= LARGE_INSTRUCTIONS:
+        return Pipeline(1, loop_vectorization=True, slp_vectorization=False)
+    return Pipeline(level, loop_vectorization=level >= 2, slp_vectorization=level >= 2)
