@@ -3,6 +3,7 @@ minimized reproducers of the failures written to --out.
 
     python scripts/fuzz.py --minutes 10 --seed 0 --out build/fuzz
     python scripts/fuzz.py --count 300 --profile avoid-known --opt 0
+    python scripts/fuzz.py --count 3000 --profile arrays --size 6 --opt 0,0,2
 
 Run from the repository root (the fuzzer lives in the test tree: ``tests.fuzzing``).
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import signal
 import sys
 import time
 from collections import Counter
@@ -23,6 +25,13 @@ sys.path.insert(0, str(ROOT))
 
 from tests.fuzzing.campaign import run, write_failures  # noqa: E402
 from tests.fuzzing.oracle import Report  # noqa: E402
+
+
+def _levels(text: str) -> tuple[int, ...]:
+    levels = tuple(int(t) for t in text.split(","))
+    if not levels or any(o not in (0, 1, 2, 3) for o in levels):
+        raise argparse.ArgumentTypeError(f"optimisation levels are 0-3, not {text!r}")
+    return levels
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +47,11 @@ def main(argv: list[str] | None = None) -> int:
         "--out", type=Path, default=Path("build/fuzz"), help="where minimized failures go"
     )
     p.add_argument(
-        "--opt", type=int, default=2, choices=(0, 1, 2, 3), help="LLVM optimisation level"
+        "--opt",
+        type=_levels,
+        default=(2,),
+        help="LLVM optimisation level, or a cycle of levels: '0,0,2' builds the program "
+        "of seed s at the level of index s %% 3 (default 2)",
     )
     p.add_argument(
         "--profile",
@@ -74,11 +87,19 @@ def main(argv: list[str] | None = None) -> int:
     log = (args.out / "failures.jsonl").open("a")
 
     seen: Counter[str] = Counter()
+    checked: Counter[str] = Counter()
+    # SIGTERM ends the run after the program being checked, with its summary and files
+    stopping: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.append(signum))
 
     def progress(seed: int, report: Report) -> None:
         seen[report.outcome] += 1
+        checked.update(calls=report.calls, deriv_checks=report.deriv_checks)
         if args.progress and seen.total() % args.progress == 0:
-            print(f"{seen.total()} programs (last seed {seed}): {dict(seen)}", flush=True)
+            print(
+                f"{seen.total()} programs (last seed {seed}), {dict(checked)}: {dict(seen)}",
+                flush=True,
+            )
         if report.outcome in ("ok", "compile_error"):
             return
         log.write(
@@ -98,9 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         minimize_checks=args.minimize_checks,
         on_program=progress,
         timeout=args.timeout,
+        stop=lambda: bool(stopping),
     )
     print(camp.summary())
-    written = write_failures(camp, args.out, args.opt)
+    written = write_failures(camp, args.out)
     print(f"{len(written)} minimized failures in {args.out}")
     return 0
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gradc.compiler.infer import elementwise, weak
+from gradc.compiler.infer.bool_kinds import ambiguous_bools_message
 from gradc.compiler.ir import numpy_math, ops
 from gradc.compiler.ir.core import Argument, Instruction, Value
 from gradc.compiler.ir.dispatch import OpTable
@@ -107,13 +108,7 @@ def _arith(symbol: str, result: Callable[[Instruction, ScalarType], Type]) -> Tr
         if types is None:
             return None
         if _ambiguous_bools(symbol, types, inst):
-            raise inf.error(
-                f"{symbol} of bools is ambiguous: Python's bools give an int (True + True "
-                "is 2), NumPy's bools (from np.all, np.any, a bool array's element or a "
-                "comparison of them) give a bool (logical or/and) or a TypeError: convert "
-                "with int(b) for Python's int, or write 'b or c' / 'b and c'",
-                inst,
-            )
+            raise inf.error(ambiguous_bools_message(symbol), inst)
         common = None if result is _joined else weak.numpy_scalars(spec.function, inst, inf.error)
         if common is not None:  # NEP 50's promotion, no widening to Python's int
             return _true_division(inst, common) if isinstance(inst, ops.Div) else common
@@ -126,13 +121,13 @@ def _arith(symbol: str, result: Callable[[Instruction, ScalarType], Type]) -> Tr
 
 
 #: Arithmetic whose value on bools differs between CPython (ints) and NumPy's bool
-#: scalars (``np.True_ + np.True_`` is ``True``, ``*`` is ``and``, ``-`` a TypeError):
-#: refused when every operand is a bool scalar, not all of them parameters or constants
-#: (:func:`_ambiguous_bools`), as ``~`` is, since gradc's types do not
-#: say which kind of bool a value is (the array fuzzer's silently wrong ``x ** (t + t)``
-#: with ``t = a.min() <= np.all(b)``, seed 102085). ``/ // % **`` give equal values
-#: (NumPy's int8 of ``//``, ``%``, ``**`` is the same number).
-_BOOL_AMBIGUOUS = frozenset({"+", "-", "*", "unary -"})
+#: scalars (``np.True_ + np.True_`` is ``True``, ``*`` is ``and``, ``-`` a TypeError,
+#: ``abs()`` a bool): refused when every operand is a bool scalar, not all of them
+#: parameters or constants (:func:`_ambiguous_bools`), as ``~`` is, since gradc's types do
+#: not say which kind of bool a value is (fuzz: ``x ** (t + t)`` with ``t = a.min() <=
+#: np.all(b)``, seed 102085; ``e // ~abs(np.all(a))``, seed 820530). ``/ // % **`` give
+#: equal values (NumPy's int8 of ``//``, ``%``, ``**`` is the same number).
+_BOOL_AMBIGUOUS = frozenset({"+", "-", "*", "unary -", "abs()"})
 
 
 def _ambiguous_bools(symbol: str, types: list[ScalarType], inst: Instruction) -> bool:

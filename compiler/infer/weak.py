@@ -192,7 +192,13 @@ def numpy_scalars(
 
 
 def array_common_type(fn: Function, values: list[Value], arrays: int) -> ScalarType | str:
-    """:func:`common_type` of operands the first ``arrays`` (>= 1) of which are arrays."""
+    """:func:`common_type` of operands the first ``arrays`` of which are arrays; with none
+    (``np.where(mask, 1, 2.0)``: the condition does not count) and Python scalars alone,
+    their join, as NumPy's ``result_type`` of Python scalars (bool < int64 < float64)."""
     common = common_type(fn, values, arrays)
-    assert common is not None  # an array is NumPy's
+    if common is None:
+        assert not arrays  # an array is NumPy's
+        common = element_types(values)[0]
+        for t in element_types(values)[1:]:
+            common = join(common, t)  # type: ignore[assignment]
     return common

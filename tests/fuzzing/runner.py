@@ -87,7 +87,7 @@ class Runner:
         request = {
             "source": source,
             "name": f"fz{self.counter}",
-            "opt_level": self.opt_level,
+            "opt_level": self.opt_level if opt_level is None else opt_level,
             "input_seed": input_seed,
             "kind": kind,
         }

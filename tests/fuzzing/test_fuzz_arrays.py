@@ -145,7 +145,9 @@ def test_short_run_arrays_all() -> None:
 def test_array_corpus_replay(path: Path, runner: Runner) -> None:
     text = path.read_text()
     header = read_header(text)
-    report = runner.check(text, input_seed=int(header["input_seed"]), kind="arrays")
+    report = runner.check(
+        text, input_seed=int(header["input_seed"]), kind="arrays", opt_level=int(header["opt"])
+    )
     assert report.outcome == "ok", f"{report.outcome}: {report.detail} {report.findings[:2]}"
     assert report.calls > 0
 

@@ -53,6 +53,8 @@ EXPRESSIONS = [
     "k + s", "k * 1.5", "k + n", "k + x", "k + np.float32(s)", "m + 1", "m + n", "m * s",
     "m & t", "d * x", "a + d", "a < s", "np.minimum(a, s)", "np.exp(a)", "np.log(a) * s",
     "np.where(m, a, s)", "np.where(m, a, 2)", "a ** 2", "a ** s",
+    # np.where of a mask and Python scalars alone (an internal error: array fuzz 820530)
+    "np.where(m, 1, 2.0)", "np.where(m, n, s)", "np.where(m, t, n)", "np.where(m, True, False)",
 ]  # fmt: skip
 
 
