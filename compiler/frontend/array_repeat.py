@@ -76,11 +76,15 @@ def _polyval(low: LoweringState, e: ast.Call) -> Value:
             "np.polyval() of no coefficients is not supported (it is np.zeros_like(x))",
             coefficients,
         )
-    values = [low.expr(c) for c in coefficients.elts]
+    values = tuple(low.expr(c) for c in coefficients.elts)
     x = low.expr(e.args[1])
     b = low.b
     with b.at(low.src.loc(e)):
+        # NumPy's p = np.asarray(p): its elements are NumPy scalars of the list's dtype
+        # (NEP 50's strong operands: float coefficients make a float32 x's result float64)
+        p = b.insert(ops.ArrayLiteral("", (len(values),), values))
         y = b.insert(ops.Mul(x, b.const(0, I64)))  # np.zeros_like(x) * x, x's dtype
-        for k, pv in enumerate(values):
+        for k in range(len(values)):
+            pv = b.insert(ops.GetItem(p, (b.const(k, I64),)))
             y = b.insert(ops.Add(y if k == 0 else b.insert(ops.Mul(y, x)), pv))
         return y

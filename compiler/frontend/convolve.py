@@ -7,7 +7,10 @@ nothing more):
 * ``v`` padded with ``len(a) - 1`` zeros on each side (``np.concatenate``), the matrix
   ``rows[k, j] = v[k - j]`` gathered from it by the integer-array index
   ``np.arange(len(a) + len(v) - 1)[:, None] + np.arange(len(a))[::-1][None, :]``, and
-  ``rows @ a``: the ``full`` convolution, in the promoted dtype as NumPy's;
+  the row sums of ``np.where(inside, rows * a, rows)`` (``inside`` marks the
+  positions within ``v``: products with the padding are never formed, as in NumPy's
+  loop, so an inf or NaN in ``a`` spoils only the outputs it reaches): the ``full``
+  convolution, in the promoted dtype as NumPy's;
 * ``same`` and ``valid``: the slices ``[(k - 1) // 2 : (k - 1) // 2 + K]`` and
   ``[k - 1 : K]`` of it (``k``, ``K`` the shorter and longer length), as NumPy's
   ``correlate`` modes.
@@ -96,7 +99,7 @@ def _check_empty(low: LoweringState, n: Value, m: Value) -> None:
 
 
 def _full(low: LoweringState, a: Value, v: Value, n: Value, m: Value) -> Value:
-    """``rows @ a``, ``rows[k, j] = v[k - j]`` (zero outside ``v``)."""
+    """``full[k] = sum(a[j] * v[k - j])`` over ``0 <= k - j < len(v)`` only."""
     b = low.b
     zero, one = b.const(0, I64), b.const(1, I64)
     tail = b.insert(ops.BasicIndex(a, (one,), ("s100",)))  # len(a) - 1 elements
@@ -113,4 +116,13 @@ def _full(low: LoweringState, a: Value, v: Value, n: Value, m: Value) -> Value:
         )
     )
     rows = b.insert(ops.GetItem(padded, (index,)))  # a gather: padded[index]
-    return b.insert(ops.Contract(ops.ContractKind.MATMUL, rows, a))
+    # Products with the padding are left out, as NumPy's loop never forms them (an inf
+    # or NaN in a times a padding zero is NaN): np.where(inside, rows * a, rows).
+    edge = b.insert(ops.Allocate(ops.AllocKind.ZEROS, "i1", b.insert(ops.Sub(n, one)), None, None))
+    middle = b.insert(ops.Allocate(ops.AllocKind.ONES, "i1", m, None, None))
+    marks = b.insert(ops.Concatenate(ops.JoinKind.CONCATENATE, 0, (edge, middle, edge)))
+    inside = b.insert(ops.GetItem(marks, (index,)))
+    terms = b.insert(ops.NumpyCall("multiply", (rows, a)))
+    kept = b.insert(ops.NumpyCall("where", (inside, terms, rows)))
+    ones = b.insert(ops.Allocate(ops.AllocKind.ONES, "", None, a, None))
+    return b.insert(ops.Contract(ops.ContractKind.MATMUL, kept, ones))

@@ -170,7 +170,7 @@ def _power_scalar(b: Builder, args: list[Value], result: ScalarType) -> Value:
     ``np.sqrt`` for 0.5, ``np.reciprocal`` for -1, else ``pow``."""
     x, y = args
     t = x.type
-    assert isinstance(t, ScalarType) and t == F64
+    assert isinstance(t, ScalarType) and t.is_float  # f64 or f32 (NumPy's for both)
     value = _power(b, args, result)
     for exponent, fn in ((-1.0, "reciprocal"), (0.5, "sqrt"), (2.0, "square")):
         fast = numpy_math.expand(b, fn, [x], t)

@@ -214,11 +214,14 @@ def _linalg_solve(lw: ArrayLowering, inst: Instruction) -> Value | None:
     with lw.loop_nest(sys.batch, "linsolve.batch") as index:
         _load(lw, inst, sys, index)
         sign = _factor(lw, inst, sys.n, sys.u, sys.rhs)
-        if det:
-            with counted_loop(b, zero, sys.n, [sign], "linsolve.det") as loop:
+        if det:  # NumPy's sign * exp(logdet): sign 0 (+0.0) for an exactly zero pivot
+            zero_t, one_t = lw.const(0.0, t), lw.const(1.0, t)
+            with counted_loop(b, zero, sys.n, [sign, zero_t], "linsolve.det") as loop:
                 u_ii = lw.load(sys.u, [loop.index, loop.index])
-                loop.next = [b.mul(loop.values[0], u_ii)]
-            lw.store(out, index if isinstance(out_t, ArrayType) else [zero], loop.values[0])
+                pivots = b.select(b.cmp("eq", u_ii, zero_t), one_t, loop.values[1])
+                loop.next = [b.mul(loop.values[0], u_ii), pivots]
+            value = b.select(b.cmp("ne", loop.values[1], zero_t), zero_t, loop.values[0])
+            lw.store(out, index if isinstance(out_t, ArrayType) else [zero], value)
         else:
             _back_substitute(lw, sys, out, index, vector)
     return out if isinstance(out_t, ArrayType) else lw.load(out, [zero])

@@ -40,6 +40,12 @@ SOURCE = "import gradc\nimport numpy as np\nfrom gradc import f32\n" + "".join(
     """)
     for name in UNARY + BINARY
 )
+SOURCE += textwrap.dedent("""
+
+    @gradc.export
+    def power_scalar_a(x: f32[:], p: f32) -> f32[:]:
+        return x ** p
+    """)
 
 EDGES = np.array(
     [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-45, -1e-45, 1.2e-38, 3.4028235e38, -3.4028235e38,
@@ -106,3 +112,17 @@ def test_float32_many(lib: Any, name: str) -> None:
     _check(lib, name, bits, bits[::-1].copy())
     small = rng.uniform(-4.0, 4.0, 200_000).astype(np.float32)
     _check(lib, name, small, small[::-1].copy())
+
+
+@pytest.mark.parametrize("p", [2.0, 0.5, -1.0, 3.3, 0.0, -0.5, np.inf, np.nan])
+def test_float32_array_power_scalar(lib: Any, p: float) -> None:
+    """``f32_array ** f32_scalar`` (NumPy's fast_scalar_power: square, sqrt, reciprocal
+    for 2, 0.5, -1; an internal compiler error before): float32, within NumPy's bound."""
+    x = np.concatenate([EDGES, EDGES[::-1] * np.float32(0.75)])
+    with np.errstate(all="ignore"):
+        want = x ** np.float32(p)
+        rounded = (x.astype(np.float64) ** float(np.float32(p))).astype(np.float32)
+    got = lib.power_scalar_a(x, p)
+    assert got.dtype == np.float32 == want.dtype
+    assert ulps(got, rounded).max() <= 1
+    assert ulps(got, want).max() <= (0 if p in (2.0, 0.5, -1.0) else 4)

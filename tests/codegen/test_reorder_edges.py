@@ -89,3 +89,22 @@ def test_subnormal_pivots(lib: Any, t: float) -> None:
     upper = np.array([[t, 1.0], [0.0, 1.0]])
     assert lib.determinant_of(upper) == pytest.approx(np.linalg.det(upper), rel=1e-12)
     assert lib.determinant_of(upper) == t
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        [[1.0, 2.0], [2.0, 4.0]],  # the product of the pivots was -0.0
+        [[0.0, 1.0], [0.0, -3.0]],
+        [[-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 2.0]],
+        [[-0.0]],
+        [[-1e-200, 0.0], [0.0, 1e-200]],  # underflow, no zero pivot: NumPy's -0.0
+    ],
+)
+def test_det_sign_of_zero(lib: Any, a: list[list[float]]) -> None:
+    """An exactly zero pivot gives NumPy's +0.0 (its sign 0 times exp(-inf)); a product
+    that underflows keeps the sign of the pivots' product, as NumPy's sign does."""
+    x = np.array(a)
+    got, expected = lib.determinant_of(x), np.linalg.det(x)
+    assert got == expected == 0.0
+    assert math.copysign(1.0, got) == math.copysign(1.0, expected)

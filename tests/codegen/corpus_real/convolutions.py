@@ -1,6 +1,7 @@
 """Convolutions of real NumPy code: ``np.convolve`` in its three modes (a moving
 average, a smoothing kernel, a discrete derivative), int and mixed-dtype operands, the
-shorter operand first, and NumPy's ValueError for an empty operand.
+shorter operand first, NumPy's ValueError for an empty operand, and inf and NaN
+elements (each spoils only the outputs it reaches, as in NumPy's loop).
 
 Written for gradc's differential tests (never copied).
 """
@@ -15,9 +16,10 @@ SHAPES = {
     "convolve_modes": {"a": ("n",), "v": ("m",)},
     "convolve_int": {"a": ("n",), "v": ("m",)},
     "convolve_mixed": {"a": ("n",), "v": ("m",)},
+    "convolve_nonfinite": {"a": ("n",), "v": ("m",)},
 }
 
-DIMS = {"moving_average": {"n": (3, 8)}}
+DIMS = {"moving_average": {"n": (3, 8)}, "convolve_nonfinite": {"n": (2, 6), "m": (1, 5)}}
 
 ELEMENTS = {"convolve_int": {"a": (-50, 50), "v": (-50, 50)}}
 
@@ -33,7 +35,7 @@ MUTATES = {}
 
 ULP = set()
 
-SUMMED = {"moving_average", "convolve_modes", "convolve_mixed"}
+SUMMED = {"moving_average", "convolve_modes", "convolve_mixed", "convolve_nonfinite"}
 
 
 @gradc.export
@@ -55,3 +57,11 @@ def convolve_int(a: i64[:], v: i64[:]) -> tuple[i64[:], i64[:]]:
 @gradc.export
 def convolve_mixed(a: f64[:], v: i64[:]) -> f64[:]:
     return np.convolve(v, a, "valid")
+
+
+@gradc.export
+def convolve_nonfinite(a: f64[:], v: f64[:]) -> tuple[f64[:], f64[:], f64[:]]:
+    b = a.copy()
+    b[0] = np.inf
+    b[-1] = np.nan
+    return np.convolve(b, v), np.convolve(v, b, "same"), np.convolve(b[::-1], v, mode="valid")

@@ -1,7 +1,8 @@
 """Repetition and polynomials in real NumPy code: ``np.repeat``/``np.tile`` of 1-D
 arrays (upsampling, building design matrices; zero and variable counts, int and float
 arrays, strided views), ``np.polyval`` with literal coefficients (a calibration curve, an
-int polynomial, infinities among the inputs).
+int polynomial, infinities among the inputs, a float32 x: float64 as NumPy's, whose
+coefficients are np.asarray(p)'s NumPy scalars).
 
 Written for gradc's differential tests (never copied).
 """
@@ -9,13 +10,14 @@ Written for gradc's differential tests (never copied).
 import numpy as np
 
 import gradc
-from gradc import f64, i64
+from gradc import f32, f64, i64
 
 SHAPES = {
     "upsample": {"x": ("n",)},
     "tile_int": {"a": ("n",)},
     "calibration": {"x": ("n",)},
     "int_poly": {"a": ("n",)},
+    "poly_f32": {"x": ("n",)},
 }
 
 DIMS = {}
@@ -51,3 +53,8 @@ def calibration(x: f64[:], s: f64) -> tuple[f64[:], f64]:
 @gradc.export
 def int_poly(a: i64[:]) -> tuple[i64[:], f64[:]]:
     return np.polyval([2, -3, 1], a), np.polyval([1.5, 2], a)
+
+
+@gradc.export
+def poly_f32(x: f32[:]) -> tuple[f64[:], f64[:]]:
+    return np.polyval([0.1, -0.3, 2.0], x), np.polyval((3, 1), x[::-1])
