@@ -29,7 +29,13 @@ from dataclasses import dataclass
 
 from gradc.compiler.options import CompilerOptions
 
-__all__ = ["LARGE_INSTRUCTIONS", "Pipeline", "instruction_count", "middle_end"]
+__all__ = [
+    "LARGE_INSTRUCTIONS",
+    "Pipeline",
+    "fast_instruction_selection",
+    "instruction_count",
+    "middle_end",
+]
 
 #: From this many instructions (:func:`instruction_count`) an ``-O2`` module is optimised
 #: with the ``-O1`` pipeline, without SLP vectorization.
@@ -69,3 +75,20 @@ def middle_end(llvm_text: str, options: CompilerOptions) -> Pipeline:
     if _capped(options) and instruction_count(llvm_text) >= LARGE_INSTRUCTIONS:
         return Pipeline(1, loop_vectorization=True, slp_vectorization=False)
     return Pipeline(level, loop_vectorization=level >= 2, slp_vectorization=level >= 2)
+
+
+def fast_instruction_selection(optimized_text: str, opt_level: int) -> bool:
+    """Whether code generation of the optimised module ``optimized_text`` uses LLVM's fast
+    instruction selector (FastISel, falling back to SelectionDAG per instruction it does
+    not handle) instead of SelectionDAG.
+
+    True at ``-O0`` (LLVM's own default there) and for an ``-O2`` module of at least
+    :data:`LARGE_INSTRUCTIONS` instructions after optimisation; the register allocator
+    and the machine passes keep the ``-O2`` code generator's choices. It depends on the
+    optimised text and the level only, so ``gradc inspect --asm`` (which has both) makes
+    the choice the object was emitted with. Instruction selection does not change IEEE
+    arithmetic: computed numbers are the same (docs/compile_time.md).
+    """
+    return opt_level == 0 or (
+        opt_level == 2 and instruction_count(optimized_text) >= LARGE_INSTRUCTIONS
+    )
