@@ -12,9 +12,11 @@ From :data:`LARGE_INSTRUCTIONS` instructions in the module's text (the gradient 
 ``if/else`` statements is 47,000) the middle end is LLVM's ``-O1`` pipeline without the
 SLP vectorizer: on the gradient of 400 statements the ``-O2`` pipeline spends 5.1 s of
 CPU, ``-O1`` 2.3 s, for an object 0.4 % smaller and a call 20 % slower (5.3 -> 6.5 us).
-Code generation keeps its level: LLVM's ``-O0`` code generator (fast instruction
-selection and register allocation) would cut its 3.5-4 s to 0.7 s, but the code ran
-five times slower.
+Code generation keeps its ``-O2`` register allocator and machine passes (LLVM's ``-O0``
+code generator would cut its 3.5-4 s to 0.7 s, but the code ran five times slower); only
+instruction selection switches to LLVM's fast selector for a module that is still that
+large after optimisation (:func:`fast_instruction_selection`: about 1 s less for that
+gradient, a call up to 17 % slower).
 
 It changes no computed number: LLVM's passes preserve IEEE semantics unless fast-math
 flags allow otherwise, and with ``fastmath`` the build keeps the pipeline it asked for.
