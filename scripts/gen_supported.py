@@ -167,6 +167,8 @@ INDEXING = (
     ("`a[i]` of a 2-D array, `a[i][j]`", "a row view"),
     ("`a[lo:hi:step]` on any axis, negative steps, `...`, `None`/`np.newaxis`", "a view"),
     ("`a[idx]` with an integer array, `a[mask]` with a bool array", "a copy (reads)"),
+    ("`a[rows, cols]`, `a[rows, j]`, `a[i, cols]` (an integer index per axis, arrays among"
+     " them)", "a copy (reads) of the index arrays' broadcast shape"),
     ("`a[mask] = v`, `a[mask] += v` (a bool mask of `a`'s shape)", "`v` a scalar, or a 1-D"
      " array of one value per true element (or one value)"),
     ("`a[idx] = v`, `a[idx] += v` (an integer array `idx`)", "`v` a scalar or an array"
@@ -358,7 +360,8 @@ def examples() -> dict[str, list[str]]:
     out["linalg"] = [linalg[n] for n in LINALG_FUNCTIONS] + ["np.sum(A @ x)"]
     solve = {"inv": "np.sum(np.linalg.inv(A + 9.0 * np.eye(A.shape[0])))",
              "solve": "np.sum(np.linalg.solve(A + 9.0 * np.eye(A.shape[0]), A[0]))",
-             "det": "np.linalg.det(A + 9.0 * np.eye(A.shape[0]))"}  # fmt: skip
+             "det": "np.linalg.det(A + 9.0 * np.eye(A.shape[0]))",
+             "cholesky": "np.sum(np.linalg.cholesky(A @ A.T + np.eye(A.shape[0])))"}  # fmt: skip
     out["linalg"] += [solve[n] for n in linalg_solve.SOLVE_FUNCTIONS]
     out["linalg"] += ["np.sum(np.einsum('ij,jk->ik', A, A))"]
     return out

@@ -1,4 +1,5 @@
-"""``np.linalg.inv(a)``, ``np.linalg.solve(a, b)`` and ``np.linalg.det(a)`` in compiled
+"""``np.linalg.inv(a)``, ``np.linalg.solve(a, b)``, ``np.linalg.det(a)`` and
+``np.linalg.cholesky(a)`` in compiled
 code (:class:`~gradc.compiler.ir.ops.LinalgSolve`; listed on the supported-constructs
 page from :data:`SOLVE_FUNCTIONS`). Arguments bind by position or NumPy's names and are
 evaluated in source order."""
@@ -22,6 +23,10 @@ SOLVE_FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
         "np.linalg.solve(a, b): a (..., M, M), b (M,) or (..., M, K), batch axes broadcast",
     ),
     "det": (("a",), "np.linalg.det(a) of a square matrix or a stack (..., M, M)"),
+    "cholesky": (
+        ("a",),
+        "np.linalg.cholesky(a) of a square matrix or a stack (..., M, M): the lower factor",
+    ),
 }
 
 

@@ -259,7 +259,7 @@ def _getitem(m: Materializer, inst: ops.GetItem) -> Value | None:
                 result = m.b.select(hit, m.b.tuple_get(inst.value, k), result)
             return result
         return m.b.tuple_get(inst.value, int(index.value) % len(t.elements))
-    if isinstance(inst.indices[0].type, ArrayType):  # x[idx], x[mask]: a copy
+    if any(isinstance(i.type, ArrayType) for i in inst.indices):  # x[idx], a[r, c]: a copy
         from gradc.compiler.infer.views import fancy_read  # it imports this module
 
         return fancy_read(m, inst)

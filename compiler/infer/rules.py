@@ -320,9 +320,9 @@ def _index_types(inf: Inference, inst: Instruction, indices: tuple[Value, ...]) 
             return False
         if isinstance(t, ArrayType) and len(indices) > 1:
             raise inf.error(
-                "indexing with an integer array among several indices (a[rows, cols], "
-                "a[idx, j]) is not supported: gather in a loop "
-                "(for k in range(n): out[k] = a[rows[k], cols[k]])",
+                "assigning with an integer array among several indices (a[rows, cols] = v) "
+                "is not supported: assign in a loop "
+                "(for k in range(n): a[rows[k], cols[k]] = v[k])",
                 inst,
             )
         if not (isinstance(t, ScalarType) and t.is_int and not t.is_bool):
@@ -368,10 +368,10 @@ def _getitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
             raise inf.error(f"tuple index {index.value} out of range for {python_name(t)}", inst)
         return t.elements[int(index.value)]
     if isinstance(t, ArrayType):
-        if len(inst.indices) == 1 and isinstance(inst.indices[0].type, ArrayType):
-            from gradc.compiler.infer.views import fancy_type  # it imports this module
+        from gradc.compiler.infer.views import fancy_type  # it imports this module
 
-            return fancy_type(inf, inst, t)  # x[idx], x[mask]: a copy
+        if any(isinstance(i.type, ArrayType) for i in inst.indices):
+            return fancy_type(inf, inst, t)  # x[idx], x[mask], a[rows, cols]: a copy
         if len(inst.indices) < t.ndim:  # a[i] of a 2-D array: a row view (infer/views.py)
             _index_types(inf, inst, inst.indices)
             n = len(inst.indices)

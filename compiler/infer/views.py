@@ -274,9 +274,11 @@ def assign_slice(m: Materializer, inst: ops.SetItem) -> None:
     b.insert(ops.AssignInto(view, value, type=NONE))
 
 
-def fancy_type(inf: Inference, inst: ops.GetItem, t: ArrayType) -> Type:
+def fancy_type(inf: Inference, inst: ops.GetItem, t: ArrayType) -> Type | None:
     """``x[idx]`` (an integer array: ``idx.shape + x.shape[1:]``) or ``x[mask]`` (a bool
     array of ``x``'s rank: 1-D); C-contiguous copies of ``x``'s dtype."""
+    if len(inst.indices) > 1:
+        return _gather_type(inf, inst, t)
     (index,) = inst.indices
     i = index.type
     assert isinstance(i, ArrayType)
@@ -298,8 +300,43 @@ def fancy_type(inf: Inference, inst: ops.GetItem, t: ArrayType) -> Type:
     return ArrayType(t.dtype, i.ndim + t.ndim - 1, "C")
 
 
+def _gather_type(inf: Inference, inst: ops.GetItem, t: ArrayType) -> Type | None:
+    """``a[rows, cols]``: one integer index (scalar or array) per axis; a C copy of the
+    index arrays' broadcast rank."""
+    if len(inst.indices) > t.ndim:
+        raise inf.error(
+            f"too many indices for array: array is {t.ndim}-dimensional, but "
+            f"{len(inst.indices)} were indexed",
+            inst,
+        )
+    ranks = []
+    for index in inst.indices:
+        i = index.type
+        if isinstance(i, UnknownType):
+            return None
+        dtype = i.dtype if isinstance(i, ArrayType) else i
+        if not (isinstance(dtype, ScalarType) and dtype.is_int and not dtype.is_bool):
+            raise inf.error(
+                "indexing with several indices, an array among them, needs integer indices "
+                f"(a[rows, cols]), got {python_name(i)}",
+                inst,
+            )
+        if isinstance(i, ArrayType):
+            ranks.append(i.ndim)
+    if len(inst.indices) != t.ndim:
+        raise inf.error(
+            f"a[rows, cols] of a {t.ndim}-D array needs {t.ndim} indices, got "
+            f"{len(inst.indices)} (slices among integer-array indices are not supported)",
+            inst,
+        )
+    return ArrayType(t.dtype, max(ranks), "C")
+
+
 def fancy_read(m: Materializer, inst: ops.GetItem) -> Value:
-    """:class:`ops.Take` or :class:`ops.Compress` for ``x[idx]``/``x[mask]``."""
+    """:class:`ops.Take` or :class:`ops.Compress` for ``x[idx]``/``x[mask]``,
+    :class:`ops.Gather` for ``a[rows, cols]``."""
+    if len(inst.indices) > 1:
+        return m.b.insert(ops.Gather(inst.value, inst.indices, type=inst.type))
     (index,) = inst.indices
     i = index.type
     assert isinstance(i, ArrayType)

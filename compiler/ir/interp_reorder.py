@@ -14,7 +14,12 @@ from gradc.compiler.ir.core import Instruction
 from gradc.compiler.ir.interp_values import NUMPY_DTYPES, RULES
 from gradc.compiler.ir.ops.batched import BATCH_MISMATCH
 from gradc.compiler.ir.ops.linalg import contract_mismatch
-from gradc.compiler.ir.ops.solve import NOT_SQUARE, SINGULAR, SOLVE_MISMATCH
+from gradc.compiler.ir.ops.solve import (
+    NOT_POSITIVE_DEFINITE,
+    NOT_SQUARE,
+    SINGULAR,
+    SOLVE_MISMATCH,
+)
 from gradc.compiler.ir.types import ArrayType, ScalarType
 
 if TYPE_CHECKING:
@@ -108,6 +113,11 @@ def _linalg_solve(m: Machine, inst: Instruction, vals: list[object]) -> object:
         if core != n:
             raise ValueError(SOLVE_MISMATCH[min(b.ndim, 2)].format(core, n))
         _check_batches(a.shape[:-2], b.shape[:-2] if b.ndim >= 2 else ())
+    if inst.kind == ops.SolveKind.CHOLESKY:
+        try:
+            return _array(inst, np.linalg.cholesky(a.astype(dtype)))
+        except np.linalg.LinAlgError as exc:
+            raise ValueError(NOT_POSITIVE_DEFINITE) from exc
     try:
         if inst.kind == ops.SolveKind.INV:
             result = np.linalg.inv(a.astype(dtype))

@@ -127,6 +127,14 @@ def _take(m: Machine, inst: Instruction, vals: list[object]) -> object:
     return np.ascontiguousarray(array[vals[1]])  # NumPy's IndexError and message
 
 
+@RULES.register(ops.Gather)
+def _gather(m: Machine, inst: Instruction, vals: list[object]) -> object:
+    import numpy as np  # lazily: only array programs need NumPy
+
+    array: Any = vals[0]
+    return np.ascontiguousarray(array[tuple(vals[1:])])  # NumPy's IndexError and message
+
+
 @RULES.register(ops.Compress)
 def _compress(m: Machine, inst: Instruction, vals: list[object]) -> object:
     import numpy as np  # lazily: only array programs need NumPy

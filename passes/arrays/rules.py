@@ -4,6 +4,7 @@ from gradc.passes.arrays import (
     batched,  # noqa: F401 (registrations)
     construct,  # noqa: F401 (registrations)
     elementwise,  # noqa: F401 (registrations)
+    gather,  # noqa: F401 (registrations)
     indexing,  # noqa: F401 (registrations)
     linalg,  # noqa: F401 (registrations)
     reduce,  # noqa: F401 (registrations)

@@ -1,5 +1,6 @@
 """``lower-arrays`` rule of ``linsolve`` (``np.linalg.inv``, ``solve``, ``det``;
-compiler/ir/ops/solve.py): an LU factorisation with partial pivoting in loops.
+compiler/ir/ops/solve.py): an LU factorisation with partial pivoting in loops
+(``cholesky``: passes/arrays/cholesky.py).
 
 Checks first, in NumPy's order: square matrices, ``b``'s core size, then the batch axes
 (a stack ``(..., n, n)`` broadcasts against ``b``'s ``(..., n, k)``: equal sizes, or
@@ -32,6 +33,7 @@ from gradc.compiler.ir.core import Instruction, Value
 from gradc.compiler.ir.ops.solve import NOT_SQUARE, SINGULAR, SOLVE_MISMATCH
 from gradc.compiler.ir.types import F32, F64, I64, ArrayType, ScalarType
 from gradc.passes.arrays.batched import batch_dims, batch_index
+from gradc.passes.arrays.cholesky import cholesky
 from gradc.passes.arrays.linalg_loops import counted_loop, new_array
 from gradc.passes.arrays.loops import ArrayLowering
 from gradc.passes.arrays.table import ARRAY_LOWERING, ArrayRule
@@ -195,6 +197,8 @@ def _back_substitute(
 
 def _linalg_solve(lw: ArrayLowering, inst: Instruction) -> Value | None:
     assert isinstance(inst, ops.LinalgSolve)
+    if inst.kind == ops.SolveKind.CHOLESKY:
+        return cholesky(lw, inst)
     b = lw.b
     t = _dtype(inst)
     sys = _system(lw, inst, t)

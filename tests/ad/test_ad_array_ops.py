@@ -107,7 +107,7 @@ DEFAULT_BODIES = (
     "np.sum(x, axis=1, keepdims=True)", "x.var(axis=1, ddof=1)", "x.max(axis=1, keepdims=True)",
     "np.cumprod(x)", "np.linalg.norm(x)", "x @ y", "np.outer(x, y)",
     "np.concatenate((x, y), axis=1)", "x[::-1, ::2] * 2.0", "x[i] * 2.0",
-    "np.max(x, initial=s)",
+    "np.max(x, initial=s)", "x[i, i[::-1]] * x[i, -1]",
 )  # fmt: skip
 #: ... and the statements (slice assignment, in-place operators, an overlapping copy)
 #: whose bodies start so.

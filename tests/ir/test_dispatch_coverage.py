@@ -78,6 +78,7 @@ AFTER_INFERENCE = frozenset(
         ops.SliceView,  # materialisation makes it from basicindex and getitem
         ops.AssignInto,  # materialisation makes it from setitem
         ops.Take,  # and these from getitem
+        ops.Gather,
         ops.Compress,
         ops.MaskAssign,  # from setitem with a bool mask
         ops.IndexAssign,  # from setitem with an integer array

@@ -182,6 +182,7 @@ ALL_OPS = ir("""
       %rsh = reshape %b, (%i, %two), "cannot reshape array of size {0} into shape ({1},2)" : array[f64,2,C]
       assign_into %vw, %v
       %tk = take %b, %b64 : array[f64,1,C]
+      %ga = gather %a, (%b64, %i) : array[f64,1,C]
       %km = newarray(%d), %k : array[i1,1,C]
       %cm = compress %b, %km : array[f64,1,C]
       %fi = flatindex %i, %d : i64
@@ -218,6 +219,7 @@ ALL_OPS = ir("""
       indexassign %o, %v, %y
       %s3 = sort sort 0 %o3 : array[f64,3,C]
       %i3 = linsolve inv %o3, () : array[f64,3,C]
+      %ch = linsolve cholesky %o3, () : array[f64,3,C]
       ret %s
     }
 

@@ -92,6 +92,7 @@ from gradc.compiler.ir.ops.indexing import (
     Compress,
     FlatGet,
     FlatIndex,
+    Gather,
     IndexAssign,
     MaskAssign,
     Take,
@@ -246,6 +247,7 @@ OPERATIONS: dict[str, type[Instruction]] = {
         AssignInto,
         # indexing that copies
         Take,
+        Gather,
         Compress,
         MaskAssign,
         IndexAssign,
@@ -331,6 +333,7 @@ __all__ = [
     "FlatGet",
     "FlatIndex",
     "FloorDiv",
+    "Gather",
     "GetItem",
     "InPlace",
     "IncRef",

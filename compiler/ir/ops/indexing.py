@@ -234,3 +234,50 @@ def _masked_array(
     if m.dtype != I1 or m.ndim != t.ndim:
         return f"{inst.OPNAME} mask {ctx.show(mask)} has type {m}, expected bools of {t}"
     return t
+
+
+#: NumPy's IndexError when the index arrays of ``a[rows, cols]`` do not broadcast (it
+#: names every index array's shape, each followed by a space).
+GATHER_SHAPE_ERROR = "shape mismatch: indexing arrays could not be broadcast together with shapes "
+
+
+@final
+@dataclass(eq=False, slots=True)
+class Gather(Instruction):
+    """``array[i0, i1, ...]``: one integer index per axis, scalars or arrays, at least one
+    an array (NumPy's advanced indexing): a new C array of the broadcast shape of the
+    index arrays whose element ``[j...]`` is ``array[i0[j...], i1[j...], ...]``. NumPy's
+    checks in its order: each scalar index against its axis, then the index arrays'
+    shapes (IndexError :data:`GATHER_SHAPE_ERROR`), then every element of each index
+    array in turn, a negative index counting from the end once (IndexError "index 5 is
+    out of bounds for axis 1 with size 3")."""
+
+    OPNAME: ClassVar[str] = "gather"
+    OPERANDS: ClassVar[tuple[str, ...]] = ("array", "indices")
+    MAY_RAISE: ClassVar[bool] = True
+    LOWERED_TO_LOOPS: ClassVar[bool] = True
+    array: Value
+    indices: tuple[Value, ...]
+
+    def verify_(self, ctx: VerifyContext) -> str | None:
+        """An array, one integer (not bool) index per axis, an array among them, the C
+        result of the index arrays' largest rank."""
+        t = array_operand(ctx, self, self.array)
+        if isinstance(t, str):
+            return t
+        if len(self.indices) != t.ndim:
+            return f"gather has {len(self.indices)} indices for a {t.ndim}-D array"
+        ranks = []
+        for index in self.indices:
+            i = index.type
+            dtype = i.dtype if isinstance(i, ArrayType) else i
+            if not isinstance(dtype, ScalarType) or not dtype.is_int or dtype == I1:
+                return f"gather index {ctx.show(index)} has type {i}, expected integers"
+            if isinstance(i, ArrayType):
+                ranks.append(i.ndim)
+        if not ranks:
+            return "gather has no index array"
+        expected = ArrayType(t.dtype, max(ranks), "C")
+        if self.type != expected:
+            return f"gather result type is {self.type}, expected {expected}"
+        return None

@@ -21,6 +21,7 @@ from gradc.compiler.ir.types import F32, F64, ArrayType, ScalarType
 #: NumPy's LinAlgError messages (raised as ValueError: LinAlgError is its subclass).
 NOT_SQUARE = "Last 2 dimensions of the array must be square"
 SINGULAR = "Singular matrix"
+NOT_POSITIVE_DEFINITE = "Matrix is not positive definite"
 #: NumPy's ValueError of ``solve`` for a right-hand side of another length ({0}: its
 #: length, {1}: the matrix's).
 SOLVE_MISMATCH = {
@@ -37,18 +38,19 @@ class SolveKind(StrEnum):
     INV = "inv"  # np.linalg.inv(a)
     SOLVE = "solve"  # np.linalg.solve(a, b)
     DET = "det"  # np.linalg.det(a)
+    CHOLESKY = "cholesky"  # np.linalg.cholesky(a): lower triangular
 
 
 def solve_type(kind: SolveKind, a: ArrayType, b: ArrayType | None) -> ArrayType | ScalarType:
     """NumPy 2's result type of ``np.linalg.<kind>`` of ``a`` (``n × n`` matrices, 2-D or
-    more) and ``solve``'s ``b``: ``inv`` ``a``'s rank; ``det`` the batch axes (a scalar of
+    more) and ``solve``'s ``b``: ``inv`` and ``cholesky`` ``a``'s rank; ``det`` the batch axes (a scalar of
     one matrix); ``solve`` of a 1-D ``b`` (one vector, NumPy's ``b.ndim == 1`` rule) ``a``'s
     rank less one, else the broadcast batch axes and ``(n, k)``. C arrays of
     :func:`solve_dtype`."""
     dtype = solve_dtype(a.dtype, *([b.dtype] if b is not None else []))
     if kind == SolveKind.DET:
         return dtype if a.ndim == 2 else ArrayType(dtype, a.ndim - 2, "C")
-    if kind == SolveKind.INV or b is None:
+    if kind in (SolveKind.INV, SolveKind.CHOLESKY) or b is None:
         return ArrayType(dtype, a.ndim, "C")
     if b.ndim == 1:
         return ArrayType(dtype, a.ndim - 1, "C")
@@ -72,7 +74,9 @@ class LinalgSolve(Instruction):
     (:data:`NOT_SQUARE`); a right-hand side of another length :data:`SOLVE_MISMATCH`;
     batch axes that do not broadcast
     :data:`~gradc.compiler.ir.ops.batched.BATCH_MISMATCH`; ``inv``/``solve`` of a matrix
-    whose LU factorisation meets an exactly zero pivot ValueError (:data:`SINGULAR`)."""
+    whose LU factorisation meets an exactly zero pivot ValueError (:data:`SINGULAR`);
+    ``cholesky`` (the lower factor ``L``, ``L @ L.T == a``, from ``a``'s lower triangle)
+    of a matrix that is not positive definite ValueError (:data:`NOT_POSITIVE_DEFINITE`)."""
 
     OPNAME: ClassVar[str] = "linsolve"
     OPERANDS: ClassVar[tuple[str, ...]] = ("array", "rhs")

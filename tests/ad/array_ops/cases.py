@@ -247,6 +247,9 @@ _IDX = "`a[i]`, `a[i, j]`, negative indices"
 _ROW = "`a[i]` of a 2-D array, `a[i][j]`"
 _SLICE = "`a[lo:hi:step]` on any axis, negative steps, `...`, `None`/`np.newaxis`"
 _FANCY = "`a[idx]` with an integer array, `a[mask]` with a bool array"
+_GATHER = (
+    "`a[rows, cols]`, `a[rows, j]`, `a[i, cols]` (an integer index per axis, arrays among them)"
+)
 
 INDEXING = [
     OpCase(f"indexing:{_IDX}", X2, "x[0, -1] * x[-1, 0]", "f64", min_dim=1),
@@ -258,6 +261,8 @@ INDEXING = [
     OpCase(f"indexing:{_SLICE}", X2, "x[..., 1:] - x[:, None, 0]", M, min_dim=1),
     OpCase(f"indexing:{_SLICE}", "x: f64[:]", "x[:, np.newaxis] * x[None, ::-1]", M),
     OpCase(f"indexing:{_FANCY}", "x: f64[:], i: i64[:]", "x[i] * 2.0", V, min_dim=1),
+    OpCase(f"indexing:{_GATHER}", "x: f64[:, :], i: i64[:]", "x[i, i[::-1]] * x[i, -1]", V,
+           shapes={"x": ("n", "n")}, min_dim=1),
     OpCase(f"indexing:{_FANCY}", "x: f64[:]", "x[x > 0.0] * 3.0", V, kink=lambda x: [x]),
     OpCase("indexing:`a.flat[i]`", X2, "x.flat[1] * x.flat[0]", "f64", min_dim=2),
     OpCase("indexing:`a.T`", XY, "x.T * y.T", M),
@@ -375,6 +380,11 @@ SOLVE = [
            shapes={**_SQ, "y": ("m", "n")}),
     OpCase("solve:det", X2, "np.linalg.det(x)", "f64", shapes=_SQ),
     OpCase("solve:det", X2, f"np.linalg.det({_SWAP})", "f64", shapes=_SQ),
+    # the lower triangle of a diagonally dominant matrix: positive definite; the upper
+    # triangle is not read (its derivative 0)
+    OpCase("solve:cholesky", X2, f"np.linalg.cholesky({_DOM})", M, shapes=_SQ),
+    OpCase("solve:cholesky", "x: f64[:, :, :]", f"np.linalg.cholesky({_DOM3})", "f64[:, :, :]",
+           shapes={"x": (2, "m", "m")}),
     # stacks (..., m, m): b's batch axis of 1 broadcast, so its adjoint is a sum
     OpCase("solve:inv", "x: f64[:, :, :]", f"np.linalg.inv({_DOM3})", "f64[:, :, :]",
            shapes={"x": (2, "m", "m")}),

@@ -7,7 +7,12 @@ a ValueError: gradc raises ValueError with its message). Also ``@``/``np.matmul`
 operands of more than 2 axes (compiler/ir/ops/batched.py): batch axes broadcast (size 1
 stretched), 1-D and 2-D operands mixed in, ints and bools, NumPy's core mismatch error;
 and ``np.einsum`` of its supported subscripts (compiler/frontend/einsum.py) in every dtype
-einsum keeps (int32 and bool sums stay int32 and bool).
+einsum keeps (int32 and bool sums stay int32 and bool). And ``np.linalg.cholesky``
+(passes/arrays/cholesky.py) of matrices and stacks, from the lower triangle only, int
+input as float64, float32 kept, NumPy's errors for a matrix that is not positive
+definite or not square: inputs well inside or well outside the positive definite
+matrices (at the border, a singular positive semi-definite matrix such as all elements
+equal, whether the last pivot rounds to <= 0 depends on the order of LAPACK's sums).
 """
 
 import numpy as np
@@ -31,6 +36,13 @@ SHAPES = {
     "einsums": {"A": ("n", "n"), "x": ("n",), "B": ("n", "m"), "T": ("b", "n", "n")},
     "einsum_dtypes": {"k": ("n", "n"), "c": ("n", "n")},
     "einsum_mismatch": {"A": ("m", "n"), "B": ("m", "n")},
+    "factor_spd": {"A": ("n", "p")},
+    "factor_stack": {"A": ("b", "n", "p")},
+    "factor_not_pd": {"A": ("n", "n")},
+    "factor_not_square": {"A": ("n", "p")},
+    "factor_f32": {"A": ("n", "n")},
+    "factor_int": {"A": ("n", "n")},
+    "logdet_solve": {"A": ("n", "n"), "y": ("n",)},
 }
 SUMMED = {
     "inverse",
@@ -43,6 +55,11 @@ SUMMED = {
     "batched_mismatch",
     "einsums",
     "einsum_mismatch",
+    "factor_spd",
+    "factor_stack",
+    "factor_f32",
+    "factor_int",
+    "logdet_solve",
 }
 RAISES = {
     "not_square": "ValueError",
@@ -50,6 +67,11 @@ RAISES = {
     "singular": "ValueError",
     "batched_mismatch": "ValueError",
     "einsum_mismatch": "ValueError",
+    "factor_not_pd": "ValueError",
+    "factor_not_square": "ValueError",
+}
+ELEMENTS = {
+    "factor_int": {"A": (-3, 3)},
 }
 
 
@@ -140,3 +162,45 @@ def einsum_dtypes(k: i32[:, :], c: "bool[:, :]") -> tuple[i32, "bool", "bool[:, 
 @gradc.export
 def einsum_mismatch(A: f64[:, :], B: f64[:, :]) -> f64[:, :]:
     return np.einsum("ij,jk->ik", A, B) + np.einsum("ii->", A)
+
+
+@gradc.export
+def factor_spd(A: f64[:, :]) -> f64[:, :]:
+    # A A^T + n I: positive definite (A's lower triangle differs from its upper)
+    n = A.shape[0]
+    return np.linalg.cholesky(A @ A.T + n * np.eye(n) + np.tril(A @ A.T))
+
+
+@gradc.export
+def factor_stack(A: f64[:, :, :]) -> f64[:, :, :]:
+    n = A.shape[1]
+    return np.linalg.cholesky(A @ np.transpose(A, (0, 2, 1)) + n * np.eye(n))
+
+
+@gradc.export
+def factor_not_pd(A: f64[:, :]) -> f64[:, :]:
+    return np.linalg.cholesky(A - 100.0 * np.eye(A.shape[0]))
+
+
+@gradc.export
+def factor_not_square(A: f64[:, :]) -> f64[:, :]:
+    return np.linalg.cholesky(A)
+
+
+@gradc.export
+def factor_f32(A: f32[:, :]) -> f32[:, :]:
+    n = A.shape[0]
+    return np.linalg.cholesky(A @ A.T + float(n) * np.eye(n, dtype=np.float32))
+
+
+@gradc.export
+def factor_int(A: i64[:, :]) -> f64[:, :]:
+    n = A.shape[0]
+    return np.linalg.cholesky(A @ A.T + 10 * n * np.identity(n, np.int64))
+
+
+@gradc.export
+def logdet_solve(A: f64[:, :], y: f64[:]) -> f64:
+    n = A.shape[0]
+    L = np.linalg.cholesky(A @ A.T + np.eye(n))
+    return 2.0 * np.sum(np.log(np.diag(L))) + np.sum(np.linalg.solve(L, y) ** 2)

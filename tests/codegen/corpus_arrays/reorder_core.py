@@ -1,7 +1,7 @@
 """One export per operation of reorder.py, linalg_solve.py and mask_writes.py (whose
 modules are ``SLOW``: their full sweep of dtypes, forms and errors runs with ``-m slow``):
 ``np.diag``, ``np.tril``/``np.triu``, ``np.roll``, ``np.sort``/``np.argsort``,
-``np.median``, ``max``/``min`` with ``initial=``, ``np.linalg.inv``/``solve``/``det``,
+``np.median``, ``max``/``min`` with ``initial=``, ``np.linalg.inv``/``solve``/``det``/``cholesky``,
 ``@`` of 3-D operands, every ``np.einsum`` form and ``a[mask] = v``/``a[mask] += v``, in
 the default run.
 """
@@ -19,13 +19,14 @@ SHAPES = {
     "medians": {"a": ("m", "n")},
     "extrema_initial": {"a": ("m", "n")},
     "solved": {"a": ("n", "n"), "b": ("n",)},
+    "cholesky_factor": {"a": ("b", "n", "p")},
     "batched": {"a": ("b", "n", "k"), "c": (1, "k", "m"), "v": ("k",)},
     "einsums": {"A": ("n", "n"), "x": ("n",), "B": ("n", "m"), "T": ("b", "n", "n")},
     "mask_writes": {"a": ("m", "n"), "b": ("m", "n")},
 }
 ELEMENTS = {"sorted_rows": {"a": "any"}}
 DOMAINS = {"diagonals": {"d": (-7, 7)}, "triangles": {"d": (-7, 7)}, "rolled": {"s": (-15, 15)}}
-SUMMED = {"solved", "batched", "einsums"}
+SUMMED = {"solved", "cholesky_factor", "batched", "einsums"}
 MUTATES = {"mask_writes": ("a",)}
 
 
@@ -95,3 +96,10 @@ def mask_writes(a: f64[:, :], b: f64[:, :], s: f64) -> f64[:, :]:
     a[m] = b[m] * 2.0
     a[~m] += s
     return a.copy()
+
+
+@gradc.export
+def cholesky_factor(a: f64[:, :, :]) -> f64[:, :, :]:
+    n = a.shape[1]
+    spd = a @ np.transpose(a, (0, 2, 1)) + n * np.eye(n)
+    return np.linalg.cholesky(spd + np.triu(spd, 1))  # the upper triangle is not read
