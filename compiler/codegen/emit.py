@@ -25,7 +25,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
 from gradc.artifacts.toolchain import llvm_version  # the producer's, in every cache key
-from gradc.compiler.codegen.size_policy import middle_end
+from gradc.compiler.codegen.size_policy import fast_instruction_selection, middle_end
 from gradc.compiler.options import CompilerOptions
 
 __all__ = [
@@ -142,7 +142,12 @@ def check_cpu(cpu: str) -> None:
 
 
 @functools.cache
-def _target_machine(triple: str, cpu: str, features: str, opt_level: int) -> llvm.TargetMachine:
+def _target_machine(
+    triple: str, cpu: str, features: str, opt_level: int, fast_isel: bool = False
+) -> llvm.TargetMachine:
+    # ``fast_isel`` keys the cache only: LLVM sets a target machine's FastISel flag when it
+    # first generates code with ``-fast-isel=true`` and never clears it, so the modules
+    # that use the fast selector get a machine of their own (see _select_instructions).
     target = llvm.Target.from_triple(triple)
     return target.create_target_machine(
         cpu=cpu, features=features, opt=opt_level, reloc="pic", codemodel="default"
@@ -220,8 +225,11 @@ def emit_object(llvm_module: ll.Module | str, options: CompilerOptions) -> Emitt
     """
     text = llvm_module if isinstance(llvm_module, str) else str(llvm_module)
     mod = optimize(text, options)
-    tm = target_machine(options)
     llvm_text = str(mod)
+    fast = fast_instruction_selection(llvm_text, options.opt_level)
+    info = target_info(options)
+    tm = _target_machine(info["triple"], info["cpu"], info["features"], options.opt_level, fast)
+    _select_instructions(fast)
     # From a clone, as the stored LLVM IR text is when `gradc inspect --asm` parses it: the
     # optimiser leaves use-lists in an order that a clone (or a parse) does not reproduce,
     # and code generation depends on it (gmm: other bytes emitted from ``mod`` itself).
@@ -242,7 +250,16 @@ def assembly_from_llvm(llvm_text: str, triple: str, cpu: str, features: str, opt
         RuntimeError: the text does not parse or does not verify (LLVM's message).
     """
     _initialize()
-    tm = _target_machine(triple, cpu, features, opt_level)
+    fast = fast_instruction_selection(llvm_text, opt_level)
+    tm = _target_machine(triple, cpu, features, opt_level, fast)
     mod = llvm.parse_assembly(llvm_text)
     mod.verify()
+    _select_instructions(fast)
     return str(tm.emit_assembly(mod))
+
+
+def _select_instructions(fast: bool) -> None:
+    """Set LLVM's process-wide ``-fast-isel`` option for the next code generation (on a
+    target machine of ``_target_machine(..., fast_isel=fast)``): set before every one, so
+    no choice is left over from a previous module."""
+    llvm.set_option("gradc", f"-fast-isel={'true' if fast else 'false'}")

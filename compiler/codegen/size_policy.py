@@ -12,9 +12,11 @@ From :data:`LARGE_INSTRUCTIONS` instructions in the module's text (the gradient 
 ``if/else`` statements is 47,000) the middle end is LLVM's ``-O1`` pipeline without the
 SLP vectorizer: on the gradient of 400 statements the ``-O2`` pipeline spends 5.1 s of
 CPU, ``-O1`` 2.3 s, for an object 0.4 % smaller and a call 20 % slower (5.3 -> 6.5 us).
-Code generation keeps its level: LLVM's ``-O0`` code generator (fast instruction
-selection and register allocation) would cut its 3.5-4 s to 0.7 s, but the code ran
-five times slower.
+Code generation keeps its ``-O2`` register allocator and machine passes (LLVM's ``-O0``
+code generator would cut its 3.5-4 s to 0.7 s, but the code ran five times slower); only
+instruction selection switches to LLVM's fast selector for a module that is still that
+large after optimisation (:func:`fast_instruction_selection`: about 1 s less for that
+gradient, a call up to 17 % slower).
 
 It changes no computed number: LLVM's passes preserve IEEE semantics unless fast-math
 flags allow otherwise, and with ``fastmath`` the build keeps the pipeline it asked for.
@@ -29,7 +31,13 @@ from dataclasses import dataclass
 
 from gradc.compiler.options import CompilerOptions
 
-__all__ = ["LARGE_INSTRUCTIONS", "Pipeline", "instruction_count", "middle_end"]
+__all__ = [
+    "LARGE_INSTRUCTIONS",
+    "Pipeline",
+    "fast_instruction_selection",
+    "instruction_count",
+    "middle_end",
+]
 
 #: From this many instructions (:func:`instruction_count`) an ``-O2`` module is optimised
 #: with the ``-O1`` pipeline, without SLP vectorization.
@@ -69,3 +77,20 @@ def middle_end(llvm_text: str, options: CompilerOptions) -> Pipeline:
     if _capped(options) and instruction_count(llvm_text) >= LARGE_INSTRUCTIONS:
         return Pipeline(1, loop_vectorization=True, slp_vectorization=False)
     return Pipeline(level, loop_vectorization=level >= 2, slp_vectorization=level >= 2)
+
+
+def fast_instruction_selection(optimized_text: str, opt_level: int) -> bool:
+    """Whether code generation of the optimised module ``optimized_text`` uses LLVM's fast
+    instruction selector (FastISel, falling back to SelectionDAG per instruction it does
+    not handle) instead of SelectionDAG.
+
+    True at ``-O0`` (LLVM's own default there) and for an ``-O2`` module of at least
+    :data:`LARGE_INSTRUCTIONS` instructions after optimisation; the register allocator
+    and the machine passes keep the ``-O2`` code generator's choices. It depends on the
+    optimised text and the level only, so ``gradc inspect --asm`` (which has both) makes
+    the choice the object was emitted with. Instruction selection does not change IEEE
+    arithmetic: computed numbers are the same (docs/compile_time.md).
+    """
+    return opt_level == 0 or (
+        opt_level == 2 and instruction_count(optimized_text) >= LARGE_INSTRUCTIONS
+    )

@@ -16,7 +16,12 @@ from pathlib import Path
 import pytest
 
 from gradc.compiler.codegen import size_policy
-from gradc.compiler.codegen.size_policy import Pipeline, instruction_count, middle_end
+from gradc.compiler.codegen.size_policy import (
+    Pipeline,
+    fast_instruction_selection,
+    instruction_count,
+    middle_end,
+)
 from gradc.compiler.options import CompilerOptions
 
 SMALL = "define double @f(double %x) {\nentry:\n  %y = fadd double %x, 1.0\n  ret double %y\n}\n"
@@ -43,6 +48,29 @@ def test_middle_end(
 ) -> None:
     monkeypatch.setattr(size_policy, "LARGE_INSTRUCTIONS", 2 if large else 3)
     assert middle_end(SMALL, options) == expected
+
+
+@pytest.mark.parametrize(
+    ("opt_level", "large", "expected"),
+    [(2, False, False), (2, True, True), (3, True, False), (1, True, False), (0, False, True)],
+)
+def test_fast_instruction_selection(
+    monkeypatch: pytest.MonkeyPatch, opt_level: int, large: bool, expected: bool
+) -> None:
+    monkeypatch.setattr(size_policy, "LARGE_INSTRUCTIONS", 2 if large else 3)
+    assert fast_instruction_selection(SMALL, opt_level) is expected
+
+
+def test_no_instruction_selector_is_left_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LLVM's -fast-isel option is process-wide: a small module emitted after a large one
+    gets the same bytes as before it (emit_object sets the option for every module)."""
+    from gradc.compiler.codegen.emit import emit_object
+
+    before = emit_object(SMALL, CompilerOptions()).object_code
+    with monkeypatch.context() as m:
+        m.setattr(size_policy, "LARGE_INSTRUCTIONS", 0)
+        emit_object(SMALL, CompilerOptions())
+    assert emit_object(SMALL, CompilerOptions()).object_code == before
 
 
 SOURCE = """
