@@ -146,9 +146,13 @@ def shared_scratch(x: f64[:], out: f64[:]):
 def barrier_tuple(x: f64[:], out: f64[:]):
     # a tuple made before a barrier and used after it: the CPU build cannot cut this
     # kernel into phases (only scalars live in its context arrays), so there it runs in
-    # blocks of one thread only
+    # blocks of one thread only. The tuple is a phi of two: an extract of a tuple just
+    # built would be folded to its element, a scalar
     i = cuda.grid(1)
-    pair = (i, 2.0)
+    if i % 2 == 0:
+        pair = (i, 2.0)
+    else:
+        pair = (i, 2.0)
     cuda.syncthreads()
     if pair[0] < x.shape[0]:
         out[pair[0]] = x[pair[0]] * pair[1]

@@ -91,7 +91,8 @@ def test_cpu_build_runs_barriers_in_phases(tmp_path: Path) -> None:
     src.write_text(
         "import gradc\nfrom gradc import cuda, f64\n\n@gradc.kernel\ndef k(x: f64[:]):\n"
         "    cuda.syncthreads()\n    x[cuda.grid(1)] += 1.0\n\n"
-        "@gradc.kernel\ndef t(x: f64[:]):\n    p = (cuda.grid(1), 1.0)\n"
+        "@gradc.kernel\ndef t(x: f64[:]):\n    i = cuda.grid(1)\n    if i % 2 == 0:\n"
+        "        p = (i, 1.0)\n    else:\n        p = (i, 1.0)\n"  # a phi: not folded
         "    cuda.syncthreads()\n    x[p[0]] += p[1]\n"
     )
     write_artifact(tmp_path / "m.gradc", build_module(src, CompilerOptions()))
@@ -103,4 +104,4 @@ def test_cpu_build_runs_barriers_in_phases(tmp_path: Path) -> None:
     lib.t(3, 1, 1, 1, 1, 1, x)
     with pytest.raises(RuntimeError, match="sequential grid loop with more than one") as info:
         lib.t(1, 1, 1, 3, 1, 1, x)  # a tuple lives across the barrier: no phases
-    assert info.value.__notes__ == ["raised by compiled m.t at m.py:12"]
+    assert info.value.__notes__ == ["raised by compiled m.t at m.py:16"]

@@ -185,3 +185,4 @@ def array_in_tuple(x: f64, n: i64) -> f64:
 
 
 t_array_in_tuple = gradc.jvp(array_in_tuple, wrt="x")
+d_array_in_tuple = gradc.grad(array_in_tuple, wrt="x")
