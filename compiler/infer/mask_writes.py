@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 
 from gradc.compiler.infer.views import same_kind
 from gradc.compiler.ir import ops
-from gradc.compiler.ir.types import NONE, ArrayType, ScalarType, UnknownType, python_name
+from gradc.compiler.ir.types import (
+    NONE,
+    ArrayType,
+    ScalarType,
+    Type,
+    UnknownType,
+    python_name,
+)
 
 if TYPE_CHECKING:
     from gradc.compiler.infer.materialize import Materializer
@@ -47,16 +54,9 @@ def mask_write_check(inf: Inference, inst: ops.SetItem, t: ArrayType) -> None:
             "(only a mask of the array's shape)",
             inst,
         )
-    item = inst.item.type
-    if isinstance(item, UnknownType):
+    item = _item_type(inf, inst, t, "a boolean mask")
+    if item is None:
         return
-    dtype = item.dtype if isinstance(item, ArrayType) else item
-    if not isinstance(dtype, ScalarType) or not same_kind(dtype, t.dtype):
-        raise inf.error(
-            f"cannot assign a {python_name(item)} through a boolean mask into a "
-            f"{python_name(t)} array (NumPy's 'same_kind' casting)",
-            inst,
-        )
     if isinstance(item, ArrayType) and item.ndim != 1:
         raise inf.error(
             f"cannot assign a {item.ndim}-D array through a boolean mask (a scalar, or a 1-D "
@@ -90,16 +90,9 @@ def index_write_check(inf: Inference, inst: ops.SetItem, t: ArrayType) -> None:
     """Raise the compile error of an unsupported integer-array write into ``t``."""
     index = inst.indices[0].type
     assert isinstance(index, ArrayType)
-    item = inst.item.type
-    if isinstance(item, UnknownType):
+    item = _item_type(inf, inst, t, "an integer index")
+    if item is None:
         return
-    dtype = item.dtype if isinstance(item, ArrayType) else item
-    if not isinstance(dtype, ScalarType) or not same_kind(dtype, t.dtype):
-        raise inf.error(
-            f"cannot assign a {python_name(item)} through an integer index into a "
-            f"{python_name(t)} array (NumPy's 'same_kind' casting)",
-            inst,
-        )
     target = index.ndim + t.ndim - 1
     if isinstance(item, ArrayType) and item.ndim > target:
         raise inf.error(
@@ -133,3 +126,20 @@ def fancy_write_check(inf: Inference, inst: ops.SetItem, t: ArrayType) -> bool:
         index_write_check(inf, inst, t)
         return True
     return False
+
+
+def _item_type(inf: Inference, inst: ops.SetItem, t: ArrayType, through: str) -> Type | None:
+    """The type of the value ``inst`` writes through ``through`` into an array of type
+    ``t`` (None while unknown), after NumPy's 'same_kind' casting check (its compile
+    error raised)."""
+    item = inst.item.type
+    if isinstance(item, UnknownType):
+        return None
+    dtype = item.dtype if isinstance(item, ArrayType) else item
+    if not isinstance(dtype, ScalarType) or not same_kind(dtype, t.dtype):
+        raise inf.error(
+            f"cannot assign a {python_name(item)} through {through} into a "
+            f"{python_name(t)} array (NumPy's 'same_kind' casting)",
+            inst,
+        )
+    return item
