@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from gradc.compiler.codegen.lower_function import FunctionLowering
 
 _ZERO_NEGATIVE_POW = "0.0 cannot be raised to a negative power"  # also for ints: 0 ** -1
+_NUMPY_NEGATIVE_INT_POW = "Integers to negative integer powers are not allowed."
 _NEGATIVE_INT_POW = (
     "negative exponent in integer power: the result would be a float, which gradc's "
     "static types do not allow"
@@ -161,6 +162,9 @@ def _pow(fl: FunctionLowering, inst: Instruction) -> ll.Value:
         raise fl.ice("power of bools (inference converts them to int)")
     if not t.is_float:
         negative = b.icmp_signed("<", y, ll.Constant(y.type, 0))
+        if inst.numpy:  # NumPy's integer power: one ValueError, 0 ** -n too
+            fl.raise_if(negative, "ValueError", _NUMPY_NEGATIVE_INT_POW)
+            return b.call(fl.ml.ipow(x.type), [x, y])
         # CPython computes ``0 ** -n`` as a float power and raises; other negative
         # exponents give a float, which gradc's static int type cannot hold
         zero_base = b.and_(negative, b.icmp_signed("==", x, ll.Constant(x.type, 0)))

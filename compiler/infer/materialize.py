@@ -146,6 +146,8 @@ def _arith(m: Materializer, inst: Instruction) -> None:
     if elementwise.applies(inst):
         elementwise.materialize(m, inst)
         return
+    if isinstance(inst, ops.Pow) and not inst.type.is_float:  # type: ignore[attr-defined]
+        inst.numpy = any(m.origins.get(v) is Origin.NUMPY for v in inst.operands())
     for name in inst.OPERANDS:
         setattr(inst, name, m.coerce(getattr(inst, name), inst.type, inst))
 

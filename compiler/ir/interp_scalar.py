@@ -144,7 +144,9 @@ def _pow(m: Machine, inst: Instruction, vals: list[object]) -> object:
     a, b = vals
     t = scalar_type(inst)
     if not t.is_float:
-        assert isinstance(a, int) and isinstance(b, int)
+        assert isinstance(a, int) and isinstance(b, int) and isinstance(inst, ops.Pow)
+        if b < 0 and inst.numpy:
+            raise ValueError(MESSAGES["numpy_int_pow_negative"])  # as NumPy, 0 ** -n too
         if b < 0 and a == 0:
             raise ZeroDivisionError(MESSAGES["float_pow_zero_negative"])  # as CPython
         if b < 0:

@@ -37,6 +37,7 @@ MESSAGES: dict[str, str] = {
         "negative exponent in integer power: the result would be a float, which gradc's "
         "static types do not allow"
     ),
+    "numpy_int_pow_negative": "Integers to negative integer powers are not allowed.",
     "float_pow_zero_negative": "0.0 cannot be raised to a negative power",
     "float_pow_fractional": "negative number cannot be raised to a fractional power",
     "float_pow_overflow": "(34, 'Numerical result out of range')",  # str() of CPython's

@@ -325,11 +325,16 @@ class Pow(BinaryOp):
     ZeroDivisionError("0.0 cannot be raised to a negative power") as CPython does. Floats: C ``pow`` with CPython's
     checks — ``0.0 ** negative`` raises ZeroDivisionError, a negative base with a
     non-integer exponent raises ValueError (CPython returns a complex), overflow raises
-    OverflowError.
+    OverflowError. ``numpy``: see the field.
     """
 
     OPNAME: ClassVar[str] = "pow"
     MAY_RAISE: ClassVar[bool] = True
+    FLAGS: ClassVar[tuple[str, ...]] = ("numpy",)
+    #: Ints only: an operand is a NumPy integer (NEP 50's strong operand,
+    #: compiler/infer/weak.py), so any negative exponent raises NumPy's ValueError
+    #: ("Integers to negative integer powers are not allowed."), ``0 ** -n`` included.
+    numpy: bool = False
 
 
 @final

@@ -1,7 +1,7 @@
 # fuzz: class=primal_exc key=primal_exc:primal seed=821026 input_seed=821026 opt=0
 # where: primal:f(np.array([], dtype=float64) [C], -3)
 # NumPy raises ValueError(Integers to negative integer powers are not allowed.), gradc raises ValueError(negative exponent in integer power: the result would be a float, which gradc's static types do not allow)
-# open: ** of NumPy ints needs NumPy's message; gradc's Pow does not know its operands' origin at codegen (also seed 821227)
+# fixed: Pow carries `numpy` (an operand is a NumPy int) from inference to codegen
 import numpy as np
 
 import gradc
