@@ -25,7 +25,11 @@ import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
 from gradc.artifacts.toolchain import llvm_version  # the producer's, in every cache key
-from gradc.compiler.codegen.size_policy import fast_instruction_selection, middle_end
+from gradc.compiler.codegen.size_policy import (
+    fast_instruction_selection,
+    middle_end,
+    needs_middle_end,
+)
 from gradc.compiler.options import CompilerOptions
 
 __all__ = [
@@ -176,7 +180,8 @@ def optimize(llvm_module_text: str, options: CompilerOptions) -> llvm.ModuleRef:
     sees the real type sizes and the target's cost model. Vectorisers run from ``-O2``
     on, as in clang; an ``-O2`` module of more than
     :data:`~.size_policy.LARGE_INSTRUCTIONS` instructions gets the ``-O1`` pipeline
-    (:func:`~.size_policy.middle_end`, docs/compile_time.md).
+    (:func:`~.size_policy.middle_end`, docs/compile_time.md); a module in final form (a
+    fast-call wrapper, :func:`~.size_policy.needs_middle_end`) is only verified.
 
     Raises:
         RuntimeError: the text does not parse or the module does not verify (a code
@@ -188,6 +193,8 @@ def optimize(llvm_module_text: str, options: CompilerOptions) -> llvm.ModuleRef:
     mod.triple = tm.triple
     mod.data_layout = str(tm.target_data)
     mod.verify()
+    if not needs_middle_end(llvm_module_text):
+        return mod
     pipeline = middle_end(llvm_module_text, options)  # a cheaper one for huge modules
     pto = llvm.create_pipeline_tuning_options(speed_level=pipeline.speed_level)
     pto.loop_vectorization = pipeline.loop_vectorization

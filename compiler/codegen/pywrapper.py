@@ -69,6 +69,7 @@ from gradc.compiler.codegen.pywrapper_arrays import (
     descriptor_type,
     unbox_array,
 )
+from gradc.compiler.codegen.size_policy import FINAL_FORM
 from gradc.compiler.options import CompilerOptions
 
 __all__ = [
@@ -189,6 +190,7 @@ def wrapper_module(signature: SignatureLike, symbol: str) -> ll.Module | None:
     if any(isinstance(p, Tuple) for p in ptypes):
         return None
     mod = ll.Module(name=wrapper_symbol(symbol), context=ll.Context())
+    mod.add_named_metadata(FINAL_FORM)  # generated as -O2 would leave it: no middle end
     api = _Api(mod)
     out_type = _abi(result)
     entry_params = [_abi(p).as_pointer() if isinstance(p, Array) else _abi(p) for p in ptypes]
@@ -246,7 +248,10 @@ def wrapper_module(signature: SignatureLike, symbol: str) -> ll.Module | None:
     api(b, "PyErr_Clear", [])
     b.branch(slow)
     b.position_at_end(slow)
-    b.ret(api(b, "PyObject_Vectorcall", [self_, args, nargs, kwnames]))
+    handed_over = api(b, "PyObject_Vectorcall", [self_, args, nargs, kwnames])
+    assert isinstance(handed_over, ll.CallInstr)
+    handed_over.tail = "tail"  # a sibling call (jmp): reads no alloca of the wrapper
+    b.ret(handed_over)
     return mod
 
 

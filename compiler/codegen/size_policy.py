@@ -18,6 +18,12 @@ instruction selection switches to LLVM's fast selector for a module that is stil
 large after optimisation (:func:`fast_instruction_selection`: about 1 s less for that
 gradient, a call up to 17 % slower).
 
+Gradc's fast-call wrappers (:mod:`.pywrapper`, one small module per export) get no
+middle end at all (:func:`needs_middle_end`): they are generated in the form the ``-O2``
+pipeline would leave them (no loops, no values through memory but the entry's
+out-parameters, the slow path's call marked ``tail``), so the pipeline's ~3 ms per wrapper
+bought nothing but a different block layout; code generation is unchanged.
+
 It changes no computed number: LLVM's passes preserve IEEE semantics unless fast-math
 flags allow otherwise, and with ``fastmath`` the build keeps the pipeline it asked for.
 ``-O3`` (and ``-O0``, ``-O1``) keep theirs at any size: ``-O3`` is the way to ask for the
@@ -32,11 +38,13 @@ from dataclasses import dataclass
 from gradc.compiler.options import CompilerOptions
 
 __all__ = [
+    "FINAL_FORM",
     "LARGE_INSTRUCTIONS",
     "Pipeline",
     "fast_instruction_selection",
     "instruction_count",
     "middle_end",
+    "needs_middle_end",
 ]
 
 #: From this many instructions (:func:`instruction_count`) an ``-O2`` module is optimised
@@ -64,6 +72,18 @@ def instruction_count(llvm_text: str) -> int:
     spaces (how both llvmlite and LLVM print an instruction; labels, globals, declarations
     and metadata are not indented)."""
     return llvm_text.count("\n  ")
+
+
+#: The named metadata that marks a module generated in final form (a fast-call wrapper):
+#: :func:`needs_middle_end` is False for it. Codegen ignores it; it is not in the object.
+FINAL_FORM = "gradc.final_form"
+
+
+def needs_middle_end(llvm_text: str) -> bool:
+    """Whether the module ``llvm_text`` is optimised at all: False for a module that
+    carries the :data:`FINAL_FORM` named metadata (gradc's fast-call wrappers), which
+    goes straight to code generation; True for every other module."""
+    return f"\n!{FINAL_FORM} = " not in llvm_text
 
 
 def _capped(options: CompilerOptions) -> bool:

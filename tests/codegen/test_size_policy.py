@@ -21,6 +21,7 @@ from gradc.compiler.codegen.size_policy import (
     fast_instruction_selection,
     instruction_count,
     middle_end,
+    needs_middle_end,
 )
 from gradc.compiler.options import CompilerOptions
 
@@ -71,6 +72,28 @@ def test_no_instruction_selector_is_left_over(monkeypatch: pytest.MonkeyPatch) -
         m.setattr(size_policy, "LARGE_INSTRUCTIONS", 0)
         emit_object(SMALL, CompilerOptions())
     assert emit_object(SMALL, CompilerOptions()).object_code == before
+
+
+def test_fast_call_wrappers_skip_the_middle_end() -> None:
+    """A wrapper module carries FINAL_FORM and is emitted as generated (no -O2 pipeline:
+    it would add local_unnamed_addr and nonnull); every other module is optimised."""
+    from types import SimpleNamespace
+
+    from gradc.compiler.codegen.emit import emit_object
+    from gradc.compiler.codegen.pywrapper import described_wrapper_module
+
+    assert needs_middle_end(SMALL)
+    params = [SimpleNamespace(type=t, writes=False) for t in ("f64", "f64[:]")]
+    signature = SimpleNamespace(params=params, result="f64")
+    module = described_wrapper_module(signature, "gradc_f_0123456789abcdef", b"abi")
+    assert module is not None
+    text = str(module)
+    assert not needs_middle_end(text)
+    emitted = emit_object(text, CompilerOptions())
+    assert "tail call ptr @PyObject_Vectorcall" in emitted.llvm_text  # the slow path: a jmp
+    assert "local_unnamed_addr" not in emitted.llvm_text and "nonnull" not in emitted.llvm_text
+    optimized = emit_object(text.replace(size_policy.FINAL_FORM, "other"), CompilerOptions())
+    assert "local_unnamed_addr" in optimized.llvm_text
 
 
 SOURCE = """
