@@ -104,13 +104,15 @@ def fast_instruction_selection(optimized_text: str, opt_level: int) -> bool:
     instruction selector (FastISel, falling back to SelectionDAG per instruction it does
     not handle) instead of SelectionDAG.
 
-    True at ``-O0`` (LLVM's own default there) and for an ``-O2`` module of at least
+    True at ``-O0`` (LLVM's own default there), for a module in final form (a fast-call
+    wrapper, :func:`needs_middle_end`: straight-line calls of the C API, where the fast
+    selector cuts a fifth of code generation) and for an ``-O2`` module of at least
     :data:`LARGE_INSTRUCTIONS` instructions after optimisation; the register allocator
     and the machine passes keep the ``-O2`` code generator's choices. It depends on the
     optimised text and the level only, so ``gradc inspect --asm`` (which has both) makes
     the choice the object was emitted with. Instruction selection does not change IEEE
     arithmetic: computed numbers are the same (docs/compile_time.md).
     """
-    return opt_level == 0 or (
-        opt_level == 2 and instruction_count(optimized_text) >= LARGE_INSTRUCTIONS
-    )
+    if opt_level == 0 or not needs_middle_end(optimized_text):
+        return True
+    return opt_level == 2 and instruction_count(optimized_text) >= LARGE_INSTRUCTIONS

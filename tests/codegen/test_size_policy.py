@@ -76,7 +76,8 @@ def test_no_instruction_selector_is_left_over(monkeypatch: pytest.MonkeyPatch) -
 
 def test_fast_call_wrappers_skip_the_middle_end() -> None:
     """A wrapper module carries FINAL_FORM and is emitted as generated (no -O2 pipeline:
-    it would add local_unnamed_addr and nonnull); every other module is optimised."""
+    it would add local_unnamed_addr and nonnull) with the fast instruction selector; every
+    other module is optimised."""
     from types import SimpleNamespace
 
     from gradc.compiler.codegen.emit import emit_object
@@ -92,6 +93,7 @@ def test_fast_call_wrappers_skip_the_middle_end() -> None:
     emitted = emit_object(text, CompilerOptions())
     assert "tail call ptr @PyObject_Vectorcall" in emitted.llvm_text  # the slow path: a jmp
     assert "local_unnamed_addr" not in emitted.llvm_text and "nonnull" not in emitted.llvm_text
+    assert fast_instruction_selection(emitted.llvm_text, 2)  # FastISel: straight-line calls
     optimized = emit_object(text.replace(size_policy.FINAL_FORM, "other"), CompilerOptions())
     assert "local_unnamed_addr" in optimized.llvm_text
 
