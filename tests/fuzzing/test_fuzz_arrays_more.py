@@ -72,3 +72,22 @@ def test_short_run_more() -> None:
 def test_short_run_more_all() -> None:
     camp = run(MORE_SHORT_RUN, profile="arrays-more", opt_level=0, size=6)
     check_short_run(camp, MORE_SHORT_RUN, {})
+
+
+def test_documented_exception_forms_are_the_same_exception() -> None:
+    """gradc's documented forms of NumPy's errors (seeds 620227, 620243): LinAlgError
+    raised as ValueError, a shape's sizes an error record cannot carry shown as ``...``;
+    any other difference in type, message or size stays one."""
+    same = array_oracle._same_exception
+    numpy_dot = ValueError("shapes (0,0) and (1,0) not aligned: 0 (dim 1) != 1 (dim 0)")
+    assert same(
+        numpy_dot, ValueError("shapes (0,0) and (1,...) not aligned: 0 (dim 1) != 1 (dim 0)")
+    )
+    assert not same(
+        numpy_dot, ValueError("shapes (0,0) and (1,...) not aligned: 0 (dim 1) != 2 (dim 0)")
+    )
+    assert not same(numpy_dot, IndexError(str(numpy_dot)))
+    singular = np.linalg.LinAlgError("Matrix is not positive definite")
+    assert same(singular, ValueError("Matrix is not positive definite"))
+    assert not same(singular, ValueError("Singular matrix"))
+    assert not same(ValueError("Singular matrix"), np.linalg.LinAlgError("Singular matrix"))
