@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import signal
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -67,7 +68,7 @@ class WarmPool:
     """``jobs`` worker processes, forked now, each running ``warm`` first.
 
     Use: :meth:`share` once (the data every task needs), :meth:`run` once, then
-    :meth:`close` (also on failure; it reaps the workers).
+    :meth:`close` (also on failure or an interrupt; it reaps the workers).
     """
 
     def __init__(self, jobs: int, warm: Callable[[], None]) -> None:
@@ -76,7 +77,7 @@ class WarmPool:
         context = multiprocessing.get_context("fork")
         self._connections: list[Any] = []
         self._workers: list[Any] = []
-        self.used = False
+        self._finished = False  # run() returned: the workers were told to exit
         for _ in range(jobs):
             ours, theirs = context.Pipe()
             worker = context.Process(target=_serve, args=(theirs, warm), daemon=True)
@@ -93,7 +94,6 @@ class WarmPool:
                 then closes the pool and runs the tasks another way); nothing was sent.
         """
         data = pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL)
-        self.used = True
         for connection in self._connections:
             connection.send_bytes(data)
 
@@ -137,6 +137,7 @@ class WarmPool:
                 if done is not None:
                     done(finished, len(items))
                 feed(ready)
+        self._finished = True
         return results
 
     def _receive(self, connection: Any) -> Any:
@@ -148,21 +149,23 @@ class WarmPool:
             raise RuntimeError(f"a -j worker process died (exit code {worker.exitcode})") from None
 
     def close(self) -> None:
-        """End the workers and reap them: those never :meth:`share`d work are
-        terminated at once (a build that stopped early, on an error or a small module)."""
+        """End the workers and reap them: at once (terminated) unless :meth:`run` returned
+        (a build that stopped early, on an error or Ctrl-C, or never needed them)."""
         for connection in self._connections:
             # not EOF alone: workers forked later hold this end of an earlier one's pipe
             with contextlib.suppress(OSError):
                 connection.send(None)
             connection.close()
         for worker in self._workers:
-            if not self.used:
+            if not self._finished:
                 worker.terminate()
             worker.join()
 
 
 def _serve(connection: Any, warm: Callable[[], None]) -> None:
-    """A worker: ``warm()``, the shared data, then tasks until the pipe closes."""
+    """A worker: ``warm()``, the shared data, then tasks until told to stop (Ctrl-C is
+    the build process's to handle: it ends the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(Exception):  # a task that needs what failed raises it again
         warm()
     try:
