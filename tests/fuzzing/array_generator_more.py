@@ -14,6 +14,8 @@ issue 11 the base generator leaves out:
   ``np.roll``, ``np.cumprod``, ``np.tril``/``np.triu``, ``np.diag``, ``.flatten()``,
   ``np.concatenate``/``np.vstack``/``np.hstack``/``np.stack``;
 * indexing by a mask (``a[a > t]``) and by an integer array (``a[np.argsort(b)]``);
+  ``np.argsort`` with ``kind='stable'``: NumPy's default kind orders ties as its SIMD
+  sort leaves them, gradc's sort is always stable (docs/supported.md; seed 620470);
 * ``np.linalg.det``/``inv``/``solve``/``cholesky`` of matrices made square and well
   conditioned (``x @ x.T + k * np.eye(n)``), and of the plain operands now and then.
 
@@ -137,7 +139,7 @@ class MoreArrayGen(ArrayGen):
         if k < 0.2:
             return f"np.sort({a}, axis={self.r.choice([axis, axis, 'None'])})"
         if k < 0.3:
-            return f"np.argsort({a}, axis={axis})"
+            return f"np.argsort({a}, axis={axis}, kind='stable')"
         if k < 0.4:
             return f"np.median({a}, axis={self.r.choice([axis, 'None'])})"
         if k < 0.5:
@@ -166,8 +168,8 @@ class MoreArrayGen(ArrayGen):
         if self.chance(0.5):
             return f"({a})[({a}) > {self.r.choice(['0', '0.5', '-1'])}]"
         if value.ndim == 1:
-            return f"({a})[np.argsort({a})]"
-        return f"({a})[np.argsort(({a})[:, 0])]"
+            return f"({a})[np.argsort({a}, kind='stable')]"
+        return f"({a})[np.argsort(({a})[:, 0], kind='stable')]"
 
     def linalg(self, a: str, value: np.ndarray) -> str | None:
         if value.ndim != 2:
