@@ -39,10 +39,10 @@ import hashlib
 import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from gradc._dataclass import dataclass
 from gradc.artifacts.abi.description import check_object
 from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, wrapper_symbol
 from gradc.artifacts.durable import TMP_PREFIX as _TMP_PREFIX

@@ -25,10 +25,11 @@ already holds, builds, writes and publishes to a remote cache.
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from gradc._dataclass import dataclass
 from gradc.compiler import backend
 from gradc.compiler.diagnostics import CudaBuildError
 from gradc.compiler.frontend.module_scan import GradRequestError

@@ -20,10 +20,11 @@ A field a stage has not set yet is absent (reading it raises ``AttributeError``)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir.core import Module
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.options import CompilerOptions

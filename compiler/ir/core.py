@@ -13,11 +13,11 @@ of the same function that dominates the use, a phi has one incoming value per pr
 
 from __future__ import annotations
 
-import reprlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import field
 from typing import Annotated, ClassVar, Protocol
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir.loc import UNKNOWN_LOC, Loc
 from gradc.compiler.ir.types import UNKNOWN, Type
 
@@ -88,13 +88,6 @@ class Instruction(Value):
     #: ``lifetimes`` pass fills it, lowering emits the releases on the error exit.
     #: Printed after the result type: ``%p = elemaddr %a, (%i) : ptr[f64] unwind(%b)``.
     unwind: tuple[Value, ...] = field(default=(), repr=False)
-
-    @reprlib.recursive_repr()
-    def __repr__(self) -> str:
-        """The dataclass's form, ``Add(type=..., name=..., loc=..., lhs=..., rhs=...)``,
-        for the operations of ``@operation`` (:mod:`gradc.compiler.ir.opclass`)."""
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if f.repr)
-        return f"{type(self).__qualname__}({shown})"
 
     def operands(self) -> list[Value]:
         """The values this instruction uses, in field order."""

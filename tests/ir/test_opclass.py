@@ -9,9 +9,10 @@ import inspect
 
 import pytest
 
+from gradc._dataclass import init_function
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction
-from gradc.compiler.ir.opclass import init_function, operation
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.types import F64, I64
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, final
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
 from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.types import F64, I1
