@@ -9,6 +9,7 @@ import inspect
 
 import pytest
 
+from gradc import _dataclass
 from gradc._dataclass import init_function
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Instruction
@@ -80,3 +81,12 @@ def test_repr_is_the_dataclass_repr() -> None:
     phi = ops.Phi(type=F64)
     phi.incoming.append((None, phi))  # type: ignore[arg-type]
     assert repr(phi).endswith("incoming=[(None, ...)])")  # recursion guarded as dataclasses do
+
+
+def test_every_operation_is_declared_with_operation() -> None:
+    """CONTRIBUTING: ``@operation``, not ``@dataclass``, whose methods cost an ``exec``
+    each at import (issue 13, build latency)."""
+    plain = sorted(
+        name for name, cls in ops.OPERATIONS.items() if cls.__repr__ is not _dataclass._generic_repr
+    )
+    assert plain == []
