@@ -95,10 +95,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 import msgpack
 
+from gradc._dataclass import dataclass
 from gradc.artifacts.abi.signature import Signature
 from gradc.artifacts.manifest_paths import FORMAT_VERSION as FORMAT_VERSION
 from gradc.artifacts.manifest_paths import MANIFEST_NAME as MANIFEST_NAME

@@ -39,13 +39,12 @@ import hashlib
 import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from gradc._dataclass import dataclass
 from gradc.artifacts.abi.description import check_object
 from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, wrapper_symbol
-from gradc.artifacts.cuda_manifest import cuda_section, reusable_cuda
 from gradc.artifacts.durable import TMP_PREFIX as _TMP_PREFIX
 from gradc.artifacts.durable import atomic_write as _atomic_write
 from gradc.artifacts.durable import locked as _locked
@@ -68,6 +67,9 @@ from gradc.artifacts.manifest import (
 from gradc.artifacts.reading import read_blob as read_blob
 from gradc.artifacts.reading import read_manifest as read_manifest
 from gradc.artifacts.toolchain import host_producer
+
+if TYPE_CHECKING:
+    from gradc.artifacts.cuda_manifest import CudaSection
 
 LOCK_NAME = ".lock"
 _BLOB_DIRS = ("objects", "texts", "cuda")
@@ -176,7 +178,7 @@ def build_manifest(
         runtime=runtime,
         variants=tuple(variant_targets),
         sources=dict(getattr(build, "sources", {}) or {}),
-        cuda=cuda_section(build, blobs),
+        cuda=_cuda_section(build, blobs),
     )
     # Round-trip through the validator: what we write is what readers accept.
     Manifest.from_dict(manifest.to_dict(), "new manifest")
@@ -237,6 +239,15 @@ def _entry(
         sites=tuple((str(f), int(line), int(col)) for f, line, col in getattr(e, "sites", ())),
         dispatch=str(getattr(e, "dispatch", "")),
     )
+
+
+def _cuda_section(build: object, blobs: dict[str, bytes]) -> CudaSection | None:
+    """``cuda_manifest.cuda_section``, imported only for a build with CUDA kernels."""
+    if not getattr(build, "cuda", ()):
+        return None
+    from gradc.artifacts.cuda_manifest import cuda_section
+
+    return cuda_section(build, blobs)
 
 
 def _target(t: Mapping[str, str]) -> Target:
@@ -477,9 +488,12 @@ def previous_build(art_dir: str | os.PathLike[str]) -> PreviousBuild:
                 reusable[v.key] = ReusableEntry(vcode, vwrapper)
             except ArtifactError as exc:
                 problems.append(f"cannot reuse a CPU variant of {e.name!r}: {exc}")
-    cuda, cuda_problems = reusable_cuda(manifest.cuda, lambda rel: read_blob(out, rel))
-    reusable.update((key, ReusableEntry(code)) for key, code in cuda.items())
-    problems += cuda_problems
+    if manifest.cuda is not None:
+        from gradc.artifacts.cuda_manifest import reusable_cuda
+
+        cuda, cuda_problems = reusable_cuda(manifest.cuda, lambda rel: read_blob(out, rel))
+        reusable.update((key, ReusableEntry(code)) for key, code in cuda.items())
+        problems += cuda_problems
     rt = manifest.runtime
     if rt is not None and rt.key:
         try:

@@ -25,11 +25,12 @@ already holds, builds, writes and publishes to a remote cache.
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from gradc.compiler import backend, cuda_backend
+from gradc._dataclass import dataclass
+from gradc.compiler import backend
 from gradc.compiler.diagnostics import CudaBuildError
 from gradc.compiler.frontend.module_scan import GradRequestError
 from gradc.compiler.gc_pause import paused_gc
@@ -271,6 +272,19 @@ def run_passes(state: BuildState) -> None:
             verify_module(state.module)
 
 
+def build_cuda(state: BuildState) -> None:
+    """The ``cuda`` stage (:func:`gradc.compiler.cuda_backend.build_cuda`, imported only
+    for a build that asks for CUDA archs: a CPU build does not load it)."""
+    from gradc.compiler.cuda_backend import build_cuda as build
+
+    build(state)
+
+
+def needs_cuda(state: BuildState) -> bool:
+    """CUDA archs were asked for."""
+    return bool(state.options.cuda_archs)
+
+
 #: The stages of :func:`build_module`, in order.
 STAGES: tuple[Stage[BuildState], ...] = (
     Stage("parse", parse, reports=(OSError, UnicodeDecodeError, GradRequestError)),
@@ -281,9 +295,7 @@ STAGES: tuple[Stage[BuildState], ...] = (
     Stage("keys", backend.plan_keys),
     Stage("lower", backend.lower, needed=backend.needs_lowering),
     Stage("emit", backend.emit, needed=backend.needs_emission),
-    Stage(
-        "cuda", cuda_backend.build_cuda, needed=cuda_backend.needs_cuda, reports=(CudaBuildError,)
-    ),
+    Stage("cuda", build_cuda, needed=needs_cuda, reports=(CudaBuildError,)),
 )
 
 

@@ -7,7 +7,9 @@ fields that enter the cache key (DESIGN.md §5).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+from gradc._dataclass import dataclass
 
 #: Portable baseline CPU for objects meant to run on any x86-64 host.
 DEFAULT_CPU = "x86-64"

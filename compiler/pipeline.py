@@ -25,10 +25,11 @@ import linecache
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import ModuleType, TracebackType
 from typing import Generic, TypeVar
 
+from gradc._dataclass import dataclass
 from gradc.compiler.diagnostics import CompileError, InternalCompilerError
 from gradc.compiler.ir.core import Function, Instruction
 from gradc.compiler.ir.loc import Loc

@@ -7,8 +7,10 @@ this module imports no compiler.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
+
+from gradc._dataclass import dataclass
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,11 @@ workers started with the build, closed after its last stage.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir.core import Module
 from gradc.compiler.ir.loc import Loc
 from gradc.compiler.options import CompilerOptions

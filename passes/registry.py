@@ -15,9 +15,9 @@ printable list::
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir.core import Module
 from gradc.passes.ad import ad_pass
 from gradc.passes.gc import lifetimes, phi_decay, stack_promote

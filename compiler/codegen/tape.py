@@ -93,11 +93,11 @@ other access (descriptors, runtime calls, ``memcpy``) still aliases all of them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from llvmlite import ir as ll
 
+from gradc._dataclass import dataclass
 from gradc.artifacts.abi.symbols import (
     RUNTIME_TAPE_FREE,
     RUNTIME_TAPE_GROW,

@@ -24,8 +24,8 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from gradc._dataclass import dataclass
 from gradc.compiler.frontend.constants import fold_constant
 from gradc.compiler.frontend.lower_state import LoweringState
 from gradc.compiler.ir import ops

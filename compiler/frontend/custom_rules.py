@@ -29,9 +29,9 @@ derivative that reaches the function uses the rule instead of differentiating it
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir.types import F64, ArrayType, Type
 
 if TYPE_CHECKING:

@@ -10,8 +10,9 @@ the same as ``d_f = gradc.grad(f, wrt=("x", "y"))`` from the command line.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from gradc._dataclass import dataclass
 
 if TYPE_CHECKING:
     from gradc.compiler.frontend.exports import Export

@@ -26,8 +26,8 @@ exact types calls that export's function, other types make a helper of their own
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
+from gradc._dataclass import dataclass
 from gradc.compiler.frontend.source import SourceFile
 from gradc.compiler.ir.types import ArrayType, Type, python_name
 

@@ -11,9 +11,9 @@ last ones possibly with constant default values, and has no other decorator.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gradc._dataclass import dataclass
 from gradc.compiler.frontend.annotations import (
     TypeSyntaxError,
     parse_signature,

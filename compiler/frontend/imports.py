@@ -36,9 +36,9 @@ from __future__ import annotations
 import ast
 import importlib.util
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gradc._dataclass import dataclass
 from gradc.compiler.diagnostics import CompileError
 
 if TYPE_CHECKING:

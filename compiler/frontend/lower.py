@@ -25,8 +25,9 @@ the whole function and drops what no path reaches.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from gradc._dataclass import dataclass
 from gradc.compiler.frontend.constants import default_values
 from gradc.compiler.frontend.function_args import bind_aliases, check_bound_parameters
 from gradc.compiler.frontend.imports import FunctionConstant, FunctionRef

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from gradc._dataclass import dataclass
 from gradc.compiler.frontend.constants import fold_constant
 from gradc.compiler.frontend.lower_expr import ExpressionLowering
 from gradc.compiler.frontend.lower_state import IntCheck

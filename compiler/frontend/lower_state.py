@@ -14,8 +14,8 @@ from __future__ import annotations
 import ast
 import builtins
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 
+from gradc._dataclass import dataclass
 from gradc.compiler.diagnostics import CompileError
 from gradc.compiler.frontend.constructs import builtin_help
 from gradc.compiler.frontend.imports import FunctionConstant, FunctionRef

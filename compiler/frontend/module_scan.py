@@ -23,8 +23,9 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from gradc._dataclass import dataclass
 from gradc.compiler.diagnostics import CompileError
 from gradc.compiler.frontend.constants import MATH_CONSTANTS, Number, fold_constant
 from gradc.compiler.frontend.custom_rules import CustomRule, scan_custom_rules

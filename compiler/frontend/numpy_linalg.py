@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Value
 from gradc.compiler.ir.types import F32, F64, I1, I32, I64, ArrayType, ScalarType

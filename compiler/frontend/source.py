@@ -6,9 +6,10 @@ import ast
 import functools
 import io
 import tokenize
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from gradc._dataclass import dataclass
 from gradc.compiler.diagnostics import CompileError
 from gradc.compiler.frontend.constructs import unsupported
 from gradc.compiler.ir.loc import Loc

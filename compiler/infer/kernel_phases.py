@@ -24,8 +24,7 @@ barrier in a block of more than one thread raises RuntimeError).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from gradc._dataclass import dataclass
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.clone import clone_function

@@ -14,9 +14,9 @@ at compile time, with NumPy's messages (``axis 2 is out of bounds for array of d
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gradc._dataclass import dataclass
 from gradc.compiler.infer.materialize import Materializer, _front_end
 from gradc.compiler.infer.rules import TRANSFER
 from gradc.compiler.ir import ops

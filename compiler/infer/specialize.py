@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from gradc._dataclass import dataclass
 from gradc.compiler.diagnostics import CompileError
 from gradc.compiler.frontend.annotations import TypeSyntaxError, type_from_annotation
 from gradc.compiler.frontend.custom_rules import rule_parameter

@@ -7,8 +7,8 @@ add to it, so the derived function keeps every source location of the original.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir.core import Argument, Block, Function, Instruction, Value
 
 

@@ -14,9 +14,10 @@ of the same function that dominates the use, a phi has one incoming value per pr
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Annotated, ClassVar, Protocol
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir.loc import UNKNOWN_LOC, Loc
 from gradc.compiler.ir.types import UNKNOWN, Type
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir.core import Instruction
 from gradc.compiler.ir.dispatch import OpTable
 from gradc.compiler.ir.types import NONE, ArrayType, ScalarType, TupleType, Type

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import StrEnum
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Value

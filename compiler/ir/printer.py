@@ -106,9 +106,9 @@ import json
 import re
 import types as pytypes
 import typing
-from dataclasses import dataclass
 from typing import Literal
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
 from gradc.compiler.ir.field_hints import field_hints
 from gradc.compiler.ir.loc import UNKNOWN_LOC, Loc

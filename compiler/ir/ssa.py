@@ -15,8 +15,8 @@ read that may observe an undefined value ("may be used before assignment").
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Value
 from gradc.compiler.ir.loc import Loc

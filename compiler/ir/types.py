@@ -12,8 +12,9 @@ Python gradc compiles: ``bool < i32 < i64 < f32 < f64`` with ``i64 ⊔ f32 = f64
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TypeVar
+
+from gradc._dataclass import dataclass
 
 _T = TypeVar("_T", bound="Type")
 

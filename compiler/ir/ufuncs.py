@@ -21,8 +21,8 @@ element, except the condition of ``where`` (its first operand, converted to bool
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir import numpy_math, ops
 from gradc.compiler.ir.builder import Builder
 from gradc.compiler.ir.core import Value

@@ -45,9 +45,9 @@ Options (names as in ``gradc.grad``; parameters by name or position):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir.core import Function, Module
 from gradc.passes.options import PassOptionError
 

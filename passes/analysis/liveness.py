@@ -10,8 +10,8 @@ predecessor it comes from, not in the phi's block (the usual SSA convention, App
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.core import Block, Function, Instruction, Value
 

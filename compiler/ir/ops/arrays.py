@@ -3,17 +3,17 @@ blocks): shapes, element addresses, loads and stores, allocation and reference c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import array_operand, holds_array_operand
 from gradc.compiler.ir.ops.scalar import Const
 from gradc.compiler.ir.types import I64, ArrayType, PointerType
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class ArrayDim(Instruction):
     """``array.shape[axis]`` as ``i64`` (``axis`` is 0-based and in range)."""
 
@@ -36,7 +36,7 @@ class ArrayDim(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class ElementAddr(Instruction):
     """The derived pointer to ``array[indices]`` (one ``i64`` index per axis).
 
@@ -74,7 +74,7 @@ class ElementAddr(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Load(Instruction):
     """Read the scalar a derived pointer points to."""
 
@@ -93,7 +93,7 @@ class Load(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Store(Instruction):
     """Write ``value`` (of the pointee type) where a derived pointer points."""
 
@@ -114,7 +114,7 @@ class Store(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class NewArray(Instruction):
     """A new C-contiguous array owned by compiled code (reference count 1).
 
@@ -166,7 +166,7 @@ class NewArray(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class CopyArray(Instruction):
     """A new C-contiguous owned copy of ``array`` (``a.copy()``); MemoryError on failure."""
 
@@ -187,7 +187,7 @@ class CopyArray(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class AccumulateArray(Instruction):
     """``target += source`` elementwise (same shape; any strides). Derivative code uses
     it to add one shadow array into another (the adjoint of ``a.copy()``)."""
@@ -214,7 +214,7 @@ class AccumulateArray(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class IncRef(Instruction):
     """Add an owner to the array's block (no-op for borrowed arrays); see ``lifetimes``."""
 
@@ -229,7 +229,7 @@ class IncRef(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class DecRef(Instruction):
     """Drop an owner of the array's block, freeing it at zero (no-op for borrowed)."""
 
@@ -244,7 +244,7 @@ class DecRef(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class ElementOffset(Instruction):
     """The byte offset of ``array[indices]`` from the array's data (no bounds check).
 
@@ -275,7 +275,7 @@ class ElementOffset(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Addr(Instruction):
     """The derived pointer ``array.data + offset`` (bytes); its base is ``array``."""
 
@@ -297,7 +297,7 @@ class Addr(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class PointerAdd(Instruction):
     """``pointer + offset`` bytes: a derived pointer with the same base."""
 
@@ -321,7 +321,7 @@ class PointerAdd(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class ArrayAddress(Instruction):
     """The address of ``array[0, ..., 0]`` (the descriptor's ``data``) as an ``i64``.
 

@@ -9,10 +9,10 @@ calls :func:`batched_matmul_type`) and materialisation replaces it by this opera
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import array_operand
 from gradc.compiler.ir.types import ArrayType, ScalarType, join
 
@@ -37,7 +37,7 @@ def batched_matmul_type(lhs: ArrayType, rhs: ArrayType) -> ArrayType:
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class BatchMatmul(Instruction):
     """``np.matmul(lhs, rhs)`` with an operand of more than 2 axes: for each index of the
     broadcast batch axes, the matrix product of the last two axes (a 1-D operand is a

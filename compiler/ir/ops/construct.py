@@ -10,11 +10,11 @@ replaces each by loops before AD.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import array_operand
 from gradc.compiler.ir.types import F64, I64, ArrayType, Type, join
 
@@ -39,7 +39,7 @@ def _scalars_of(ctx: VerifyContext, inst: Instruction, values: list[Value], t: T
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Arange(Instruction):
     """``np.arange(start, stop, step)``: ``ceil((stop - start) / step)`` elements (none
     when that is not positive) ``start + i*delta``, as NumPy fills them (``delta`` is
@@ -68,7 +68,7 @@ class Arange(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Linspace(Instruction):
     """``np.linspace(start, stop, num, endpoint=not no_endpoint)`` (f64 operands, ``num``
     an i64): NumPy's values (``start + i*step``, ``step = (stop - start)/div``, ``div =
@@ -101,7 +101,7 @@ class Linspace(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Eye(Instruction):
     """``np.eye(rows, cols, k=diagonal)`` (and ``np.identity(n)``): a 2-D array with ones
     on diagonal ``k`` (``j - i == k``) and zeros elsewhere. Negative sizes raise
@@ -126,7 +126,7 @@ class Eye(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class ArrayLiteral(Instruction):
     """``np.array([[a, b], [c, d]])``: a new array of the static ``shape`` holding
     ``elements`` in C order (each already of the dtype)."""
@@ -182,7 +182,7 @@ class JoinKind(StrEnum):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Concatenate(Instruction):
     """``np.concatenate(arrays, axis)``, ``np.stack(arrays, axis)``, ``np.vstack`` and
     ``np.hstack`` (:class:`JoinKind`): a new C array of the promoted dtype. NumPy's
@@ -237,7 +237,7 @@ class Concatenate(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class AsType(Instruction):
     """``array.astype(dtype)``: a new C-contiguous array of the result's dtype, each
     element converted as :class:`~.scalar.Cast` converts a scalar (float to int

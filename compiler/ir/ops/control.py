@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import ClassVar, final
 
@@ -10,11 +10,12 @@ from typing import ClassVar, final
 # pyproject.toml contract ``ir-standalone``): the exception codes are an ABI fact.
 from gradc.artifacts.abi.codes import EXCEPTION_CODES
 from gradc.compiler.ir.core import Block, Instruction, Symbol, Text, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.types import F64, I1, NONE, ScalarType
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Phi(Instruction):
     """SSA phi: the value from the predecessor control came from.
 
@@ -62,7 +63,7 @@ class Phi(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Call(Instruction):
     """A call of another function of the module, by symbol name."""
 
@@ -109,7 +110,7 @@ class Call(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Jump(Instruction):
     """Unconditional branch."""
 
@@ -124,7 +125,7 @@ class Jump(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Branch(Instruction):
     """Two-way branch on an ``i1``."""
 
@@ -144,7 +145,7 @@ class Branch(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Return(Instruction):
     """Return ``value`` (None for a function returning ``none``)."""
 
@@ -187,7 +188,7 @@ EXCEPTION_KINDS: dict[str, int] = EXCEPTION_CODES
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Raise(Instruction):
     """Raise ``exception(message)``: leave the function with an error status."""
 
@@ -217,7 +218,7 @@ FORMAT_FIELDS = 3
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class RaiseFormat(Instruction):
     """Raise ``exception(template.format(*values))``: an f-string message (``raise
     ValueError(f"bad {n}")``) with up to :data:`FORMAT_FIELDS` integer, bool or f64 fields

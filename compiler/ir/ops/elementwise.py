@@ -17,10 +17,10 @@ element. These operations never reach AD or codegen: the ``lower-arrays`` pass
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import array_operand, front_end_only
 from gradc.compiler.ir.types import ArrayType, ScalarType
 
@@ -68,7 +68,7 @@ def _rank(args: tuple[Value, ...]) -> int:
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Elementwise(Instruction):
     """``np.<fn>(*args)``: a new C-contiguous array of the broadcast shape of ``args``.
 
@@ -97,7 +97,7 @@ class Elementwise(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class ElementwiseInto(Instruction):
     """``np.<fn>(*args, out=out)``: the in-place operators (``a += b`` is
     ``elementwise_into add %a, (%a, %b)``).
@@ -136,7 +136,7 @@ class ElementwiseInto(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class InPlace(Instruction):
     """The value of variable ``target`` after ``target op= ...``, whose ``target op ...``
     the front end computed as ``value``: for an array ``target``, NumPy writes the

@@ -3,11 +3,11 @@ emit them; inference replaces each by typed operations (they never occur in type
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import front_end_only
 
 
@@ -30,7 +30,7 @@ class AllocKind(StrEnum):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class GetItem(Instruction):
     """``value[indices]``: a tuple element (constant index) or an array element.
 
@@ -52,7 +52,7 @@ class GetItem(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class SetItem(Instruction):
     """``value[indices] = item`` on an array."""
 
@@ -70,7 +70,7 @@ class SetItem(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Len(Instruction):
     """``len(value)``: the first axis of an array, or a tuple's length."""
 
@@ -84,7 +84,7 @@ class Len(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class ArrayAttr(Instruction):
     """``value.shape``, ``value.size`` or ``value.ndim`` of an array (``attr``)."""
 
@@ -100,7 +100,7 @@ class ArrayAttr(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Allocate(Instruction):
     """``np.zeros/ones/empty/full(shape[, fill], dtype=...)`` and the ``*_like`` forms.
 
@@ -127,7 +127,7 @@ class Allocate(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class NumpyCall(Instruction):
     """``np.<fn>(*args)`` on scalars (``np.sqrt(x)``, ``np.minimum(a, b)``): its result
     type and its typed operations depend on the operands' types, as NumPy's ufunc loops

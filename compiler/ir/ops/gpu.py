@@ -6,16 +6,16 @@ parameters (``compiler/frontend/kernels.py``), so every target reads them as val
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import front_end_only
 from gradc.compiler.ir.types import I1, I64, NONE, ArrayType, PointerType
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class AtomicAddItem(Instruction):
     """``cuda.atomic_add(value, indices, item)`` as the front end reads it: the array
     element ``value[indices]`` gets ``item`` added atomically; the result is the old
@@ -36,7 +36,7 @@ class AtomicAddItem(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class AtomicAdd(Instruction):
     """``*pointer += value`` as one indivisible read-modify-write (CUDA's ``atomicAdd``,
     LLVM's ``atomicrmw add``/``fadd``, monotonic order); the result is the old value.
@@ -77,7 +77,7 @@ class AtomicAdd(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class SyncThreads(Instruction):
     """``cuda.syncthreads()``: every thread of the block waits here until all have
     arrived, and their earlier writes to memory are visible to each other (CUDA's
@@ -111,7 +111,7 @@ SEQUENTIAL_BARRIER = (
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class SharedArray(Instruction):
     """``cuda.shared_array(shape, dtype)``: the block's shared array of static ``shape``
     (C order, the result type's dtype), uninitialised. Every thread of a block sees the

@@ -10,10 +10,10 @@ them by loops (passes/arrays/indexing.py), as ``maskassign`` (``x[mask] = v``) a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import array_operand, front_end_only
 from gradc.compiler.ir.types import I1, I64, NONE, ArrayType, ScalarType
 
@@ -30,7 +30,7 @@ MASK_ASSIGN_ERROR = (
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Take(Instruction):
     """``array[index]`` for an integer array ``index``: a new C array of shape
     ``index.shape + array.shape[1:]`` whose element ``[j..., k...]`` is
@@ -62,7 +62,7 @@ class Take(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Compress(Instruction):
     """``array[mask]`` for a boolean ``mask`` of ``array``'s shape: a new 1-D C array of
     the elements where ``mask`` is true, in C order. A mask whose shape differs raises
@@ -86,7 +86,7 @@ class Compress(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class MaskAssign(Instruction):
     """``array[mask] = item`` for a boolean ``mask`` of ``array``'s shape: the elements
     where ``mask`` is true, in C order, get ``item`` (a scalar of the dtype) or the
@@ -138,7 +138,7 @@ INDEX_ASSIGN_AXIS_ERROR = (
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class IndexAssign(Instruction):
     """``array[index] = item`` for an integer array ``index``: the indexed places (shape
     ``index.shape + array.shape[1:]``, as :class:`Take` reads) get ``item``, a scalar of
@@ -181,7 +181,7 @@ class IndexAssign(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class FlatIndex(Instruction):
     """``index`` checked as a flat index into ``size`` elements (``a.flat[i]``): counted
     from the end once when negative; IndexError("index 7 is out of bounds for size 3")
@@ -204,7 +204,7 @@ class FlatIndex(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class FlatGet(Instruction):
     """``value.flat[index]`` (the untyped front end's form; inference makes it a
     :class:`FlatIndex`, the index's position in C order, and a load)."""
@@ -242,7 +242,7 @@ GATHER_SHAPE_ERROR = "shape mismatch: indexing arrays could not be broadcast tog
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Gather(Instruction):
     """``array[i0, i1, ...]``: one integer index per axis, scalars or arrays, at least one
     an array (NumPy's advanced indexing): a new C array of the broadcast shape of the

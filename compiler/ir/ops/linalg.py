@@ -12,11 +12,11 @@ nest converts each element it reads.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import array_operand
 from gradc.compiler.ir.types import I64, ArrayType, ScalarType, Type, join
 
@@ -53,7 +53,7 @@ def trace_dtype(dtype: ScalarType) -> ScalarType:
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Contract(Instruction):
     """``kind(lhs, rhs)`` for 1-D and 2-D operands: a sum of products over one pair of
     axes (:class:`ContractKind`), as NumPy computes it.
@@ -99,7 +99,7 @@ class Contract(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Outer(Instruction):
     """``np.outer(lhs, rhs)``: ``out[i, j] = lhs.flat[i] * rhs.flat[j]``, a new
     C-contiguous ``(lhs.size, rhs.size)`` array of the promoted dtype (bool: AND)."""
@@ -126,7 +126,7 @@ class Outer(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Trace(Instruction):
     """``np.trace(array)`` of a 2-D array: the sum of ``array[i, i]`` for
     ``i < min(rows, cols)``, in :func:`trace_dtype` (0 for an empty diagonal)."""

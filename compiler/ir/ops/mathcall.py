@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, final
 
+from gradc._dataclass import dataclass
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.types import F64, I1
 
 
@@ -219,7 +220,7 @@ MATH_FUNCTIONS: dict[str, MathFn] = {
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class MathCall(Instruction):
     """A call of a ``math`` function (:data:`MATH_FUNCTIONS`) on ``f64`` arguments.
 

@@ -15,11 +15,11 @@ reduce.py) says which it is, and how far results may differ.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import array_operand, front_end_only
 from gradc.compiler.ir.types import I1, I64, ArrayType, ScalarType, Type
 
@@ -115,7 +115,7 @@ def _check_result_dtype(kind: ReduceKind, source: ScalarType, dtype: ScalarType)
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Reduce(Instruction):
     """``np.<kind>(array, axis=axes, keepdims=keepdims[, ddof=ddof])`` (:class:`ReduceKind`).
 
@@ -179,7 +179,7 @@ class Reduce(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Cumulate(Instruction):
     """``np.cumsum``/``np.cumprod(array, axis=axis)`` (:class:`CumKind`): a new
     C-contiguous array of the running sums (products) along ``axis``, each element
@@ -218,7 +218,7 @@ class Cumulate(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class NumpyReduce(Instruction):
     """A reduction as written (``np.sum(a, axis=-1)``, ``a.argmax()``, ``np.cumsum(a)``,
     ``np.linalg.norm(x, np.inf)``): ``fn`` names a :class:`ReduceKind` or a

@@ -13,11 +13,11 @@ permutation, an element's adjoint goes back to the element it was copied from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import array_operand
 from gradc.compiler.ir.types import F64, I64, ArrayType, ScalarType
 
@@ -40,7 +40,7 @@ def _index_operand(ctx: VerifyContext, inst: Instruction, value: Value) -> str |
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Diag(Instruction):
     """``np.diag(array, k=diagonal)``. Of a 1-D array of length ``n``: a new C array of
     shape ``(n + |k|, n + |k|)``, zero but for ``array`` on diagonal ``k`` (``j - i ==
@@ -66,7 +66,7 @@ class Diag(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Triangle(Instruction):
     """``np.tril(array, k)`` (``upper`` false: elements with ``j - i > k`` zeroed) or
     ``np.triu(array, k)`` (``upper``: elements with ``j - i < k`` zeroed), ``i, j`` the
@@ -93,7 +93,7 @@ class Triangle(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Roll(Instruction):
     """``np.roll(array, shift, axis)``: a new C array of ``array``'s shape whose element
     ``i`` along ``axis`` is ``array``'s element ``(i - shift) mod n`` (``n`` that axis's
@@ -136,7 +136,7 @@ def median_dtype(dtype: ScalarType) -> ScalarType:
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Sort(Instruction):
     """``np.sort(array, axis)``, ``np.argsort(array, axis)`` or ``np.median(array,
     axis)`` (:class:`SortKind`) of each row along ``axis`` (the front end's, negative

@@ -8,11 +8,11 @@ are made equal by inference (it inserts :class:`Cast`), so ``add %a, %b : f64`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import is_scalar, show_types
 from gradc.compiler.ir.types import I1, ArrayType, ScalarType, TupleType
 
@@ -21,7 +21,7 @@ from gradc.compiler.ir.types import I1, ArrayType, ScalarType, TupleType
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Const(Instruction):
     """A scalar constant (``int``, ``float`` or ``bool``; its type is the result type)."""
 
@@ -57,7 +57,7 @@ class Const(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Cast(Instruction):
     """Convert a scalar to the result type with Python's meaning.
 
@@ -93,7 +93,7 @@ class Cast(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Select(Instruction):
     """``if_true if cond else if_false`` without control flow (both already computed)."""
 
@@ -116,7 +116,7 @@ class Select(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class MakeTuple(Instruction):
     """Build a tuple value from its elements."""
 
@@ -133,7 +133,7 @@ class MakeTuple(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class TupleGet(Instruction):
     """Element ``index`` of a tuple value."""
 
@@ -164,7 +164,7 @@ class TupleGet(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Poison(Instruction):
     """A value of the result type that no execution may observe (LLVM's ``poison``).
 
@@ -191,7 +191,7 @@ class DivKind(StrEnum):
     INT = "int"
 
 
-@dataclass(eq=False, slots=True)
+@operation
 class BinaryOp(Instruction):
     """Abstract base of two-operand arithmetic; both operands have the result type.
 
@@ -230,7 +230,7 @@ class BinaryOp(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Add(BinaryOp):
     """``lhs + rhs``."""
 
@@ -238,7 +238,7 @@ class Add(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Sub(BinaryOp):
     """``lhs - rhs``."""
 
@@ -246,7 +246,7 @@ class Sub(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Mul(BinaryOp):
     """``lhs * rhs``."""
 
@@ -254,7 +254,7 @@ class Mul(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Div(BinaryOp):
     """True division of floats; raises ZeroDivisionError("float division by zero"), or
     ZeroDivisionError("division by zero") where ``kind`` is ``"int"``: Python's
@@ -278,7 +278,7 @@ class Div(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class FDiv(BinaryOp):
     """IEEE 754 float division: never raises (``x / 0.0`` is ±inf or NaN).
 
@@ -291,7 +291,7 @@ class FDiv(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class FloorDiv(BinaryOp):
     """Python ``//`` (rounds toward -inf; floats use CPython's fmod-based algorithm).
 
@@ -304,7 +304,7 @@ class FloorDiv(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Mod(BinaryOp):
     """Python ``%`` (the result has the sign of ``rhs``).
 
@@ -316,7 +316,7 @@ class Mod(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Pow(BinaryOp):
     """Python ``**``.
 
@@ -338,7 +338,7 @@ class Pow(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Min(BinaryOp):
     """Python ``min(lhs, rhs)``: ``rhs if rhs < lhs else lhs`` (NaN handling as CPython)."""
 
@@ -347,7 +347,7 @@ class Min(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Max(BinaryOp):
     """Python ``max(lhs, rhs)``: ``rhs if rhs > lhs else lhs``."""
 
@@ -361,7 +361,7 @@ class Max(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class BitAnd(BinaryOp):
     """``lhs & rhs`` on ints or bools."""
 
@@ -371,7 +371,7 @@ class BitAnd(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class BitOr(BinaryOp):
     """``lhs | rhs`` on ints or bools."""
 
@@ -381,7 +381,7 @@ class BitOr(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class BitXor(BinaryOp):
     """``lhs ^ rhs`` on ints or bools."""
 
@@ -391,7 +391,7 @@ class BitXor(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class LShift(BinaryOp):
     """``lhs << rhs`` on ints, wrapping (docs/abi.md): ``x << n`` is 0 for ``n >= 64``.
 
@@ -404,7 +404,7 @@ class LShift(BinaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class RShift(BinaryOp):
     """``lhs >> rhs`` on ints: arithmetic (rounds toward -inf, as Python's), so exact:
     ``x >> n`` for ``n >= 64`` is 0 or -1 as in CPython.
@@ -417,7 +417,7 @@ class RShift(BinaryOp):
     INTS_ONLY: ClassVar[bool] = True
 
 
-@dataclass(eq=False, slots=True)
+@operation
 class UnaryOp(Instruction):
     """Abstract base of one-operand arithmetic; the operand has the result type.
 
@@ -440,7 +440,7 @@ class UnaryOp(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Neg(UnaryOp):
     """``-operand``."""
 
@@ -448,7 +448,7 @@ class Neg(UnaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Abs(UnaryOp):
     """``abs(operand)`` (ints wrap at the minimum value)."""
 
@@ -456,7 +456,7 @@ class Abs(UnaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Invert(UnaryOp):
     """``~operand`` on an int: ``-operand - 1`` (exact in two's complement). Python's
     ``~True`` is the int -2: inference converts a bool operand to i64 first."""
@@ -471,7 +471,7 @@ class Invert(UnaryOp):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Not(UnaryOp):
     """Logical ``not`` of an ``i1``."""
 
@@ -504,7 +504,7 @@ CMP_PREDICATES: tuple[CmpPred, ...] = tuple(CmpPred)
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Cmp(Instruction):
     """Compare two operands of one scalar type; the result is ``i1``."""
 

@@ -10,11 +10,11 @@ differentiates those loops (the derivative of ``inv`` is ``-A⁻¹ dA A⁻¹`` u
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import array_operand
 from gradc.compiler.ir.types import F32, F64, ArrayType, ScalarType
 
@@ -64,7 +64,7 @@ def solve_dtype(*dtypes: ScalarType) -> ScalarType:
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class LinalgSolve(Instruction):
     """``np.linalg.<kind>`` of ``array``, a matrix or a stack ``(..., n, n)`` of them
     (:class:`SolveKind`; ``rhs`` is ``solve``'s ``b``, ``(n,)`` or ``(..., n, k)``, and

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import tape_operand
 from gradc.compiler.ir.types import NONE, TAPE
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class TapeNew(Instruction):
     """A new, empty tape (type ``tape``); MemoryError when it cannot be allocated."""
 
@@ -25,7 +25,7 @@ class TapeNew(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class TapePush(Instruction):
     """Push ``value`` (a scalar, tuple or array) onto ``tape``; MemoryError when full.
 
@@ -47,7 +47,7 @@ class TapePush(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class TapePop(Instruction):
     """Pop the most recently pushed value (of the result type) off ``tape``."""
 
@@ -64,7 +64,7 @@ class TapePop(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class TapeFree(Instruction):
     """Release ``tape``'s memory (it must be empty: every push was popped)."""
 

@@ -24,10 +24,10 @@ is the same view of the derivative, which must type the same).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar, final
 
 from gradc.compiler.ir.core import Instruction, Text, Value, VerifyContext
+from gradc.compiler.ir.opclass import operation
 from gradc.compiler.ir.ops.checks import array_operand, front_end_only
 from gradc.compiler.ir.types import I64, ArrayType
 
@@ -104,7 +104,7 @@ def transpose_type(base: ArrayType, perm: Sequence[int]) -> ArrayType | None:
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class SliceView(Instruction):
     """``array[items]`` by NumPy's basic indexing: a view sharing ``array``'s memory.
 
@@ -146,7 +146,7 @@ class SliceView(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Transpose(Instruction):
     """``array.transpose(perm)`` (``a.T``: the axes reversed): a view whose axis ``k`` is
     ``array``'s axis ``perm[k]``. Never raises (``perm`` is checked at compile time)."""
@@ -171,7 +171,7 @@ class Transpose(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class Reshape(Instruction):
     """``array.reshape(shape)`` as a view: of a C-contiguous array, a C-contiguous view of
     the same elements in row-major order with the dimensions ``shape`` (one ``i64``
@@ -228,7 +228,7 @@ def reshape_type(base: ArrayType, ndim: int, *, ravel: bool = False) -> ArrayTyp
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class BasicIndex(Instruction):
     """``value[items]`` with a slice, ``None`` or ``...`` among the indices (the untyped
     front end's form; inference makes it a :class:`SliceView`, expanding ``"..."`` and the
@@ -250,7 +250,7 @@ class BasicIndex(Instruction):
 
 
 @final
-@dataclass(eq=False, slots=True)
+@operation
 class AssignInto(Instruction):
     """``out[...] = value`` (``np.copyto(out, value)``): slice assignment, after the
     target view was made. ``value`` is a scalar of ``out``'s dtype, or an array that
