@@ -174,7 +174,8 @@ def lower(state: BuildState) -> None:
 
     pending = [(plan, job) for plan in state.exports for job in plan.jobs if job.cached is None]
     ir_bytes = sum(_ir_bytes(state, plan) for plan, _ in pending)
-    state.lower_in_workers = worth_forking(ir_bytes, len(pending), state.options.jobs)
+    warm = state.pool is not None and len(pending) > 1  # its workers are already started
+    state.lower_in_workers = warm or worth_forking(ir_bytes, len(pending), state.options.jobs)
     if state.lower_in_workers:
         return
     for plan, job in pending:
@@ -206,36 +207,29 @@ def emit(state: BuildState) -> None:
         )
 
 
-#: What a forked worker returns for a job whose lowering raised: the parent lowers it
-#: again, so that the error is raised with the build's context (a CompileError as such).
+#: What a worker returns for a job whose lowering raised: the parent lowers it again, so
+#: that the error is raised with the build's context (a CompileError as such).
 _LOWERING_FAILED = "lowering failed"
 
 
 def _emit_forked(state: BuildState) -> Any:
-    """Lower and emit every pending job (and the runtime, if still missing) in forked
-    workers (``emit_pool.run_forked``); returns the runtime's emitted object or None."""
-    from gradc.compiler.codegen.emit import emit_object
+    """Lower and emit every pending job (and the runtime, if still missing) in worker
+    processes: the build's warm pool (``gradc.compiler.warm_pool``) if it has one and the
+    module pickles, else forked now (``emit_pool.run_forked``); returns the runtime's
+    emitted object or None."""
     from gradc.compiler.emit_pool import run_forked
 
     pending = [(plan, job) for plan in state.exports for job in plan.jobs if job.cached is None]
-
-    def work(index: int) -> Any:
-        if index == len(pending):
-            return emit_object(_runtime_text(), state.runtime_options)
-        plan, job = pending[index]
-        try:
-            llvm_module = _lower_export(
-                state.module, plan.name, job.symbol, plan.signature, job.options, job.target
-            )
-        except Exception:
-            return _LOWERING_FAILED
-        entry = emit_object(str(llvm_module), job.options)
-        wrapper = _wrapper_module(job, plan.signature)
-        return entry, None if wrapper is None else emit_object(str(wrapper), job.options)
-
-    sizes = [_ir_bytes(state, plan) for plan, _ in pending]
-    sizes += [0] if state.runtime_object is None else []
-    results = run_forked(work, sizes, state.options.jobs, _emit_progress(state))
+    items: list[Any] = [(p.name, j.symbol, p.signature, j.options, j.target) for p, j in pending]
+    items += [state.runtime_options] if state.runtime_object is None else []
+    sizes = [_ir_bytes(state, plan) for plan, _ in pending] + [0] * (len(items) - len(pending))
+    if _shared_with_pool(state):
+        assert state.pool is not None
+        results = state.pool.run(lower_and_emit, items, sizes, _emit_progress(state))
+    else:
+        module = state.module
+        work = lambda index: lower_and_emit(module, items[index])  # noqa: E731
+        results = run_forked(work, sizes, state.options.jobs, _emit_progress(state))
     for (plan, job), result in zip(pending, results, strict=False):
         state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
         if result == _LOWERING_FAILED:
@@ -244,9 +238,53 @@ def _emit_forked(state: BuildState) -> Any:
             )
             emit_job(job, plan.signature)
             continue
-        entry, wrapper = _emitted(result)
-        _accept_export(job, entry, wrapper)
+        entry, wrapper, checked = result if isinstance(result, tuple) else (result, None, False)
+        _accept_export(
+            job, _emitted(entry), None if wrapper is None else _emitted(wrapper), checked
+        )
     return results[-1] if state.runtime_object is None else None
+
+
+def _shared_with_pool(state: BuildState) -> bool:
+    """Whether the build's warm pool has the module (sent now): False when there is no
+    pool or the module does not pickle (the pool is then closed: no thread, no worker
+    left, so that ``run_forked`` may fork)."""
+    import pickle
+
+    if state.pool is None:
+        return False
+    try:
+        state.pool.share(state.module)
+    except (pickle.PicklingError, RecursionError, TypeError, AttributeError):
+        state.pool.close()
+        state.pool = None
+        return False
+    return True
+
+
+def lower_and_emit(module: Module, item: Any) -> Any:
+    """A ``-j N`` worker's task: the runtime's emitted object when ``item`` is the runtime's
+    :class:`CompilerOptions`; else ``item``'s job, ``(export, symbol, signature, options,
+    target)``, lowered from ``module`` and emitted: ``(entry, wrapper or None, checked)``,
+    ``checked`` False when the objects failed ``_accept_export``'s checks (the build
+    raises that with its context), or :data:`_LOWERING_FAILED`."""
+    from gradc.compiler.codegen.emit import emit_object
+
+    if isinstance(item, CompilerOptions):
+        return emit_object(_runtime_text(), item)
+    export, symbol, signature, options, target = item
+    try:
+        llvm_module = _lower_export(module, export, symbol, signature, options, target)
+    except Exception:
+        return _LOWERING_FAILED
+    entry = emit_object(str(llvm_module), options)
+    wrapper_module = _wrapper_module(export, symbol, target, signature)
+    wrapper = None if wrapper_module is None else emit_object(str(wrapper_module), options)
+    try:
+        _check_export(export, symbol, entry, wrapper)
+    except Exception:
+        return entry, wrapper, False
+    return entry, wrapper, True
 
 
 def _emit_progress(state: BuildState) -> Any:
@@ -272,7 +310,7 @@ def _emit_lowered(state: BuildState) -> Any:
         entry = len(tasks)
         tasks.append(EmitTask(str(job.llvm_module), job.options, state.step))
         job.llvm_module = None  # free it: a large gradient's LLVM IR is large
-        wrapper = _wrapper_module(job, plan.signature)
+        wrapper = _wrapper_module(job.export, job.symbol, job.target, plan.signature)
         if wrapper is not None:
             tasks.append(EmitTask(str(wrapper), job.options, f"{state.step} (wrapper)"))
         focus += [state.focus] * (len(tasks) - entry)
@@ -342,7 +380,7 @@ def emit_job(job: Job, signature: Signature) -> None:
 
     entry = emit_object(str(job.llvm_module), job.options)
     job.llvm_module = None
-    wrapper = _wrapper_module(job, signature)
+    wrapper = _wrapper_module(job.export, job.symbol, job.target, signature)
     _accept_export(job, entry, None if wrapper is None else emit_object(str(wrapper), job.options))
 
 
@@ -353,12 +391,15 @@ def emit_runtime(options: CompilerOptions) -> bytes:
     return _accept_runtime(emit_object(_runtime_text(), options))
 
 
-def _wrapper_module(job: Job, signature: Signature) -> Any:
-    """The LLVM module of ``job``'s fast-call wrapper (None when the export has none)."""
+def _wrapper_module(
+    export: str, symbol: str, target: Mapping[str, str], signature: Signature
+) -> Any:
+    """The LLVM module of the fast-call wrapper of ``export``'s entry ``symbol`` (None
+    when the export has none)."""
     from gradc.compiler.codegen.pywrapper import described_wrapper_module
 
-    description = abi_description(job.export, job.symbol, signature, job.target, wrapper=True)
-    return described_wrapper_module(signature, job.symbol, description)
+    description = abi_description(export, symbol, signature, target, wrapper=True)
+    return described_wrapper_module(signature, symbol, description)
 
 
 def _runtime_text() -> str:
@@ -387,23 +428,35 @@ def _emitted(result: Any) -> Any:
     return result
 
 
-def _accept_export(job: Job, emitted: Any, wrapper: Any) -> None:
-    """Check ``job``'s emitted entry object (relocatable, no forbidden symbols) and its
-    wrapper object, and keep them with the LLVM text."""
+def _accept_export(job: Job, emitted: Any, wrapper: Any, checked: bool = False) -> None:
+    """Check ``job``'s emitted entry object and its wrapper object (unless a worker did:
+    ``checked``; :func:`_check_export`), and keep them with the LLVM text."""
+    if not checked:
+        _check_export(job.export, job.symbol, emitted, wrapper)
+    wrapper_object = b"" if wrapper is None else wrapper.object_code
+    job.object_code, job.wrapper_object = emitted.object_code, wrapper_object
+    job.llvm_text, job.asm_text = emitted.llvm_text, emitted.asm_text
+
+
+def _check_export(export: str, symbol: str, emitted: Any, wrapper: Any) -> None:
+    """Check the emitted entry object of ``export`` (relocatable, no forbidden symbols)
+    and its wrapper object (None: none), whose entry is ``symbol``.
+
+    Raises:
+        InternalCompilerError: the entry object is not relocatable as the loader needs.
+        RelocatableError: the wrapper object is not.
+    """
     from gradc.compiler.codegen.pywrapper import PYTHON_API_SYMBOLS
     from gradc.compiler.codegen.relocatable import RelocatableError, check_object
     from gradc.compiler.diagnostics import InternalCompilerError
 
     try:
-        check_object(emitted.object_code, job.export, emitted.llvm_text)
+        check_object(emitted.object_code, export, emitted.llvm_text)
     except RelocatableError as exc:
         raise InternalCompilerError(f"relocatable check failed: {exc}") from None
-    wrapper_object = b"" if wrapper is None else wrapper.object_code
-    if wrapper_object:
-        allowed = frozenset(PYTHON_API_SYMBOLS) | {job.symbol}
-        check_object(wrapper_object, f"{job.export} (wrapper)", extra_symbols=allowed)
-    job.object_code, job.wrapper_object = emitted.object_code, wrapper_object
-    job.llvm_text, job.asm_text = emitted.llvm_text, emitted.asm_text
+    if wrapper is not None and wrapper.object_code:
+        allowed = frozenset(PYTHON_API_SYMBOLS) | {symbol}
+        check_object(wrapper.object_code, f"{export} (wrapper)", extra_symbols=allowed)
 
 
 def _accept_runtime(emitted: Any) -> bytes:

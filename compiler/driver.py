@@ -38,6 +38,7 @@ from gradc.compiler.options import CompilerOptions
 from gradc.compiler.pipeline import Stage, StageState, run_stages
 from gradc.compiler.results import BuildOutput, CachedEntry, CompiledEntry, Param, Signature
 from gradc.compiler.state import BuildState
+from gradc.compiler.warm_pool import warm_pool_for
 
 if TYPE_CHECKING:
     from gradc.artifacts.manifest import Manifest
@@ -347,7 +348,13 @@ def build_module(
         progress=progress,
     )
     with paused_gc():  # a sixth of a large build's CPU time (compiler/gc_pause.py)
-        run_stages(STAGES, state)
+        # -j workers forked now import the code generator during the front end
+        state.pool = warm_pool_for(options.jobs, source_path, source_text, len(state.cache))
+        try:
+            run_stages(STAGES, state)
+        finally:
+            if state.pool is not None:
+                state.pool.close()
     return backend.build_output(state)
 
 

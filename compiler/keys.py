@@ -9,7 +9,8 @@ its *components*, one field each, as ``gradc inspect --key`` lists them::
     options.<field>      CompilerOptions.key_fields(): opt level, CPU, fast-math, bounds checks;
                          a derivative's also options.tape_budget
     target.<field>       triple, cpu, features
-    versions.<field>     gradc, abi, runtime, llvm, format, key (:data:`KEY_FORMAT`)
+    versions.<field>     gradc, abi, runtime, llvm, format, key (:data:`KEY_FORMAT`); in a
+                         source checkout also source (compiler/source_digest.py)
 
 The runtime object's key is ``runtime`` (its ABI) with the shared ``options``, ``target``
 and ``versions`` fields. Output paths, verbosity and timings never enter a key. Any change
@@ -26,6 +27,7 @@ from gradc.artifacts.abi import ABI_VERSION, RUNTIME_ABI
 from gradc.artifacts.keys import sha256_key
 from gradc.compiler.ir.core import Module
 from gradc.compiler.options import CompilerOptions
+from gradc.compiler.source_digest import source_digest
 from gradc.passes.analysis.callgraph import strongly_connected_components
 
 if TYPE_CHECKING:
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
     from gradc.compiler.results import Signature
 
 #: Version of the key schema below (components, Merkle hashing); part of every key.
-KEY_FORMAT = "2"
+KEY_FORMAT = "3"
 
 #: A key component's value: plain values only (hex digests, option values).
 Component = str | int | bool
@@ -41,8 +43,10 @@ Component = str | int | bool
 
 def versions(llvm: str) -> dict[str, str]:
     """The ``versions.*`` components: gradc, its ABI and runtime ABI, ``llvm`` (the LLVM
-    version the objects are emitted with), the artifact format and :data:`KEY_FORMAT`."""
-    return {
+    version the objects are emitted with), the artifact format and :data:`KEY_FORMAT`;
+    when gradc runs from a source checkout, ``source``, the digest of the compiler's code
+    (an edited compiler must not reuse what the unedited one made)."""
+    out = {
         "gradc": gradc_version(),
         "abi": str(ABI_VERSION),
         "runtime": RUNTIME_ABI,  # objects call the runtime's functions by name
@@ -50,6 +54,10 @@ def versions(llvm: str) -> dict[str, str]:
         "format": "1",
         "key": KEY_FORMAT,
     }
+    source = source_digest()
+    if source:
+        out["source"] = source
+    return out
 
 
 def shared_components(

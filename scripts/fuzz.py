@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--profile",
         default="mixed",
-        choices=("full", "avoid-known", "mixed", "arrays"),
+        choices=("full", "avoid-known", "mixed", "arrays", "arrays-more"),
         help="avoid-known leaves out the constructs of #18's open bugs; mixed alternates",
     )
     p.add_argument("--minimize", type=int, default=1, help="failures minimized per distinct key")

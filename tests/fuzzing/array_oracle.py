@@ -159,7 +159,7 @@ def check_arrays(
         for _ in range(N_INPUTS):
             args = draw(spec, rng)
             _check_input(
-                report, lib, ns, export, args, [d for d in decls if d.target == export], rng
+                report, lib, ns, export, args, [d for d in decls if d.target == export], rng, source
             )
     return report
 
@@ -172,6 +172,7 @@ def _check_input(
     args: list[Any],
     decls: list[oracle.Decl],
     rng: np.random.Generator,
+    source: str = "",
 ) -> None:
     where = f"{export}{_fmt(args)}"
     expected, e_exc, e_live = _run(ns[export], args)
@@ -197,7 +198,9 @@ def _check_input(
             if diff is None and isinstance(e, np.ndarray):
                 d = same(e, a, f32)
                 diff = None if d is None else f"argument {i} after the call: {d}"
-        if diff is not None:
+        if diff is not None and _nan_sign_only(source, export, args, (actual, a_live), f32):
+            report.skipped += 1  # docs/supported.md: the sign of an invalid operation's NaN
+        elif diff is not None:
             report.add("primal_value", f"primal:{where}", diff)
             return
     if e_exc is None and not isinstance(expected, float | np.floating):
@@ -211,6 +214,59 @@ def _check_input(
         groups.setdefault(decl.wrt, []).append(decl)
     for group in groups.values():
         oracle._check_group(report, lib, compiled, group, args, names, value, a_exc, rng, where)
+
+
+#: IEEE 754-2019 (6.3) leaves the sign of the NaN an invalid operation makes unspecified:
+#: x86 makes negative NaNs (NumPy's ``x % 0.0``, ``np.log(-1.0)`` through libm or its SIMD
+#: loops), gradc's guarded operations return a positive NaN constant (docs/supported.md).
+#: Only these functions read a NaN's sign.
+_NAN_SIGN_READERS = ("np.copysign(", "np.signbit(")
+
+
+class _NanSignNumpy:
+    """``numpy`` whose ``copysign``/``signbit`` read every NaN as having ``sign``'s sign."""
+
+    def __init__(self, sign: float) -> None:
+        self._sign = sign
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(np, name)
+
+    def _canonical(self, y: Any) -> Any:
+        if isinstance(y, float):
+            return math.copysign(math.nan, self._sign) if math.isnan(y) else y
+        y = np.asarray(y)
+        if y.dtype.kind != "f":
+            return y
+        nan = y.dtype.type(math.copysign(math.nan, self._sign))
+        return np.where(np.isnan(y), nan, y)
+
+    def copysign(self, x1: Any, x2: Any, **kw: Any) -> Any:
+        return np.copysign(x1, self._canonical(x2), **kw)
+
+    def signbit(self, x: Any, **kw: Any) -> Any:
+        return np.signbit(self._canonical(x), **kw)
+
+
+def _nan_sign_only(
+    source: str, export: str, args: list[Any], got: tuple[Any, list[Any]], f32: bool
+) -> bool:
+    """Whether NumPy gives gradc's result and arguments after the call (``got``) once
+    every NaN that ``np.copysign``/``np.signbit`` read has one sign, positive or negative
+    (:data:`_NAN_SIGN_READERS`)."""
+    actual, a_live = got
+    if not any(reader in source for reader in _NAN_SIGN_READERS):
+        return False
+    for sign in (1.0, -1.0):
+        ns: dict[str, Any] = {"__name__": "nan_sign"}
+        exec(compile(source, "<nan_sign>", "exec"), ns)
+        ns["np"] = _NanSignNumpy(sign)  # the functions read np from their globals
+        expected, exc, e_live = _run(ns[export], args)
+        if exc is None and same(expected, actual, f32) is None:
+            arrays = [(e, a) for e, a in zip(e_live, a_live) if isinstance(e, np.ndarray)]
+            if all(same(e, a, f32) is None for e, a in arrays):
+                return True
+    return False
 
 
 #: gradc's documented broadcast message when NumPy's needs more run-time sizes than an
@@ -235,10 +291,18 @@ _SHORT_BROADCAST = (
 
 
 def _same_exception(e: BaseException, a: BaseException) -> bool:
-    """The same type and message, or gradc's short broadcast message for NumPy's."""
+    """The same type and message, or gradc's documented forms of NumPy's: a short
+    broadcast message; a shape whose last sizes an error record could not carry shown as
+    ``...`` (``shapes (0,0) and (1,...) not aligned``, compiler/ir/ops/linalg.py);
+    ``LinAlgError`` raised as its base class ValueError (docs/arrays_linalg.md)."""
+    if isinstance(e, np.linalg.LinAlgError) and type(a) is ValueError:
+        return str(e) == str(a)
     if type(e) is not type(a):
         return False
     if str(e) == str(a):
+        return True
+    elided = re.escape(str(a)).replace(re.escape("..."), r"[\d, ]*")
+    if "..." in str(a) and re.fullmatch(elided, str(e)):
         return True
     return any(
         str(e).startswith(numpy) and short.fullmatch(str(a)) for numpy, short in _SHORT_BROADCAST

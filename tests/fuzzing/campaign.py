@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.fuzzing.array_generator import generate_arrays
+from tests.fuzzing.array_generator_more import generate_arrays_more
 from tests.fuzzing.generator import generate
 from tests.fuzzing.minimize import minimize
 from tests.fuzzing.oracle import FAILURES, Report
@@ -22,9 +23,12 @@ from tests.fuzzing.runner import Runner
 def program_for(seed: int, profile: str, size: int = 10) -> str:
     """The module of ``seed`` under a generator profile: ``full``, ``avoid-known`` or
     ``mixed`` (odd seeds avoid the known bug classes, even seeds do not), or ``arrays``
-    (whole-array NumPy modules, ``array_generator``, checked by ``array_oracle``)."""
+    (whole-array NumPy modules, ``array_generator``, checked by ``array_oracle``), or
+    ``arrays-more`` (those and more of NumPy, ``array_generator_more``)."""
     if profile == "arrays":
         return generate_arrays(seed, size)
+    if profile == "arrays-more":
+        return generate_arrays_more(seed, size)
     avoid = profile == "avoid-known" or (profile == "mixed" and seed % 2 == 1)
     return generate(seed, size, avoid_known=avoid)
 
@@ -104,7 +108,7 @@ def run(
     takes longer than ``timeout`` seconds (wall clock) is a ``timeout``."""
     camp = Campaign()
     start = time.monotonic()
-    kind = "arrays" if profile == "arrays" else "scalar"
+    kind = "arrays" if profile.startswith("arrays") else "scalar"
     with Runner(opt_level=opt_for(0, opt_level), timeout=timeout) as runner:
         for seed in seeds:
             if (deadline is not None and time.monotonic() > deadline) or (stop and stop()):

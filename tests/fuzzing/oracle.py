@@ -88,6 +88,8 @@ FD_ATOL = 1e-6
 SMOOTH_RTOL = 1e-4
 #: An AD/FD disagreement that vanishes this far away along v is at the point only.
 ISOLATED_STEP = 1e-8
+#: Finer central differences that decide whether FD_STEPS had converged (_fd_unresolved).
+FINE_STEPS = (1e-7, 1e-8)
 #: One-sided differences (error O(h)) at the small step must agree this well.
 ONE_SIDED_RTOL = 1e-3
 #: Dot-product test tolerance (relative to the magnitude of the summed terms).
@@ -638,6 +640,38 @@ def _finite(x: Any) -> bool:
     return bool(np.all(np.isfinite(np.asarray(x, dtype=float))))
 
 
+def _fd_unresolved(
+    compiled: Any,
+    args: list[Any],
+    idx: list[int],
+    v: list[Any],
+    ad: float,
+    coarse: float,
+    value: float,
+    scale: float,
+) -> bool:
+    """Whether FD's estimate ``coarse`` (at FD_STEPS) has not converged and the central
+    differences at FINE_STEPS approach the derivative ``ad``: the two FD_STEPS can agree
+    with each other and both be off where the function turns on a scale near them
+    (``cos(a * cosh(1/log(|a| + 0.5)))`` at a = -0.589 turns ~4 rad per 1e-6 of a,
+    corpus/ad_fd_unresolved_fd_940455.py). The finest difference's truncation error is
+    about a hundredth of the gap between the two fine ones (it shrinks as h**2; a tenth
+    is allowed); its rounding error about eps * |f| / h. A wrong rule stays a finding: FD
+    converges to the function's derivative, not to the rule's."""
+    fine: list[float] = []
+    for h in FINE_STEPS:
+        fp, ep, _ = _call(compiled, _shift(args, idx, v, h))
+        fm, em, _ = _call(compiled, _shift(args, idx, v, -h))
+        if ep or em or not isinstance(fp, float) or not (math.isfinite(fp) and math.isfinite(fm)):
+            return False
+        fine.append((fp - fm) / (2 * h))
+    finest = fine[-1]
+    if _close(finest, coarse, scale):
+        return False  # FD had converged at FD_STEPS: the disagreement is AD's
+    rounding = 4 * sys.float_info.epsilon * max(abs(value), 1.0) / FINE_STEPS[-1]
+    return abs(finest - ad) <= abs(fine[0] - finest) / 10 + rounding + FD_ATOL * scale
+
+
 def _close(a: float, b: float, scale: float) -> bool:
     return abs(a - b) <= FD_RTOL * max(abs(a), abs(b)) + FD_ATOL * scale
 
@@ -717,7 +751,12 @@ def _check_group(
         first = next(d for d in group if d.kind == "jvp") if fwd else group[0]
 
         def isolated() -> bool:
-            return fd is not None and _isolated(lib, first, args, idx, v, ct, fd[0], scale)
+            if fd is None:
+                return False
+            ad = (fwd or rev)[0][0]
+            return _fd_unresolved(compiled, args, idx, v, ad, fd[0], value, scale) or _isolated(
+                lib, first, args, idx, v, ct, fd[0], scale
+            )
 
         modes = largest <= CANCEL_RATIO * scale
         _verdict(report, fwd, rev, fd, scale, fd_meaningful, kink, isolated, modes)

@@ -160,6 +160,30 @@ def test_verdicts() -> None:
     assert _verdict(2.0, 3.0, [3.0, 3.0], isolated=True) == ["fwd_rev"]
 
 
+def test_fd_unresolved_only_where_fine_steps_approach_ad() -> None:
+    """``cos(k x)`` with k = 3e6 turns ~6 rad per FD step of 1e-6: FD at FD_STEPS is off,
+    the finer steps approach the true derivative, and a derivative 1% off stays a finding."""
+    k, x = 3e6, 0.3
+
+    def f(y: float) -> float:
+        return math.cos(k * y) + y
+
+    true = -k * math.sin(k * x) + 1.0
+    coarse = (f(x + 1e-6) - f(x - 1e-6)) / 2e-6
+    value = f(x)
+    assert abs(coarse - true) > 0.1 * abs(true)  # FD_STEPS cannot resolve it
+
+    def unresolved(ad: float) -> bool:
+        return oracle._fd_unresolved(f, [x], [0], [1.0], ad, coarse, value, 1.0)
+
+    assert unresolved(true)
+    assert not unresolved(true * 1.01)
+    assert not unresolved(coarse)
+    # a smooth function: FD converged at FD_STEPS, so no disagreement is FD's
+    smooth = oracle._fd_unresolved(math.sin, [x], [0], [1.0], 0.0, math.cos(x), math.sin(x), 1.0)
+    assert not smooth
+
+
 def _along(
     f: Callable[[float], float], x: float
 ) -> Callable[[float], tuple[object, Exception | None]]:
