@@ -6,7 +6,9 @@ Each is lowered to the very instruction its Python operator gives (``np.add(a, b
 ``a + b``, ``np.less(a, b)`` is ``a < b``), so dtypes, broadcasting, loops and derivative
 rules are the operator's: on arrays NumPy's ufunc; on two scalars gradc's scalar
 arithmetic, where a division by zero raises ZeroDivisionError as for every scalar (NumPy:
-inf or nan with a warning; docs/supported.md "Differences from NumPy").
+inf or nan with a warning; docs/supported.md "Differences from NumPy"). ``np.add``,
+``np.subtract``, ``np.multiply`` and ``np.negative`` of bool scalars are compile errors
+(NumPy's bool result or TypeError is not Python's int; fuzz seed 620588).
 """
 
 from __future__ import annotations
@@ -78,9 +80,15 @@ def operator_call(low: CallLowering, name: str, e: ast.Call) -> Value:
     args = [low.expr(a) for a in operands]
     with low.b.at(low.src.loc(e)):
         if name in UNARY_FUNCTIONS:
-            result = low.b.insert(UNARY_FUNCTIONS[name](args[0]))
+            unary = UNARY_FUNCTIONS[name](args[0])
+            if isinstance(unary, ops.Neg):
+                unary.numpy = True
+            result = low.b.insert(unary)
         elif name in COMPARISON_FUNCTIONS:
             result = low.b.insert(ops.Cmp(COMPARISON_FUNCTIONS[name], args[0], args[1]))
         else:
-            result = low.b.insert(BINARY_FUNCTIONS[name](args[0], args[1]))
+            binary = BINARY_FUNCTIONS[name](args[0], args[1])
+            if isinstance(binary, ops.Add | ops.Sub | ops.Mul):
+                binary.numpy = True  # NumPy's bools are not Python's (rules._ambiguous_bools)
+            result = low.b.insert(binary)
     return result if out is None else ufunc_out.write_out(low, result, out, e)

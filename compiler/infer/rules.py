@@ -135,6 +135,8 @@ def _ambiguous_bools(symbol: str, types: list[ScalarType], inst: Instruction) ->
     constants (Python's bools: ``a + b`` of ``bool`` parameters is CPython's int)."""
     if symbol not in _BOOL_AMBIGUOUS or not all(t.is_bool for t in types):
         return False
+    if getattr(inst, "numpy", False):  # np.add(b, c) of any bools: NumPy's, never Python's
+        return True
     return not all(isinstance(v, Argument | ops.Const) for v in inst.operands())
 
 

@@ -235,6 +235,10 @@ class Add(BinaryOp):
     """``lhs + rhs``."""
 
     OPNAME: ClassVar[str] = "add"
+    FLAGS: ClassVar[tuple[str, ...]] = ("numpy",)
+    #: Written as a NumPy ufunc of scalars (``np.add(a, b)``): on bools NumPy's result
+    #: is not Python's (``np.add(True, True)`` is ``True``, ``True + True`` is 2); inference refuses it there (compiler/infer/rules.py).
+    numpy: bool = False
 
 
 @final
@@ -243,6 +247,10 @@ class Sub(BinaryOp):
     """``lhs - rhs``."""
 
     OPNAME: ClassVar[str] = "sub"
+    FLAGS: ClassVar[tuple[str, ...]] = ("numpy",)
+    #: Written as a NumPy ufunc of scalars (``np.subtract(a, b)``): on bools NumPy's result
+    #: is not Python's (NumPy raises TypeError); inference refuses it there (compiler/infer/rules.py).
+    numpy: bool = False
 
 
 @final
@@ -251,6 +259,10 @@ class Mul(BinaryOp):
     """``lhs * rhs``."""
 
     OPNAME: ClassVar[str] = "mul"
+    FLAGS: ClassVar[tuple[str, ...]] = ("numpy",)
+    #: Written as a NumPy ufunc of scalars (``np.multiply(a, b)``): on bools NumPy's result
+    #: is not Python's (a bool, Python's an int); inference refuses it there (compiler/infer/rules.py).
+    numpy: bool = False
 
 
 @final
@@ -445,6 +457,10 @@ class Neg(UnaryOp):
     """``-operand``."""
 
     OPNAME: ClassVar[str] = "neg"
+    FLAGS: ClassVar[tuple[str, ...]] = ("numpy",)
+    #: Written as a NumPy ufunc of scalars (``np.negative(a)``): on bools NumPy's result
+    #: is not Python's (NumPy raises TypeError); inference refuses it there (compiler/infer/rules.py).
+    numpy: bool = False
 
 
 @final
