@@ -23,9 +23,9 @@ import os
 import threading
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gradc._dataclass import dataclass
 from gradc.compiler.options import CompilerOptions
 
 if TYPE_CHECKING:

@@ -19,11 +19,11 @@ default ``-O<options.opt_level>`` pipeline.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
+from gradc._dataclass import dataclass
 from gradc.artifacts.toolchain import llvm_version  # the producer's, in every cache key
 from gradc.compiler.codegen.size_policy import (
     fast_instruction_selection,

@@ -19,8 +19,8 @@ and the rule; the build then fails and writes nothing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from gradc._dataclass import dataclass
 from gradc.artifacts.abi.symbols import RUNTIME_PREFIXES
 from gradc.artifacts.elf import ElfError
 from gradc.artifacts.loader.elfobj import SHN_UNDEF, SHT_RELA, SHT_SYMTAB, RelocatableObject

@@ -33,8 +33,7 @@ options, so the same inputs still give byte-identical objects (the cache key hol
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from gradc._dataclass import dataclass
 from gradc.compiler.options import CompilerOptions
 
 __all__ = [
