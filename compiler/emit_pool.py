@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import threading
-import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -148,6 +147,8 @@ def _run_forked(index: int) -> Any:
     try:
         return _forked_work(index)
     except Exception as exc:  # carried back: the parent raises it with the task's context
+        import traceback
+
         return EmitFailure(type(exc).__name__, str(exc), traceback.format_exc())
 
 
@@ -178,4 +179,6 @@ def _emit_one(task: EmitTask) -> Any:
     try:
         return emit_object(task.text, task.options)
     except Exception as exc:  # carried back: the parent raises it with the task's context
+        import traceback
+
         return EmitFailure(type(exc).__name__, str(exc), traceback.format_exc())

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import linecache
 import time
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import field
 from types import ModuleType, TracebackType
@@ -155,6 +154,8 @@ def crash_site(
 def _frame_values(tb: TracebackType | None) -> Iterator[object]:
     """The local variables of the frames ``tb`` passed through, innermost frame first,
     each frame's variables followed by their attributes (``self.function``, ``spec.fn``)."""
+    import traceback  # an error path: not imported by every build
+
     frames = [frame for frame, _ in traceback.walk_tb(tb)]
     for frame in reversed(frames):
         values = list(frame.f_locals.values())

@@ -19,9 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
-import signal
-import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -93,6 +90,8 @@ class WarmPool:
             pickle.PicklingError, RecursionError: ``shared`` does not pickle (the caller
                 then closes the pool and runs the tasks another way); nothing was sent.
         """
+        import pickle
+
         data = pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL)
         for connection in self._connections:
             connection.send_bytes(data)
@@ -165,6 +164,10 @@ class WarmPool:
 def _serve(connection: Any, warm: Callable[[], None]) -> None:
     """A worker: ``warm()``, the shared data, then tasks until told to stop (Ctrl-C is
     the build process's to handle: it ends the workers)."""
+    import pickle
+    import signal
+    import traceback
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(Exception):  # a task that needs what failed raises it again
         warm()

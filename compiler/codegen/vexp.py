@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 import struct
-from decimal import Decimal, localcontext
 
 from llvmlite import ir as ll
 
@@ -60,6 +59,8 @@ TABLE_SYMBOL = "gradc.exp.table"
 
 def _table() -> list[float]:
     """``[T_hi[0], T_lo[0], T_hi[1], ...]``: 2**(j/N) as a sum of two doubles."""
+    from decimal import Decimal, localcontext  # here: a scalar build never makes the table
+
     values = []
     with localcontext() as ctx:
         ctx.prec = 60
