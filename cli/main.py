@@ -27,6 +27,7 @@ import click
 from gradc.artifacts.manifest import Manifest
 from gradc.cli.build_options import tape_budget_option
 from gradc.cli.console import wide_console
+from gradc.compiler.gc_pause import no_collection_at_exit, paused_gc
 from gradc.compiler.options import DEFAULT_CPUS, CompilerOptions
 from gradc.runtime_mode import NO_COMPILE_ENV, REMOTE_READONLY_ENV, default_build_dir, env_flag
 
@@ -191,6 +192,7 @@ def cli() -> None:
     default=lambda: env_flag(REMOTE_READONLY_ENV),  # the flag rule of runtime mode
     help="Look up the remote cache only, never publish. [env: GRADC_REMOTE_CACHE_READONLY]",
 )
+@paused_gc()  # its imports and writes too, not only build_module (compiler/gc_pause.py)
 def build(
     modules: tuple[Path, ...],
     output: Path | None,
@@ -396,6 +398,7 @@ def _print_timings(phases: dict[str, float], total: float) -> None:
 
 def main() -> None:
     """Entry point of the ``gradc`` console script and ``python -m gradc``."""
+    no_collection_at_exit()  # the process ends with the command (compiler/gc_pause.py)
     cli(prog_name="gradc")
 
 
