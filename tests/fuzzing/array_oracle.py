@@ -333,7 +333,19 @@ _PY_FLOAT_ERRORS = (
 )
 
 
+#: A float array converted to ints (``astype``, ``k[1:] = x``) raises as ``int()`` at a
+#: NaN, an infinity or an out-of-range value, where NumPy stores an unspecified integer
+#: (docs/arrays_linalg.md, "Differences from NumPy").
+_CAST_ERRORS = (
+    "cannot convert float NaN to integer",
+    "cannot convert float infinity to integer",
+    "int too large to convert",
+)
+
+
 def _documented_scalar_error(exc: BaseException | None) -> bool:
+    if isinstance(exc, ValueError | OverflowError) and str(exc) in _CAST_ERRORS:
+        return True
     return isinstance(exc, ValueError | ZeroDivisionError) and (
         str(exc) in _PY_FLOAT_ERRORS or str(exc) in _PY_INT_ERRORS
     )
