@@ -8,8 +8,8 @@ array broadcasting to ``idx.shape + a.shape[1:]``, cast and copied alike.
 As NumPy: the mask has the array's rank (a smaller one is a compile error, as for reads);
 ``v`` is a scalar or an array of one axis whose length is the mask's count of true
 elements, or 1 (run-time ValueError otherwise, NumPy's message); values are cast as
-slice assignment casts them (NumPy's 'same_kind': a float into an int array is a compile
-error). An array ``v`` is copied first, so that one sharing memory with ``a`` is read
+slice assignment casts them (unsafely, as NumPy's ``__setitem__``: a float into an int
+array truncates). An array ``v`` is copied first, so that one sharing memory with ``a`` is read
 before anything is written, as NumPy does.
 """
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gradc.compiler.infer.views import same_kind
 from gradc.compiler.ir import ops
 from gradc.compiler.ir.types import (
     NONE,
@@ -130,16 +129,15 @@ def fancy_write_check(inf: Inference, inst: ops.SetItem, t: ArrayType) -> bool:
 
 def _item_type(inf: Inference, inst: ops.SetItem, t: ArrayType, through: str) -> Type | None:
     """The type of the value ``inst`` writes through ``through`` into an array of type
-    ``t`` (None while unknown), after NumPy's 'same_kind' casting check (its compile
-    error raised)."""
+    ``t`` (None while unknown): a scalar or an array of scalars, any dtype (NumPy's
+    ``__setitem__`` casts unsafely; the compile error of anything else raised)."""
     item = inst.item.type
     if isinstance(item, UnknownType):
         return None
     dtype = item.dtype if isinstance(item, ArrayType) else item
-    if not isinstance(dtype, ScalarType) or not same_kind(dtype, t.dtype):
+    if not isinstance(dtype, ScalarType):
         raise inf.error(
-            f"cannot assign a {python_name(item)} through {through} into a "
-            f"{python_name(t)} array (NumPy's 'same_kind' casting)",
+            f"cannot assign a {python_name(item)} through {through} into a {python_name(t)} array",
             inst,
         )
     return item

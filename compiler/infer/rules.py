@@ -413,8 +413,7 @@ def _setitem(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
     _index_types(inf, inst, inst.indices)
     if not isinstance(item, UnknownType) and not _stores_into(item, t.dtype):
         raise inf.error(
-            f"cannot store a {python_name(item)} into a {python_name(t)} array element "
-            "(convert it explicitly, e.g. with int())",
+            f"cannot store a {python_name(item)} into a {python_name(t)} array element",
             inst,
         )
     return NONE
@@ -452,14 +451,10 @@ def _sharedarray(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
 
 
 def _stores_into(item: Type, dtype: ScalarType) -> bool:
-    """NumPy's 'same_kind' rule: bool → int → float, and within a kind any width."""
-    if not isinstance(item, ScalarType):
-        return False
-    if dtype.is_float:
-        return True
-    if dtype.is_bool:
-        return item.is_bool
-    return item.is_int
+    """Any scalar: NumPy's ``a[i] = v`` casts unsafely (a float into an int array
+    truncates, as ``int(v)``: a NaN or an infinity raises as it does; any into a bool
+    array is ``v != 0``)."""
+    return isinstance(item, ScalarType)
 
 
 @TRANSFER.register(ops.Len)

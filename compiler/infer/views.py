@@ -219,16 +219,16 @@ def _reshape_dims(m: Materializer, inst: Instruction) -> None:
 def assign_check(inf: Inference, inst: ops.SetItem, t: ArrayType) -> None:
     """``a[i] = value`` with fewer indices than ``a`` has axes (the target a view, made
     by the front end for slices): the value is a scalar or an array NumPy casts into the
-    target ('same_kind'), with no more axes than the target."""
+    target (unsafely, as ``__setitem__`` does: a float into an int array truncates, a
+    NaN or an infinity raises as ``int()``), with no more axes than the target."""
     item = inst.item.type
     if isinstance(item, UnknownType):
         return
     target_ndim = t.ndim - len(inst.indices)
     dtype = item.dtype if isinstance(item, ArrayType) else item
-    if not isinstance(dtype, ScalarType) or not same_kind(dtype, t.dtype):
+    if not isinstance(dtype, ScalarType):
         raise inf.error(
-            f"cannot assign a {python_name(item)} to a slice of a {python_name(t)} array "
-            "(NumPy's 'same_kind' casting)",
+            f"cannot assign a {python_name(item)} to a slice of a {python_name(t)} array",
             inst,
         )
     if isinstance(item, ArrayType) and item.ndim > target_ndim:
@@ -237,15 +237,6 @@ def assign_check(inf: Inference, inst: ops.SetItem, t: ArrayType) -> None:
             "ValueError: could not broadcast input array)",
             inst,
         )
-
-
-def same_kind(src: ScalarType, dst: ScalarType) -> bool:
-    """NumPy's 'same_kind' casting: bool → int → float, any width within a kind."""
-    if dst.is_float:
-        return True
-    if dst.is_bool:
-        return src.is_bool
-    return not src.is_float
 
 
 def assign_slice(m: Materializer, inst: ops.SetItem) -> None:

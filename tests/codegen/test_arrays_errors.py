@@ -371,26 +371,6 @@ COMPILE_ERRORS: dict[str, tuple[tuple[Any, ...], str]] = {
         "    s = 0.0\n    for j in range(T.shape[1]):\n"
         "        s += T[i, j]  # error-here\n    return s\n",
     ),
-    "float_into_int_array": (
-        ("i64", "f64"),
-        "@gradc.export\ndef f(a: i64[:], x: f64) -> None:\n"
-        "    for i in range(len(a)):\n        a[i] = x * 2.0  # error-here\n",
-    ),
-    "float_aug_into_int_array": (
-        ("i64", "f64"),
-        "@gradc.export\ndef f(a: i64[:]) -> None:\n"
-        "    for i in range(len(a)):\n        a[i] += 0.5  # error-here\n",
-    ),
-    "float_into_new_int_array": (
-        ("i64", "f64"),
-        "@gradc.export\ndef f(n: i64) -> i64:\n"
-        "    a = np.zeros(n, dtype=np.int64)\n"
-        "    a[0] = 1.5  # error-here\n    return a[0]\n",
-    ),
-    "float_into_i32_array": (
-        ("i32", "f64"),
-        "@gradc.export\ndef f(a: i32[:], x: f64) -> None:\n    a[0] = x  # error-here\n",
-    ),
     "zeros_float_shape": (
         (("shape", "int"),),
         "@gradc.export\ndef f(x: f64) -> f64:\n"

@@ -1,13 +1,18 @@
 """What the fuzzers' tests share: the parameters of a corpus replay (reduced findings
-that must pass, and open ones, xfail) and the check of a short seeded run."""
+that must pass, and open ones, xfail), the check of a short seeded run, and the check
+that a generated array module runs under NumPy."""
 
 from __future__ import annotations
 
+import contextlib
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from tests.fuzzing import array_oracle, oracle
 from tests.fuzzing.campaign import Campaign, read_header
 
 
@@ -61,3 +66,21 @@ def covering_seeds(
         chosen.append(best)
         covered |= held.pop(best)
     return sorted(chosen)
+
+
+def check_array_module_runs(source: str, seed: int, allowed: tuple[type[Exception], ...]) -> None:
+    """Generated array module ``source`` has exports ``f`` and ``g`` (``g``
+    differentiated), and each runs under NumPy on drawn inputs raising at most one of
+    ``allowed`` (the errors the generator keeps on purpose); ``g`` returns a float."""
+    ns: dict[str, object] = {"__name__": f"m{seed}"}
+    exec(compile(source, f"<m{seed}>", "exec"), ns)
+    fuzz, decls = oracle.describe(source)
+    assert set(fuzz) == {"f", "g"} and {d.target for d in decls} == {"g"}
+    rng = np.random.default_rng(seed)
+    for export, spec in fuzz.items():
+        args = oracle.materialize(array_oracle.draw(spec, rng))
+        with contextlib.suppress(*allowed), np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = ns[export](*args)  # type: ignore[operator]
+            if export == "g":
+                assert isinstance(result, float)
