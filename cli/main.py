@@ -27,7 +27,7 @@ import click
 from gradc.artifacts.manifest import Manifest
 from gradc.cli.build_options import tape_budget_option
 from gradc.cli.console import wide_console
-from gradc.compiler.gc_pause import no_collection_at_exit, paused_gc
+from gradc.compiler.gc_pause import paused_gc
 from gradc.compiler.options import DEFAULT_CPUS, CompilerOptions
 from gradc.runtime_mode import NO_COMPILE_ENV, REMOTE_READONLY_ENV, default_build_dir, env_flag
 
@@ -398,7 +398,6 @@ def _print_timings(phases: dict[str, float], total: float) -> None:
 
 def main() -> None:
     """Entry point of the ``gradc`` console script and ``python -m gradc``."""
-    no_collection_at_exit()  # the process ends with the command (compiler/gc_pause.py)
     cli(prog_name="gradc")
 
 

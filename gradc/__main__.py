@@ -1,22 +1,16 @@
 """``python -m gradc`` and the ``gradc`` console script (:func:`run`)."""
 
-import gc
-
 
 def run() -> None:
-    """Import the command line with the cyclic garbage collector off, then ``gc.freeze``
-    what the imports made (the modules, classes and functions live as long as the
-    process): the collector's passes during the imports, and the later ones over their
-    objects, scanned them all for nothing (~9 M of ~720 M instructions of ``gradc build``
-    of a scalar module, issue 13; compiler/gc_pause.py says why builds pause it too).
-    Then :func:`gradc.cli.main.main`."""
-    enabled = gc.isenabled()
-    gc.disable()
+    """The ``gradc`` process: the cyclic garbage collector off from here to its exit
+    (``gradc.compiler.gc_pause.collector_off_for_process``: its passes over the objects
+    the imports made cost ~8 % of the instructions of ``gradc build`` of a scalar module,
+    issue 13), then :func:`gradc.cli.main.main`."""
+    from gradc.compiler.gc_pause import collector_off_for_process
+
+    collector_off_for_process()
     from gradc.cli.main import main
 
-    gc.freeze()
-    if enabled:
-        gc.enable()
     main()
 
 

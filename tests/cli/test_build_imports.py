@@ -1,7 +1,7 @@
 """``gradc build`` of a scalar module keeps off its critical path what such a build never
 runs (issue 13, build latency: benchmarks/bench_build_latency.py): the ``lower-arrays``
 pass and its rules, AD's rules, the process pool, ``subprocess`` and ``concurrent.futures``
-(the store fsyncs with plain threads)."""
+(the store fsyncs with plain threads), what only errors and worker processes use."""
 
 from __future__ import annotations
 
@@ -31,6 +31,12 @@ KEPT_OUT = (
     "gradc.passes.arrays.lower",
     "gradc.passes.arrays.rules",
     "gradc.passes.ad.rules",
+    # error paths and the warm pool's only (emit_pool, warm_pool, pipeline's crash site)
+    "pickle",
+    "signal",
+    "traceback",
+    # the vector exp's table only (compiler/codegen/vexp.py)
+    "decimal",
 )
 
 
