@@ -2,13 +2,17 @@
 
 
 def run() -> None:
-    """The ``gradc`` process: the cyclic garbage collector off from here to its exit
-    (``gradc.compiler.gc_pause.collector_off_for_process``: its passes over the objects
-    the imports made cost ~8 % of the instructions of ``gradc build`` of a scalar module,
-    issue 13), then :func:`gradc.cli.main.main`."""
-    from gradc.compiler.gc_pause import collector_off_for_process
+    """The ``gradc`` process: for ``gradc build``, a short process, the cyclic garbage
+    collector off from here to its exit (``gradc.compiler.gc_pause.
+    collector_off_for_process``: its passes over the objects the imports made cost ~8 % of
+    the instructions of ``gradc build`` of a scalar module, issue 13); the other commands
+    (``bench`` runs for minutes) keep it. Then :func:`gradc.cli.main.main`."""
+    import sys
 
-    collector_off_for_process()
+    if sys.argv[1:2] == ["build"]:
+        from gradc.compiler.gc_pause import collector_off_for_process
+
+        collector_off_for_process()
     from gradc.cli.main import main
 
     main()
