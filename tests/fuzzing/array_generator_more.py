@@ -174,12 +174,13 @@ class MoreArrayGen(ArrayGen):
     def linalg(self, a: str, value: np.ndarray) -> str | None:
         if value.ndim != 2:
             return None
-        if value.shape[0] == value.shape[1] and self.chance(0.3):
+        if value.shape[0] == value.shape[1] and value.dtype.kind == "f" and self.chance(0.3):
             square = a  # the operand itself: may be singular (NumPy's error then)
         else:
-            square = (
-                f"(({a}) @ ({a}).T + {self.r.choice(['1.0', '2.0'])} * np.eye({value.shape[0]}))"
-            )
+            # scaled by 1.1: an integer matrix's det is an integer that the two
+            # eliminations round to either side, and int() of it differs by one (seed 630430)
+            k = self.r.choice(["1.0", "2.0"])
+            square = f"(({a}) @ ({a}).T * 1.1 + {k} * np.eye({value.shape[0]}))"
         k = self.r.random()
         if k < 0.3:
             return f"np.linalg.det({square})"

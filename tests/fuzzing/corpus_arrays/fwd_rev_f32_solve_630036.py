@@ -8,12 +8,19 @@ import numpy as np
 import gradc
 from gradc import f32, f64
 
-FUZZ = {"g": {"a0": ("f64", (1, 3), "A"), "a1": ("f64", (2, 1), "A"), "a2": ("f32", (2, 1), "A"), "s0": "f64"}}
+FUZZ = {
+    "g": {
+        "a0": ("f64", (1, 3), "A"),
+        "a1": ("f64", (2, 1), "A"),
+        "a2": ("f32", (2, 1), "A"),
+        "s0": "f64",
+    }
+}
 
 
 @gradc.export
 def g(a0: f64[:, :], a1: f64[:, :], a2: f32[:, :], s0: f64) -> f64:
-    return np.sum(np.linalg.solve(((a2 / s0)) @ ((a2 / s0)).T + 1.0 * np.eye(2), a1))
+    return np.sum(np.linalg.solve((a2 / s0) @ (a2 / s0).T + 1.0 * np.eye(2), a1))
 
 
 d_g = gradc.grad(g, wrt=("a0", "a1", "s0"))
