@@ -336,3 +336,24 @@ class Toolkit:
 def codegen() -> Toolkit:
     """The session's :class:`Toolkit`."""
     return Toolkit()
+
+
+@pytest.fixture(scope="module")
+def source_lib(
+    request: pytest.FixtureRequest,
+    compile_module: Callable[[Any], Any],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Any:
+    """The test module's ``SOURCE`` (a Python module of exports), compiled and loaded."""
+    name = request.module.__name__.rsplit(".", 1)[-1]
+    path = tmp_path_factory.mktemp(name) / f"{name}_source.py"
+    path.write_text(request.module.SOURCE)
+    return compile_module(path)
+
+
+@pytest.fixture(scope="module")
+def source_plain(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The test module's ``SOURCE`` run by CPython and NumPy (the oracle): its globals."""
+    module: dict[str, Any] = {}
+    exec("from __future__ import annotations\n" + request.module.SOURCE, module)
+    return module

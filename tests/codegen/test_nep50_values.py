@@ -6,12 +6,9 @@ float64; values equal NumPy 2 running the same source on hypothesis-drawn inputs
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,20 +29,6 @@ def array_ops(a: f32[:], s: f64, n: i64) -> tuple[f32[:], f32[:], f64[:], bool[:
 """
 
 
-@pytest.fixture(scope="module")
-def lib(compile_module: Callable[[Path], Any], tmp_path_factory: pytest.TempPathFactory) -> Any:
-    path = tmp_path_factory.mktemp("nep50") / "nep50_values.py"
-    path.write_text(SOURCE)
-    return compile_module(path)
-
-
-@pytest.fixture(scope="module")
-def plain() -> dict[str, Any]:
-    module: dict[str, Any] = {}
-    exec("from __future__ import annotations\n" + SOURCE, module)  # the same source
-    return module
-
-
 def _same(got: Any, want: Any) -> bool:
     got, want = np.asarray(got), np.asarray(want)
     if want.ndim:
@@ -61,20 +44,24 @@ INT = st.integers(1, 2**40)
 
 @settings(max_examples=40, deadline=None)
 @given(x=F32, s=F64, n=INT)
-def test_float32_scalars_with_python_scalars(lib: Any, plain: dict[str, Any], x, s, n) -> None:
+def test_float32_scalars_with_python_scalars(
+    source_lib: Any, source_plain: dict[str, Any], x, s, n
+) -> None:
     with np.errstate(all="ignore"):
-        want = plain["scalar_ops"](np.float32(x), s, n)
-        got = lib.scalar_ops(x, s, n)
+        want = source_plain["scalar_ops"](np.float32(x), s, n)
+        got = source_lib.scalar_ops(x, s, n)
     for k, (g, w) in enumerate(zip(got, want, strict=True)):
         assert _same(g, w), (k, x, s, n, g, w)
 
 
 @settings(max_examples=25, deadline=None)
 @given(xs=st.lists(F32, max_size=8), s=F64, n=INT)
-def test_float32_arrays_with_python_scalars(lib: Any, plain: dict[str, Any], xs, s, n) -> None:
+def test_float32_arrays_with_python_scalars(
+    source_lib: Any, source_plain: dict[str, Any], xs, s, n
+) -> None:
     a = np.array(xs, np.float32)
     with np.errstate(all="ignore"):
-        want = plain["array_ops"](a, s, n)
-        got = lib.array_ops(a, s, n)
+        want = source_plain["array_ops"](a, s, n)
+        got = source_lib.array_ops(a, s, n)
     for k, (g, w) in enumerate(zip(got, want, strict=True)):
         assert _same(g, w), (k, xs, s, n, g, w)

@@ -6,7 +6,6 @@ running the same source (fuzz finding, seed 821026)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -51,20 +50,6 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def lib(compile_module: Callable[[Path], Any], tmp_path_factory: pytest.TempPathFactory) -> Any:
-    path = tmp_path_factory.mktemp("npow") / "numpy_int_pow.py"
-    path.write_text(SOURCE)
-    return compile_module(path)
-
-
-@pytest.fixture(scope="module")
-def plain() -> dict[str, Any]:
-    module: dict[str, Any] = {}
-    exec("from __future__ import annotations\n" + SOURCE, module)  # the same source
-    return module
-
-
 def _outcome(call: Callable[[], Any]) -> tuple[str, str]:
     try:
         return ("value", repr(int(call())))
@@ -73,11 +58,15 @@ def _outcome(call: Callable[[], Any]) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize(("name", "args"), CASES, ids=lambda c: str(c))
-def test_same_outcome_as_numpy(lib: Any, plain: dict[str, Any], name: str, args: tuple) -> None:
-    assert _outcome(lambda: getattr(lib, name)(*args)) == _outcome(lambda: plain[name](*args))
+def test_same_outcome_as_numpy(
+    source_lib: Any, source_plain: dict[str, Any], name: str, args: tuple
+) -> None:
+    assert _outcome(lambda: getattr(source_lib, name)(*args)) == _outcome(
+        lambda: source_plain[name](*args)
+    )
 
 
-def test_python_negative_exponent_keeps_gradc_message(lib: Any) -> None:
+def test_python_negative_exponent_keeps_gradc_message(source_lib: Any) -> None:
     """CPython's ``5 ** -1`` is a float, which an ``i64`` result cannot hold."""
     with pytest.raises(ValueError, match=r"^negative exponent in integer power"):
-        lib.python_ints(5, -1)
+        source_lib.python_ints(5, -1)

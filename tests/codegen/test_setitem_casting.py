@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,20 +46,6 @@ def through_indices(k: i64[:], s: f64, c: f32[:]) -> i64[:]:
 """
 
 
-@pytest.fixture(scope="module")
-def lib(compile_module: Callable[[Path], Any], tmp_path_factory: pytest.TempPathFactory) -> Any:
-    path = tmp_path_factory.mktemp("setitem") / "setitem_casting.py"
-    path.write_text(SOURCE)
-    return compile_module(path)
-
-
-@pytest.fixture(scope="module")
-def plain() -> dict[str, Any]:
-    module: dict[str, Any] = {}
-    exec("from __future__ import annotations\n" + SOURCE, module)  # the same source
-    return module
-
-
 def _outcome(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[str, Any]:
     copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     try:
@@ -76,11 +60,13 @@ X = st.floats(-1e6, 1e6) | st.sampled_from([0.0, -0.0, 0.5, -2.5, math.nan, math
 
 @settings(max_examples=40, deadline=None)
 @given(x=X, y=st.floats(-1e6, 1e6))
-def test_same_outcome_as_numpy(lib: Any, plain: dict[str, Any], x: float, y: float) -> None:
+def test_same_outcome_as_numpy(
+    source_lib: Any, source_plain: dict[str, Any], x: float, y: float
+) -> None:
     cases = {
         "into_slice": (np.array([1, 2, 3]), x, np.array([y, 1.0])),
         "into_elements": (np.array([1, 2, 3]), x, np.array([True, False, True])),
         "through_indices": (np.array([1, -2, 3]), x, np.array([y], dtype=np.float32)),
     }
     for name, args in cases.items():
-        assert _outcome(getattr(lib, name), args) == _outcome(plain[name], args), name
+        assert _outcome(getattr(source_lib, name), args) == _outcome(source_plain[name], args), name
