@@ -435,8 +435,10 @@ def _lower_cumulate(lw: ArrayLowering, inst: Instruction) -> Value | None:
     x = lw.operand(inst.array, dims)
     dtype = _dtype(inst)
     product = inst.kind == ops.CumKind.CUMPROD
+    # -0.0, the exact identity of float addition: the first running sum is the first
+    # element, -0.0 included, as NumPy's accumulate starts from it (fuzz seed 650066)
     init = lw.const(
-        (1.0 if dtype.is_float else 1) if product else (0.0 if dtype.is_float else 0), dtype
+        (1.0 if dtype.is_float else 1) if product else (-0.0 if dtype.is_float else 0), dtype
     )
     combine = b.mul if product else b.add
     if inst.axis is None:  # the flattened array, in C order

@@ -280,6 +280,10 @@ _SHORT_BROADCAST = (
         re.compile(r"operands could not be broadcast together \(sizes \d+ and \d+ at axis -\d+\)"),
     ),
     (
+        "operands could not be broadcast together with remapped shapes ",
+        re.compile(r"operands could not be broadcast together \(sizes \d+ and \d+ at axis -\d+\)"),
+    ),
+    (
         "could not broadcast input array from shape ",
         re.compile(r"could not broadcast input array \(size \d+ into size \d+ at axis -\d+\)"),
     ),
