@@ -22,9 +22,14 @@ import reprlib
 from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform, overload
 
+from gradc._dataclass_fields import process
+
 _T = TypeVar("_T", bound=type)
 
 __all__ = ["dataclass", "init_function"]
+
+#: ``dataclasses.dataclass``'s defaults of the options :func:`_lazy` passes on unread.
+_DEFAULT_REST = {"match_args": True, "kw_only": False, "slots": False, "weakref_slot": False}
 
 
 @overload
@@ -87,19 +92,23 @@ def _lazy(
         and not any(hasattr(base, "__dataclass_fields__") for base in cls.__mro__[1:])
         and not {"__setattr__", "__delattr__"} & body.keys()
     )
-    new: Any = dataclasses.dataclass(
-        cls,
-        init=False,
-        repr=False,
-        eq=False,
-        order=order,
-        frozen=frozen and not own_freeze,
-        **rest,
-    )
-    params = new.__dataclass_params__
-    params.init, params.repr, params.eq, params.unsafe_hash = init, repr, eq, unsafe_hash
+    options = {"init": init, "repr": repr, "eq": eq, "order": order}
+    options |= {"unsafe_hash": unsafe_hash, "frozen": frozen, **_DEFAULT_REST, **rest}
+    new: Any = cls
+    if (frozen and not own_freeze) or not process(cls, options):
+        new = dataclasses.dataclass(
+            cls,
+            init=False,
+            repr=False,
+            eq=False,
+            order=order,
+            frozen=frozen and not own_freeze,
+            **rest,
+        )
+        params = new.__dataclass_params__
+        params.init, params.repr, params.eq, params.unsafe_hash = init, repr, eq, unsafe_hash
+        params.frozen = frozen
     if own_freeze:
-        params.frozen = True
         _freeze(new, slotted=rest.get("slots", False))
     if init and "__init__" not in body:
         new.__init__ = _placeholder(new, "__init__", init_function)

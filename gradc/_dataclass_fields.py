@@ -1,0 +1,249 @@
+"""What ``dataclasses.dataclass(cls, init=False, repr=False, eq=False)`` does to a class,
+done without the decorator: its fields, ``__dataclass_fields__``,
+``__dataclass_params__`` and ``__match_args__`` (:func:`process`), and, for a class
+created by a metaclass (``gradc.compiler.ir.opclass``), its ``__slots__`` decided before
+the class exists (:func:`presplit`), so that a slotted dataclass is created once.
+
+``dataclasses`` spends ~300,000 instructions on each class it processes (and a slotted
+class is created a second time): with ~300 dataclasses imported, a fifth of a first
+``gradc build`` (issue 13, build latency). This module covers the classes gradc
+declares, string annotations (``from __future__ import annotations``) naming plain types
+or ``ClassVar``, and returns None for anything else (``InitVar``, ``KW_ONLY``, a frozen
+dataclass base, a mutable default, ``order``, ``weakref_slot``, slots on a class made
+without :func:`presplit` ...): :mod:`gradc._dataclass` then calls ``dataclasses``, whose
+result and errors are the reference. ``tests/test_dataclass.py`` compares the two.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import re
+import sys
+import types
+from collections.abc import Mapping
+from dataclasses import MISSING, Field
+from typing import Any, ClassVar
+
+__all__ = ["DEFAULTS", "presplit", "process"]
+
+#: The class attribute where a class made by :func:`presplit`'s caller keeps its fields'
+#: class-body values (defaults or ``field()``), which ``__slots__`` cannot hold.
+DEFAULTS = "__gradc_field_defaults__"
+
+#: ``dataclasses``' pattern of a string annotation's leading ``module.name``.
+_MODULE_IDENTIFIER = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
+
+
+@dataclasses.dataclass
+class _Probe:
+    marker: ClassVar[int] = 0
+    value: int = 0
+
+
+# dataclasses' markers of a field's kind and its parameters' class, read off a probe
+_PROBE_FIELDS: dict[str, Any] = _Probe.__dataclass_fields__
+_FIELD: object = _PROBE_FIELDS["value"]._field_type
+_CLASSVAR: object = _PROBE_FIELDS["marker"]._field_type
+_PARAMS_TYPE: type = type(getattr(_Probe, "__dataclass_params__"))  # noqa: B009 (typed)
+_PARAM_NAMES: tuple[str, ...] = tuple(getattr(_PARAMS_TYPE, "__slots__", ()))
+_GENERIC_ALIAS = type(ClassVar[int])
+_TYPING = sys.modules["typing"]
+_INITVAR = dataclasses.InitVar
+_KW_ONLY = dataclasses.KW_ONLY
+#: annotation text -> its leading ``(module, name)`` (``(None, None)``: none), memoised
+_SPLITS: dict[str, tuple[str | None, str | None]] = {}
+
+
+def _kind(annotation: object, module: dict[str, Any]) -> object | None:
+    """``_FIELD`` or ``_CLASSVAR``, as ``dataclasses`` decide it (for a string, its
+    leading name looked up in the class's module, or a ``typing.``/``dataclasses.`` name
+    through the module's import of them); None for ``InitVar`` and ``KW_ONLY``, left to
+    ``dataclasses``."""
+    if isinstance(annotation, str):
+        split = _SPLITS.get(annotation)
+        if split is None:
+            match = _MODULE_IDENTIFIER.match(annotation)
+            split = _SPLITS[annotation] = (match[1], match[2]) if match else (None, None)
+        prefix, name = split
+        if name is None:
+            return _FIELD
+        if prefix:
+            owner = module.get(prefix)
+            if owner is not _TYPING and owner is not dataclasses:
+                return _FIELD
+            named = vars(owner).get(name)
+        else:
+            named = module.get(name)
+    else:
+        named = annotation
+    alias: Any = named  # a typing alias: its __origin__
+    if named is ClassVar or (type(named) is _GENERIC_ALIAS and alias.__origin__ is ClassVar):
+        return _CLASSVAR
+    if named is _INITVAR or type(named) is _INITVAR or named is _KW_ONLY:
+        return None
+    return _FIELD
+
+
+def _classify(
+    module: dict[str, Any], annotations: Mapping[str, object], values: Mapping[str, object]
+) -> list[tuple[str, object, object, object]] | None:
+    """``(name, annotation, kind, class-body value)`` of each annotation, in order, the
+    checks of ``dataclasses._get_field`` passed; None when ``dataclasses`` must decide
+    or raise. Changes nothing."""
+    out = []
+    for name, annotation in annotations.items():
+        kind = _kind(annotation, module)
+        if kind is None:
+            return None
+        value = values.get(name, MISSING)
+        if isinstance(value, Field):
+            if kind is _CLASSVAR and (
+                value.default_factory is not MISSING or value.kw_only is not MISSING
+            ):
+                return None  # dataclasses raise
+            default = value.default
+        else:
+            default = MISSING if isinstance(value, types.MemberDescriptorType) else value
+        if kind is _FIELD and default.__class__.__hash__ is None:
+            return None  # a mutable default: dataclasses raise
+        out.append((name, annotation, kind, value))
+    if any(isinstance(v, Field) and k not in annotations for k, v in values.items()):
+        return None  # a field() without an annotation: dataclasses raise
+    return out
+
+
+def _make_fields(
+    classified: list[tuple[str, object, object, object]], kw_only: bool
+) -> list[Field[Any]]:
+    """The ``Field`` of each classified annotation (``dataclasses._get_field``): the
+    class body's ``field()`` completed, or a new one of the default."""
+    fields = []
+    for name, annotation, kind, value in classified:
+        if isinstance(value, Field):
+            f = value
+        else:
+            if isinstance(value, types.MemberDescriptorType):
+                value = MISSING
+            f = dataclasses.field(default=value)  # type: ignore[arg-type]
+        f.name, f.type, f._field_type = name, annotation, kind  # type: ignore[attr-defined]
+        if kind is _FIELD and f.kw_only is MISSING:
+            f.kw_only = kw_only
+        fields.append(f)
+    return fields
+
+
+def _base_fields(mro: tuple[type, ...]) -> tuple[dict[str, Field[Any]], bool, bool]:
+    """The fields of the dataclasses of ``mro`` (a class's, without itself), later
+    ones first as ``dataclasses`` (they win), whether there are any and whether one is
+    frozen."""
+    fields: dict[str, Field[Any]] = {}
+    found = frozen = False
+    for c in mro[::-1]:
+        base_fields = getattr(c, "__dataclass_fields__", None)
+        if base_fields is not None:
+            found = True
+            for f in base_fields.values():
+                fields[f.name] = f
+            frozen = frozen or getattr(c, "__dataclass_params__").frozen  # noqa: B009
+    return fields, found, frozen
+
+
+def presplit(
+    bases: tuple[type, ...], namespace: dict[str, Any]
+) -> tuple[tuple[str, ...], dict[str, object]] | None:
+    """For a class about to be created from ``namespace`` with one base, to be made a
+    dataclass with ``slots=True``: the ``__slots__`` ``dataclasses`` would give it (every
+    field's name, inherited ones too, less the bases' slots) and the class-body values
+    of its fields (to be left out of the namespace and kept under :data:`DEFAULTS`);
+    None when :func:`process` could not process it (the class is then created as
+    written and left to ``dataclasses``)."""
+    if len(bases) != 1 or "__slots__" in namespace or DEFAULTS in namespace:
+        return None
+    module = sys.modules.get(namespace.get("__module__", ""))
+    mro = bases[0].__mro__
+    fields, _, frozen_base = _base_fields(mro)
+    if module is None or frozen_base:
+        return None
+    annotations = namespace.get("__annotations__", {})
+    values = {k: v for k, v in namespace.items() if not k.startswith("__")}
+    classified = _classify(vars(module), annotations, values)
+    if classified is None:
+        return None
+    kinds = {name: f._field_type for name, f in fields.items()}  # type: ignore[attr-defined]
+    kinds.update({name: kind for name, _, kind, _ in classified})
+    taken: set[str] = set()
+    for c in mro[:-1]:
+        slots = c.__dict__.get("__slots__")
+        if isinstance(slots, str) or hasattr(slots, "__next__"):
+            return None  # dataclasses decide (or raise)
+        taken.update(slots or ())
+    own = [name for name, _, kind, _ in classified if kind is _FIELD]
+    if any(name not in namespace and hasattr(bases[0], name) for name in own):
+        return None  # an inherited class attribute as the default: dataclasses decide
+    names = tuple(n for n, kind in kinds.items() if kind is _FIELD and n not in taken)
+    return names, {name: namespace[name] for name in own if name in namespace}
+
+
+def process(cls: type, params: Mapping[str, bool]) -> bool:
+    """Make ``cls`` a dataclass as ``dataclasses.dataclass(cls, **params)`` would with
+    ``init``, ``repr``, ``eq`` and ``unsafe_hash`` False and ``frozen`` False (no
+    methods made), ``params`` (the ten options of ``dataclass``) its
+    ``__dataclass_params__``. False, with ``cls`` unchanged, when ``dataclasses`` must
+    do it (see the module docstring): always for ``order``, ``weakref_slot``, and
+    ``slots`` on a class not made with :func:`presplit`'s result."""
+    stash = cls.__dict__.get(DEFAULTS)
+    if params["order"] or params["weakref_slot"] or (params["slots"] and stash is None):
+        return False
+    module = sys.modules.get(cls.__module__)
+    fields, has_bases, frozen_base = _base_fields(cls.__mro__[1:])
+    if module is None or (has_bases and (frozen_base or params["frozen"])):
+        return False  # dataclasses check frozenness and make the frozen methods
+    annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (as dataclasses)
+    values = _class_values(cls, annotations)
+    values.update(stash or {})
+    classified = _classify(vars(module), annotations, values)
+    if classified is None or not _PARAM_NAMES or not set(_PARAM_NAMES) <= params.keys():
+        return False
+    record: Any = object.__new__(_PARAMS_TYPE)
+    for name in _PARAM_NAMES:
+        setattr(record, name, params[name])
+    cls.__dataclass_params__ = record  # type: ignore[attr-defined]
+    for f in _make_fields(classified, params["kw_only"]):
+        fields[f.name] = f
+        if stash is None and isinstance(getattr(cls, f.name, None), Field):
+            if f.default is MISSING:
+                delattr(cls, f.name)
+            else:
+                setattr(cls, f.name, f.default)
+    if stash is not None:
+        delattr(cls, DEFAULTS)
+    cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
+    if not cls.__doc__:
+        cls.__doc__ = cls.__name__ + _text_signature(cls)
+    if params["match_args"] and "__match_args__" not in cls.__dict__:
+        cls.__match_args__ = tuple(  # type: ignore[attr-defined,misc]
+            f.name
+            for f in fields.values()
+            if f._field_type is _FIELD and f.init and not f.kw_only  # type: ignore[attr-defined]
+        )
+    abc.update_abstractmethods(cls)
+    return True
+
+
+def _class_values(cls: type, annotations: Mapping[str, object]) -> dict[str, object]:
+    """The class attributes a dataclass takes defaults from (``getattr``: inherited
+    ones too), and the class body's ``field()`` objects."""
+    values = {name: getattr(cls, name, MISSING) for name in annotations}
+    values.update({k: v for k, v in cls.__dict__.items() if isinstance(v, Field)})
+    return values
+
+
+def _text_signature(cls: type) -> str:
+    """``dataclasses``' docstring of a class without one: its signature's text."""
+    import inspect
+
+    try:
+        return str(inspect.signature(cls)).replace(" -> None", "")
+    except (TypeError, ValueError):
+        return ""
