@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform, overload
 
 from gradc._dataclass_fields import process
+from gradc._method_cache import code_of
 
 _T = TypeVar("_T", bound=type)
 
@@ -170,7 +171,7 @@ def _placeholder(cls: type, name: str, make: Callable[[type], Any]) -> Any:
 
 
 def _compiled(cls: type, name: str, source: str, env: dict[str, Any]) -> Any:
-    exec(source, env)
+    exec(code_of(source), env)
     fn = env[name]
     fn.__qualname__ = f"{cls.__qualname__}.{name}"
     fn.__module__ = cls.__module__
