@@ -102,7 +102,6 @@ verifier messages) print as ``%?name`` and ``^?label``.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import types as pytypes
 import typing
@@ -113,6 +112,21 @@ from gradc.compiler.ir.core import Block, Function, Instruction, Module, Value
 from gradc.compiler.ir.field_hints import field_hints
 from gradc.compiler.ir.loc import UNKNOWN_LOC, Loc
 from gradc.compiler.ir.types import NONE, UNKNOWN, ScalarType, Type
+
+try:  # json.dumps of a str, without importing json (issue 13: a first build's imports)
+    from _json import encode_basestring_ascii as _quote_str
+except ImportError:  # an interpreter without the C accelerator
+    from json.encoder import py_encode_basestring_ascii as _quote_str
+
+
+def _quoted(value: object) -> str:
+    """``json.dumps(value)``: a str quoted and escaped as JSON (ASCII)."""
+    if type(value) is str:
+        return str(_quote_str(value))
+    import json
+
+    return json.dumps(value)
+
 
 #: Words that are literals in attribute position, so strings equal to them are quoted.
 LITERAL_WORDS: frozenset[str] = frozenset({"true", "false", "inf", "nan", "none", "loc"})
@@ -358,14 +372,14 @@ def _first_free(base: str, taken: set[str], tried: dict[str, int]) -> str:
 
 def format_symbol(name: str) -> str:
     """``@name``, or ``@"..."`` (JSON-quoted) when ``name`` is not a plain symbol."""
-    return "@" + (name if _SYMBOL.fullmatch(name) else json.dumps(name))
+    return "@" + (name if _SYMBOL.fullmatch(name) else _quoted(name))
 
 
 def format_string(text: str, *, quote: bool = False) -> str:
     """A string attribute: bare when a plain word (and not ``quote``), else JSON-quoted."""
     if not quote and _BARE_WORD.fullmatch(text) and text not in LITERAL_WORDS:
         return text
-    return json.dumps(text)
+    return _quoted(text)
 
 
 def format_attr(value: object, *, symbol: bool = False, quote: bool = False) -> str:
@@ -394,7 +408,7 @@ def format_attr(value: object, *, symbol: bool = False, quote: bool = False) -> 
 
 def format_loc(loc: Loc) -> str:
     """``loc("file.py":LINE:COL)`` with the 1-based line and 0-based column."""
-    return f"loc({json.dumps(loc.file)}:{loc.line}:{loc.col})"
+    return f"loc({_quoted(loc.file)}:{loc.line}:{loc.col})"
 
 
 # ---------------------------------------------------------------------------------
@@ -481,7 +495,7 @@ def print_function(fn: Function, *, locs: bool = False) -> str:
     if fn.exported:
         head += " export"
     if fn.source_name and fn.source_name != fn.name:
-        head += f" source_name {json.dumps(fn.source_name)}"
+        head += f" source_name {_quoted(fn.source_name)}"
     if locs and fn.loc != UNKNOWN_LOC:
         head += " " + format_loc(fn.loc)
     lines = [head + " {"]
@@ -502,7 +516,7 @@ def print_module(mod: Module, *, locs: bool = False) -> str:
     """
     head = f"module {format_symbol(mod.name)}"
     if mod.source_file:
-        head += f" source {json.dumps(mod.source_file)}"
+        head += f" source {_quoted(mod.source_file)}"
     chunks = [head + "\n"]
     chunks.extend(print_function(fn, locs=locs) for fn in mod.functions.values())
     return "\n".join(chunks)
