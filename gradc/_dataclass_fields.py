@@ -85,9 +85,13 @@ def _kind(annotation: object, module: dict[str, Any]) -> object | None:
     return _FIELD
 
 
+#: ``(name, annotation, kind, class-body value)`` of one annotation.
+Classified = tuple[str, object, object, object]
+
+
 def _classify(
     module: dict[str, Any], annotations: Mapping[str, object], values: Mapping[str, object]
-) -> list[tuple[str, object, object, object]] | None:
+) -> list[Classified] | None:
     """``(name, annotation, kind, class-body value)`` of each annotation, in order, the
     checks of ``dataclasses._get_field`` passed; None when ``dataclasses`` must decide
     or raise. Changes nothing."""
@@ -113,9 +117,7 @@ def _classify(
     return out
 
 
-def _make_fields(
-    classified: list[tuple[str, object, object, object]], kw_only: bool
-) -> list[Field[Any]]:
+def _make_fields(classified: list[Classified], kw_only: bool) -> list[Field[Any]]:
     """The ``Field`` of each classified annotation (``dataclasses._get_field``): the
     class body's ``field()`` completed, or a new one of the default."""
     fields = []
@@ -151,38 +153,60 @@ def _base_fields(mro: tuple[type, ...]) -> tuple[dict[str, Field[Any]], bool, bo
 
 def presplit(
     bases: tuple[type, ...], namespace: dict[str, Any]
-) -> tuple[tuple[str, ...], dict[str, object]] | None:
+) -> tuple[tuple[str, ...], tuple[dict[str, object], list[Classified]]] | None:
     """For a class about to be created from ``namespace`` with one base, to be made a
     dataclass with ``slots=True``: the ``__slots__`` ``dataclasses`` would give it (every
-    field's name, inherited ones too, less the bases' slots) and the class-body values
-    of its fields (to be left out of the namespace and kept under :data:`DEFAULTS`);
-    None when :func:`process` could not process it (the class is then created as
-    written and left to ``dataclasses``)."""
+    field's name, inherited ones too, less the bases' slots), and what to keep under
+    :data:`DEFAULTS`: the class-body values of its fields (to be left out of the
+    namespace) and its annotations classified (:func:`process` reads them). None when
+    :func:`process` could not process it (the class is then created as written and left
+    to ``dataclasses``)."""
     if len(bases) != 1 or "__slots__" in namespace or DEFAULTS in namespace:
         return None
     module = sys.modules.get(namespace.get("__module__", ""))
-    mro = bases[0].__mro__
-    fields, _, frozen_base = _base_fields(mro)
+    base = bases[0]
+    fields, _, frozen_base = _base_fields_of(base)
     if module is None or frozen_base:
         return None
     annotations = namespace.get("__annotations__", {})
-    values = {k: v for k, v in namespace.items() if not k.startswith("__")}
+    meta: type = type(base)
+    lookup = (*base.__mro__, *meta.__mro__)  # where getattr(cls, name) would look
+    values: dict[str, object] = {}
+    for name in annotations:
+        if name in namespace:
+            values[name] = namespace[name]
+        elif any(name in vars(c) for c in lookup):
+            return None  # an inherited attribute as the default: dataclasses decide
+    values.update((k, v) for k, v in namespace.items() if isinstance(v, Field))
     classified = _classify(vars(module), annotations, values)
     if classified is None:
         return None
-    kinds = {name: f._field_type for name, f in fields.items()}  # type: ignore[attr-defined]
-    kinds.update({name: kind for name, _, kind, _ in classified})
     taken: set[str] = set()
-    for c in mro[:-1]:
+    for c in base.__mro__[:-1]:
         slots = c.__dict__.get("__slots__")
         if isinstance(slots, str) or hasattr(slots, "__next__"):
             return None  # dataclasses decide (or raise)
         taken.update(slots or ())
-    own = [name for name, _, kind, _ in classified if kind is _FIELD]
-    if any(name not in namespace and hasattr(bases[0], name) for name in own):
-        return None  # an inherited class attribute as the default: dataclasses decide
+    kinds = {name: f._field_type for name, f in fields.items()}  # type: ignore[attr-defined]
+    kinds.update({name: kind for name, _, kind, _ in classified})
     names = tuple(n for n, kind in kinds.items() if kind is _FIELD and n not in taken)
-    return names, {name: namespace[name] for name in own if name in namespace}
+    own = {name: values[name] for name, _, kind, _ in classified if name in namespace}
+    return names, ({k: v for k, v in own.items() if kinds[k] is _FIELD}, classified)
+
+
+#: A base dataclass -> its fields, whether it is one, whether frozen (its
+#: ``__dataclass_fields__`` are final once the decorator made it).
+_BASES: dict[type, tuple[dict[str, Field[Any]], bool, bool]] = {}
+
+
+def _base_fields_of(base: type) -> tuple[dict[str, Field[Any]], bool, bool]:
+    """:func:`_base_fields` of the class made with the single base ``base`` (a copy)."""
+    known = _BASES.get(base)
+    if known is None:
+        known = _base_fields(base.__mro__)
+        if "__dataclass_fields__" in base.__dict__:
+            _BASES[base] = known
+    return dict(known[0]), known[1], known[2]
 
 
 def process(cls: type, params: Mapping[str, bool]) -> bool:
@@ -196,15 +220,20 @@ def process(cls: type, params: Mapping[str, bool]) -> bool:
     if params["order"] or params["weakref_slot"] or (params["slots"] and stash is None):
         return False
     module = sys.modules.get(cls.__module__)
-    fields, has_bases, frozen_base = _base_fields(cls.__mro__[1:])
+    bases = cls.__bases__
+    found = _base_fields_of(bases[0]) if len(bases) == 1 else _base_fields(cls.__mro__[1:])
+    fields, has_bases, frozen_base = found
     if module is None or (has_bases and (frozen_base or params["frozen"])):
         return False  # dataclasses check frozenness and make the frozen methods
-    annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (as dataclasses)
-    values = _class_values(cls, annotations)
-    values.update(stash or {})
-    classified = _classify(vars(module), annotations, values)
-    if classified is None or not _PARAM_NAMES or not set(_PARAM_NAMES) <= params.keys():
+    if not _PARAM_NAMES or not set(_PARAM_NAMES) <= params.keys():
         return False
+    if stash is not None:
+        classified = stash[1]
+    else:
+        annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (as dataclasses)
+        classified = _classify(vars(module), annotations, _class_values(cls, annotations))
+        if classified is None:
+            return False
     record: Any = object.__new__(_PARAMS_TYPE)
     for name in _PARAM_NAMES:
         setattr(record, name, params[name])

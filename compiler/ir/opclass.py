@@ -34,13 +34,14 @@ class OperationMeta(type):
     def __new__(
         mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any
     ) -> OperationMeta:
-        if any(isinstance(b, OperationMeta) for b in bases):
+        if bases and isinstance(bases[0], OperationMeta):
             split = presplit(bases, namespace)
             if split is not None:
-                slots, values = split
-                namespace = {k: v for k, v in namespace.items() if k not in values}
+                slots, kept = split
+                for field_name in kept[0]:
+                    del namespace[field_name]
                 namespace["__slots__"] = slots
-                namespace[DEFAULTS] = values
+                namespace[DEFAULTS] = kept
         return super().__new__(mcs, name, bases, namespace, **kwargs)
 
 
