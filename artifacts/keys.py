@@ -22,10 +22,11 @@ list/tuple  ``l`` n ``:`` items (tuples encode as lists)
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import struct
 from collections.abc import Mapping
+
+from gradc._hashing import sha256
 
 #: Prefix of every key's hash input; bump it when the encoding changes.
 KEY_DOMAIN = b"gradc-key-v1\x00"
@@ -46,7 +47,7 @@ def canonical_encode(obj: object) -> bytes:
 
 def sha256_key(obj: object) -> str:
     """The hex sha256 of ``KEY_DOMAIN + canonical_encode(obj)`` (64 lowercase hex digits)."""
-    return hashlib.sha256(KEY_DOMAIN + canonical_encode(obj)).hexdigest()
+    return sha256(KEY_DOMAIN + canonical_encode(obj)).hexdigest()
 
 
 def _encode(obj: object, out: bytearray, where: str) -> None:

@@ -35,7 +35,6 @@ Reading needs no write access and takes no lock. This module must not import the
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -43,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gradc._dataclass import dataclass
+from gradc._hashing import sha256
 from gradc.artifacts.abi.description import check_object
 from gradc.artifacts.abi.symbols import ABI_VERSION, RUNTIME_ABI, wrapper_symbol
 from gradc.artifacts.durable import TMP_PREFIX as _TMP_PREFIX
@@ -165,7 +165,7 @@ def build_manifest(
     runtime = None
     runtime_code = bytes(getattr(build, "runtime_object", b"") or b"")
     if runtime_code:
-        sha = hashlib.sha256(runtime_code).hexdigest()
+        sha = sha256(runtime_code).hexdigest()
         runtime = Runtime(
             RUNTIME_ABI, object_path(sha), sha, str(getattr(build, "runtime_key", "") or "")
         )
@@ -191,14 +191,14 @@ def _entry(
     """The manifest entry of compiled export ``e`` (with its texts if ``with_texts``); its
     blobs are added to ``blobs``."""
     code = bytes(e.object_code)
-    sha = hashlib.sha256(code).hexdigest()
+    sha = sha256(code).hexdigest()
     obj = object_path(sha)
     blobs[obj] = code
     texts: dict[str, str] = {}
     for kind, text in (("ir", e.ir_text), ("llvm", e.llvm_text), ("asm", e.asm_text)):
         if text and with_texts:
             data = text.encode("utf-8")
-            rel = text_path(hashlib.sha256(data).hexdigest(), kind)
+            rel = text_path(sha256(data).hexdigest(), kind)
             blobs[rel] = data
             texts[kind] = rel
     wrapper = _wrapper(e, blobs)
@@ -213,7 +213,7 @@ def _entry(
         variants.append(EntryVariant(e.symbol, obj, sha, e.key, wrapper))
         for v in others:
             vcode = bytes(v.object_code)
-            vsha = hashlib.sha256(vcode).hexdigest()
+            vsha = sha256(vcode).hexdigest()
             blobs[object_path(vsha)] = vcode
             variants.append(
                 EntryVariant(v.symbol, object_path(vsha), vsha, v.key, _wrapper(v, blobs))
@@ -259,7 +259,7 @@ def _wrapper(e: CompiledEntryLike, blobs: dict[str, bytes]) -> Wrapper | None:
     code = bytes(getattr(e, "wrapper_object", b"") or b"")
     if not code:
         return None
-    sha = hashlib.sha256(code).hexdigest()
+    sha = sha256(code).hexdigest()
     symbol = getattr(e, "wrapper_symbol", None) or wrapper_symbol(e.symbol)
     wrapper = Wrapper(symbol, object_path(sha), sha)
     blobs[wrapper.object] = code

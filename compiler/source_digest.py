@@ -18,9 +18,10 @@ fingerprint of the files' paths, sizes and modification times (one ``stat`` per 
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 from pathlib import Path
+
+from gradc._hashing import sha256
 
 #: The package directories whose code decides what a build emits (setup.cfg's
 #: package_dir: compiler/ -> gradc.compiler, ...); the CLI's does not.
@@ -53,7 +54,7 @@ def _sources(root: Path) -> list[tuple[str, os.DirEntry[str]]]:
 
 
 def _fingerprint(files: list[tuple[str, os.DirEntry[str]]]) -> str:
-    h = hashlib.sha256()
+    h = sha256()
     for relative, entry in files:
         st = entry.stat()
         h.update(f"{relative}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
@@ -61,7 +62,7 @@ def _fingerprint(files: list[tuple[str, os.DirEntry[str]]]) -> str:
 
 
 def _content_digest(files: list[tuple[str, os.DirEntry[str]]]) -> str:
-    h = hashlib.sha256()
+    h = sha256()
     for relative, entry in files:
         with open(entry.path, "rb") as f:
             data = f.read()

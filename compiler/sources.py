@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from gradc._hashing import sha256
 
 if TYPE_CHECKING:
     from gradc.compiler.frontend.module_scan import ModuleInfo
@@ -60,7 +61,7 @@ def source_hashes(info: ModuleInfo, base_dir: Path, read: Mapping[str, bytes]) -
     for f in info.files:
         path = os.path.abspath(f)
         data = already[path] if path in already else Path(path).read_bytes()
-        out[module_relative(path, base_dir)] = hashlib.sha256(data).hexdigest()
+        out[module_relative(path, base_dir)] = sha256(data).hexdigest()
     return out
 
 

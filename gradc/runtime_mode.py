@@ -57,7 +57,6 @@ cheap); the loader is imported on first call, the compiler only when compiling.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import threading
@@ -68,6 +67,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gradc import _flags
+from gradc._hashing import sha256
 from gradc.inline_source import memory_source, prelude_of
 from gradc.runtime_options import RUNTIME_CPUS, RUNTIME_OPTIONS, options_problem
 
@@ -159,7 +159,7 @@ def cache_root(environ: Mapping[str, str] | None = None) -> Path:
 def cache_artifact_dir(source: Path, root: Path) -> Path:
     """``<root>/<stem>-<sha256(absolute source path)[:16]>.gradc`` for module ``source``."""
     absolute = os.path.abspath(source)
-    digest = hashlib.sha256(absolute.encode("utf-8", "surrogateescape")).hexdigest()
+    digest = sha256(absolute.encode("utf-8", "surrogateescape")).hexdigest()
     return root / f"{Path(absolute).stem}-{digest[:16]}.gradc"
 
 
@@ -167,7 +167,7 @@ def inline_artifact_dir(text: bytes, root: Path, prelude: str = "") -> Path:
     """``<root>/inline-<sha256(text)[:16]>.gradc``: the cache entry of code without a file
     whose source is ``text`` (keyed by content, never by a name or path); with a
     ``prelude`` (:func:`prelude_of`), the hash covers it too."""
-    digest = hashlib.sha256(_inline_bytes(text, prelude)).hexdigest()
+    digest = sha256(_inline_bytes(text, prelude)).hexdigest()
     return root / f"inline-{digest[:16]}.gradc"
 
 
@@ -221,7 +221,7 @@ def stale_reason(
     base = Path(os.path.abspath(source)).parent
     sources = dict(manifest.sources)
     if text is not None:
-        digest = hashlib.sha256(text).hexdigest()
+        digest = sha256(text).hexdigest()
         main = [rel for rel, d in sources.items() if d == digest]
         if not main:
             return "built from another source text"
@@ -233,7 +233,7 @@ def stale_reason(
             data = (base / rel).read_bytes()
         except OSError:
             return f"source {rel} is missing"
-        if hashlib.sha256(data).hexdigest() != digest:
+        if sha256(data).hexdigest() != digest:
             return f"source {rel} changed"
     if manifest.producer.gradc != __version__:
         return f"built by gradc {manifest.producer.gradc}, this is {__version__}"
@@ -278,7 +278,7 @@ def module_state(
     """The process-wide state of the module at ``source`` (an absolute path), or of the
     code without a file whose source is ``text`` (one state per text and prelude)."""
     if text is not None:
-        key = "inline:" + hashlib.sha256(_inline_bytes(text, prelude)).hexdigest()
+        key = "inline:" + sha256(_inline_bytes(text, prelude)).hexdigest()
     elif problem:
         key = "missing:" + str(source)
     else:

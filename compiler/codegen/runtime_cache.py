@@ -14,11 +14,12 @@ whole file or none; a cache folder that cannot be written only costs the rebuild
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+
+from gradc._hashing import sha256
 
 __all__ = ["RUNTIME_FOLDER", "cached_runtime", "find_runtime", "runtime_cache_dir"]
 
@@ -48,7 +49,7 @@ def _read(path: Path) -> bytes | None:
     except OSError:
         return None
     digest, code = data[:32], data[32:]
-    return code if code and hashlib.sha256(code).digest() == digest else None
+    return code if code and sha256(code).digest() == digest else None
 
 
 def _write(path: Path, code: bytes) -> None:
@@ -57,7 +58,7 @@ def _write(path: Path, code: bytes) -> None:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".o")
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(hashlib.sha256(code).digest() + code)
+                f.write(sha256(code).digest() + code)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -11,8 +11,7 @@ variable is called and whatever was declared before it (never a counter).
 
 from __future__ import annotations
 
-import hashlib
-
+from gradc._hashing import sha256
 from gradc.compiler.ir.clone import clone_function
 from gradc.compiler.ir.core import Function, Module
 from gradc.compiler.ir.printer import print_function
@@ -24,7 +23,7 @@ def content_named(module: Module, name: str) -> Function:
     fn = module.functions[name]
     anonymous = clone_function(fn, "d").function
     anonymous.source_name = "d"  # the declaration's variable is no part of the content
-    digest = hashlib.sha256(print_function(anonymous).encode()).hexdigest()[:16]
+    digest = sha256(print_function(anonymous).encode()).hexdigest()[:16]
     copy = module.functions.get(f"d.{digest}")
     if copy is None:
         copy = clone_function(fn, f"d.{digest}").function
