@@ -95,8 +95,8 @@ def _lazy(
     )
     options = {"init": init, "repr": repr, "eq": eq, "order": order}
     options |= {"unsafe_hash": unsafe_hash, "frozen": frozen, **_DEFAULT_REST, **rest}
-    new: Any = cls
-    if (frozen and not own_freeze) or not process(cls, options):
+    new: Any = None if frozen and not own_freeze else process(cls, options)
+    if new is None:
         new = dataclasses.dataclass(
             cls,
             init=False,

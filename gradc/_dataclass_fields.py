@@ -1,17 +1,17 @@
-"""What ``dataclasses.dataclass(cls, init=False, repr=False, eq=False)`` does to a class,
-done without the decorator: its fields, ``__dataclass_fields__``,
-``__dataclass_params__`` and ``__match_args__`` (:func:`process`), and, for a class
-created by a metaclass (``gradc.compiler.ir.opclass``), its ``__slots__`` decided before
-the class exists (:func:`presplit`), so that a slotted dataclass is created once.
+"""What ``dataclasses.dataclass(cls, init=False, repr=False, eq=False, ...)`` does to a
+class, done without the decorator (:func:`process`): its fields,
+``__dataclass_fields__``, ``__dataclass_params__``, ``__match_args__``, docstring, and
+for ``slots=True`` the slotted class made from it.
 
-``dataclasses`` spends ~300,000 instructions on each class it processes (and a slotted
-class is created a second time): with ~300 dataclasses imported, a fifth of a first
-``gradc build`` (issue 13, build latency). This module covers the classes gradc
-declares, string annotations (``from __future__ import annotations``) naming plain types
-or ``ClassVar``, and returns None for anything else (``InitVar``, ``KW_ONLY``, a frozen
-dataclass base, a mutable default, ``order``, ``weakref_slot``, slots on a class made
-without :func:`presplit` ...): :mod:`gradc._dataclass` then calls ``dataclasses``, whose
-result and errors are the reference. ``tests/test_dataclass.py`` compares the two.
+``dataclasses`` spends ~300,000 instructions on each class it processes: with ~300
+dataclasses imported, a fifth of a first ``gradc build`` (issue 13, build latency). This
+module covers the classes gradc declares: string annotations (``from __future__ import
+annotations``) naming plain types or ``ClassVar``. For anything else (``InitVar``,
+``KW_ONLY``, a frozen dataclass base, a mutable default, ``order``, ``weakref_slot``,
+slots on Python other than 3.11, whose ``dataclasses`` make them differently ...)
+:func:`process` returns None and :mod:`gradc._dataclass` calls ``dataclasses``, whose
+result and errors are the reference. ``tests/test_dataclass_fields.py`` compares the two
+for every dataclass of the package.
 """
 
 from __future__ import annotations
@@ -25,11 +25,7 @@ from collections.abc import Mapping
 from dataclasses import MISSING, Field
 from typing import Any, ClassVar
 
-__all__ = ["DEFAULTS", "presplit", "process"]
-
-#: The class attribute where a class made by :func:`presplit`'s caller keeps its fields'
-#: class-body values (defaults or ``field()``), which ``__slots__`` cannot hold.
-DEFAULTS = "__gradc_field_defaults__"
+__all__ = ["process"]
 
 #: ``dataclasses``' pattern of a string annotation's leading ``module.name``.
 _MODULE_IDENTIFIER = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
@@ -151,56 +147,10 @@ def _base_fields(mro: tuple[type, ...]) -> tuple[dict[str, Field[Any]], bool, bo
     return fields, found, frozen
 
 
-def presplit(
-    bases: tuple[type, ...], namespace: dict[str, Any]
-) -> tuple[tuple[str, ...], tuple[dict[str, object], list[Classified]]] | None:
-    """For a class about to be created from ``namespace`` with one base, to be made a
-    dataclass with ``slots=True``: the ``__slots__`` ``dataclasses`` would give it (every
-    field's name, inherited ones too, less the bases' slots), and what to keep under
-    :data:`DEFAULTS`: the class-body values of its fields (to be left out of the
-    namespace) and its annotations classified (:func:`process` reads them). None when
-    :func:`process` could not process it (the class is then created as written and left
-    to ``dataclasses``)."""
-    if len(bases) != 1 or "__slots__" in namespace or DEFAULTS in namespace:
-        return None
-    module = sys.modules.get(namespace.get("__module__", ""))
-    base = bases[0]
-    fields, _, frozen_base = _base_fields_of(base)
-    if module is None or frozen_base:
-        return None
-    annotations = namespace.get("__annotations__", {})
-    meta: type = type(base)
-    lookup = (*base.__mro__, *meta.__mro__)  # where getattr(cls, name) would look
-    values: dict[str, object] = {}
-    for name in annotations:
-        if name in namespace:
-            values[name] = namespace[name]
-        elif any(name in vars(c) for c in lookup):
-            return None  # an inherited attribute as the default: dataclasses decide
-    values.update((k, v) for k, v in namespace.items() if isinstance(v, Field))
-    classified = _classify(vars(module), annotations, values)
-    if classified is None:
-        return None
-    taken: set[str] = set()
-    for c in base.__mro__[:-1]:
-        slots = c.__dict__.get("__slots__")
-        if isinstance(slots, str) or hasattr(slots, "__next__"):
-            return None  # dataclasses decide (or raise)
-        taken.update(slots or ())
-    kinds = {name: f._field_type for name, f in fields.items()}  # type: ignore[attr-defined]
-    kinds.update({name: kind for name, _, kind, _ in classified})
-    names = tuple(n for n, kind in kinds.items() if kind is _FIELD and n not in taken)
-    own = {name: values[name] for name, _, kind, _ in classified if name in namespace}
-    return names, ({k: v for k, v in own.items() if kinds[k] is _FIELD}, classified)
-
-
-#: A base dataclass -> its fields, whether it is one, whether frozen (its
-#: ``__dataclass_fields__`` are final once the decorator made it).
-_BASES: dict[type, tuple[dict[str, Field[Any]], bool, bool]] = {}
-
-
 def _base_fields_of(base: type) -> tuple[dict[str, Field[Any]], bool, bool]:
-    """:func:`_base_fields` of the class made with the single base ``base`` (a copy)."""
+    """:func:`_base_fields` of a class whose only base is ``base`` (a copy), memoised
+    per base dataclass (its ``__dataclass_fields__`` are final once the decorator made
+    it)."""
     known = _BASES.get(base)
     if known is None:
         known = _base_fields(base.__mro__)
@@ -209,44 +159,80 @@ def _base_fields_of(base: type) -> tuple[dict[str, Field[Any]], bool, bool]:
     return dict(known[0]), known[1], known[2]
 
 
-def process(cls: type, params: Mapping[str, bool]) -> bool:
-    """Make ``cls`` a dataclass as ``dataclasses.dataclass(cls, **params)`` would with
-    ``init``, ``repr``, ``eq`` and ``unsafe_hash`` False and ``frozen`` False (no
-    methods made), ``params`` (the ten options of ``dataclass``) its
-    ``__dataclass_params__``. False, with ``cls`` unchanged, when ``dataclasses`` must
-    do it (see the module docstring): always for ``order``, ``weakref_slot``, and
-    ``slots`` on a class not made with :func:`presplit`'s result."""
-    stash = cls.__dict__.get(DEFAULTS)
-    if params["order"] or params["weakref_slot"] or (params["slots"] and stash is None):
-        return False
+_BASES: dict[type, tuple[dict[str, Field[Any]], bool, bool]] = {}
+
+
+def _inherited_slots(cls: type) -> set[str] | None:
+    """The slots of ``cls``'s bases (``dataclasses._add_slots``'s ``_get_slots``); None
+    when ``dataclasses`` must decide (a base's ``__slots__`` is an iterator: it raises)."""
+    taken: set[str] = set()
+    for c in cls.__mro__[1:-1]:
+        slots = c.__dict__.get("__slots__")
+        if slots is None:
+            continue
+        if isinstance(slots, str):
+            taken.add(slots)
+        elif hasattr(slots, "__next__"):
+            return None
+        else:
+            taken.update(slots)
+    return taken
+
+
+def _slotted(cls: type, fields: dict[str, Field[Any]], inherited: set[str]) -> type:
+    """The class ``dataclasses._add_slots`` (Python 3.11) makes of processed ``cls``:
+    created again with ``__slots__`` (its fields' names, less the bases' slots), without
+    the fields' class attributes and its ``__dict__``/``__weakref__`` descriptors."""
+    body = dict(cls.__dict__)
+    names = tuple(f.name for f in fields.values() if f._field_type is _FIELD)  # type: ignore[attr-defined]
+    body["__slots__"] = tuple(n for n in names if n not in inherited)
+    for name in names:
+        body.pop(name, None)
+    body.pop("__dict__", None)
+    body.pop("__weakref__", None)
+    qualname = getattr(cls, "__qualname__", None)
+    new: type = type(cls)(cls.__name__, cls.__bases__, body)
+    if qualname is not None:
+        new.__qualname__ = qualname
+    return new
+
+
+def process(cls: type, params: Mapping[str, bool]) -> type | None:
+    """The class ``dataclasses.dataclass(cls, **params)`` would make with ``init``,
+    ``repr``, ``eq`` and ``unsafe_hash`` False and ``frozen`` False (no methods made),
+    ``params`` (the ten options of ``dataclass``) its ``__dataclass_params__``: ``cls``
+    itself, or with ``slots`` a new class. None, with ``cls`` unchanged, when
+    ``dataclasses`` must make it (see the module docstring)."""
+    if params["order"] or params["weakref_slot"]:
+        return None
+    inherited = _inherited_slots(cls) if params["slots"] else set()
+    if inherited is None or (params["slots"] and sys.version_info[:2] != (3, 11)):
+        return None
+    if params["slots"] and "__slots__" in cls.__dict__:
+        return None  # dataclasses raise
     module = sys.modules.get(cls.__module__)
     bases = cls.__bases__
     found = _base_fields_of(bases[0]) if len(bases) == 1 else _base_fields(cls.__mro__[1:])
     fields, has_bases, frozen_base = found
     if module is None or (has_bases and (frozen_base or params["frozen"])):
-        return False  # dataclasses check frozenness and make the frozen methods
+        return None  # dataclasses check frozenness and make the frozen methods
     if not _PARAM_NAMES or not set(_PARAM_NAMES) <= params.keys():
-        return False
-    if stash is not None:
-        classified = stash[1]
-    else:
-        annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (as dataclasses)
-        classified = _classify(vars(module), annotations, _class_values(cls, annotations))
-        if classified is None:
-            return False
+        return None
+    annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (as dataclasses)
+    classified = _classify(vars(module), annotations, _class_values(cls, annotations))
+    if classified is None:
+        return None
     record: Any = object.__new__(_PARAMS_TYPE)
     for name in _PARAM_NAMES:
         setattr(record, name, params[name])
     cls.__dataclass_params__ = record  # type: ignore[attr-defined]
     for f in _make_fields(classified, params["kw_only"]):
         fields[f.name] = f
-        if stash is None and isinstance(getattr(cls, f.name, None), Field):
+        if isinstance(getattr(cls, f.name, None), Field):
             if f.default is MISSING:
                 delattr(cls, f.name)
             else:
                 setattr(cls, f.name, f.default)
-    if stash is not None:
-        delattr(cls, DEFAULTS)
     cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
     if not cls.__doc__:
         cls.__doc__ = cls.__name__ + _text_signature(cls)
@@ -256,8 +242,10 @@ def process(cls: type, params: Mapping[str, bool]) -> bool:
             for f in fields.values()
             if f._field_type is _FIELD and f.init and not f.kw_only  # type: ignore[attr-defined]
         )
+    if params["slots"]:
+        cls = _slotted(cls, fields, inherited)
     abc.update_abstractmethods(cls)
-    return True
+    return cls
 
 
 def _class_values(cls: type, annotations: Mapping[str, object]) -> dict[str, object]:

@@ -19,7 +19,6 @@ from typing import Annotated, ClassVar, Protocol
 
 from gradc._dataclass import dataclass
 from gradc.compiler.ir.loc import UNKNOWN_LOC, Loc
-from gradc.compiler.ir.opclass import OperationMeta
 from gradc.compiler.ir.types import UNKNOWN, Type
 
 #: A string attribute naming a function of the module: printed ``@name``.
@@ -54,7 +53,7 @@ class Argument(Value):
 
 
 @dataclass(eq=False, kw_only=True)
-class Instruction(Value, metaclass=OperationMeta):
+class Instruction(Value):
     """Base of every operation.
 
     Class attributes of concrete operations:
