@@ -44,12 +44,13 @@ def module_source(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-# gradc's CLI, then the CPU seconds of this process and of its (reaped) worker processes
+# the `gradc` command (its console script's entry: the cyclic collector off for a build),
+# then the CPU seconds of this process and of its (reaped) worker processes
 _CLI_WITH_CPU = """
-import resource, sys
-from gradc.cli.main import cli
+import resource
+from gradc.__main__ import run
 try:
-    cli(sys.argv[1:], prog_name="gradc")
+    run()
 except SystemExit as exc:
     if exc.code:
         raise

@@ -160,8 +160,14 @@ def _add(shared: int, item: int) -> int:
     return shared + item
 
 
-def _die(shared: object, item: object) -> object:
-    os._exit(3)
+def _die_in_a_worker(parent: int, item: object) -> object:
+    """A worker's task ends its process; this process's waits for the workers to end
+    (so that a worker surely takes a task, whatever the machine's load)."""
+    if os.getpid() != parent:
+        os._exit(3)
+    for worker in multiprocessing.active_children():
+        worker.join(60)
+    return item
 
 
 def _nothing() -> None:
@@ -188,9 +194,37 @@ def test_results_come_back_in_task_order_with_failures_in_place() -> None:
 def test_a_worker_that_dies_fails_the_run() -> None:
     pool = warm_pool.WarmPool(2, _nothing)
     try:
-        pool.share(None)
+        pool.share(os.getpid())
         with pytest.raises(RuntimeError, match=r"worker process died .*exit code 3"):
-            pool.run(_die, [1, 2], [1, 1])
+            pool.run(_die_in_a_worker, [1, 2, 3, 4], [1, 1, 1, 1])
     finally:
         pool.close()
+    assert not multiprocessing.active_children()
+
+
+def _whose(parent: int, item: Path) -> int:
+    """This process's id; a worker's task leaves ``item`` (a file) behind, and the build
+    process's waits for one (so that both surely run a task, whatever the load)."""
+    import time
+
+    if os.getpid() != parent:
+        item.touch()
+    else:
+        for _ in range(6000):
+            if any(item.parent.iterdir()):
+                break
+            time.sleep(0.01)
+    return os.getpid()
+
+
+def test_the_build_process_is_one_of_the_jobs(tmp_path: Path) -> None:
+    pool = warm_pool.WarmPool(2, _nothing)
+    try:
+        assert len(multiprocessing.active_children()) == 1  # -j 2: this process and one
+        pool.share(os.getpid())
+        items = [tmp_path / f"{k}" for k in range(4)]
+        pids = pool.run(_whose, items, [1, 1, 1, 1])
+    finally:
+        pool.close()
+    assert os.getpid() in pids and len(set(pids)) == 2
     assert not multiprocessing.active_children()
