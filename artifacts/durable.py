@@ -11,10 +11,20 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
-__all__ = ["FILE_MODE", "TMP_PREFIX", "atomic_write", "fsync_dir", "locked", "write_blobs"]
+__all__ = [
+    "FILE_MODE",
+    "TMP_PREFIX",
+    "atomic_write",
+    "fsync_dir",
+    "fsync_file",
+    "fsync_files",
+    "locked",
+    "write_blobs",
+    "write_temporary",
+]
 
 #: Prefix of temporary files (a crashed writer's are removed by the next write).
 TMP_PREFIX = ".tmp-"
@@ -24,18 +34,28 @@ FILE_MODE = 0o644
 
 
 def write_blobs(
-    out: Path, rels: list[str], blobs: Mapping[str, bytes], created: list[Path]
+    out: Path,
+    rels: list[str],
+    blobs: Mapping[str, bytes],
+    created: list[Path],
+    staged: Callable[[str], str | None] | None = None,
 ) -> None:
     """Write the blobs ``rels`` of ``out`` durably, before any manifest names them: each
     to a temporary file, all fsync'ed (concurrently), renamed into place (appended to
-    ``created`` as they are), then each folder fsync'ed once. Temporaries not renamed are
-    removed on failure."""
+    ``created`` as they are), then each folder fsync'ed once. ``staged(rel)`` gives the
+    temporary of a blob written and fsync'ed earlier (``gradc.artifacts.staging``), if
+    any. Temporaries not renamed are removed on failure."""
     temporaries: list[tuple[str, Path]] = []
+    written: list[str] = []
     try:
         for rel in rels:
             path = out / rel
-            temporaries.append((_write_temporary(path, blobs[rel]), path))
-        _fsync_files([tmp for tmp, _ in temporaries])
+            tmp = staged(rel) if staged is not None else None
+            if tmp is None:
+                tmp = write_temporary(path, blobs[rel])
+                written.append(tmp)
+            temporaries.append((tmp, path))
+        fsync_files(written)
         while temporaries:
             tmp, path = temporaries[0]
             os.replace(tmp, path)
@@ -49,7 +69,7 @@ def write_blobs(
         fsync_dir(folder)
 
 
-def _write_temporary(path: Path, data: bytes) -> str:
+def write_temporary(path: Path, data: bytes) -> str:
     """``data`` in a new temporary file beside ``path`` (not yet fsync'ed); its name."""
     import tempfile
 
@@ -66,7 +86,8 @@ def _write_temporary(path: Path, data: bytes) -> str:
     return tmp
 
 
-def _fsync_file(name: str) -> None:
+def fsync_file(name: str) -> None:
+    """fsync the file ``name`` (its data and size)."""
     fd = os.open(name, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -74,12 +95,12 @@ def _fsync_file(name: str) -> None:
         os.close(fd)
 
 
-def _fsync_files(names: list[str]) -> None:
+def fsync_files(names: list[str]) -> None:
     """fsync every file of ``names``: concurrently when there are several, so that the
     file system can commit them together (about half the time of one after the other)."""
     if len(names) < 3:
         for name in names:
-            _fsync_file(name)
+            fsync_file(name)
         return
     # plain threads, not concurrent.futures (whose import, logging's included, costs a
     # small build more than its fsyncs' CPU): at most 8, each taking every 8th file
@@ -90,7 +111,7 @@ def _fsync_files(names: list[str]) -> None:
     def fsync_every(start: int) -> None:
         try:
             for name in names[start :: min(8, len(names))]:
-                _fsync_file(name)
+                fsync_file(name)
         except BaseException as exc:  # re-raised in the caller's thread
             failures.append(exc)
 
@@ -105,9 +126,9 @@ def _fsync_files(names: list[str]) -> None:
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory."""
-    tmp = _write_temporary(path, data)
+    tmp = write_temporary(path, data)
     try:
-        _fsync_file(tmp)
+        fsync_file(tmp)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

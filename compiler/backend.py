@@ -104,6 +104,13 @@ def _export_plans(state: BuildState) -> list[ExportPlan]:
     dispatch = {e.name: e.dispatch for e in info.exports}
     dispatch.update({d.name: d.dispatch for d in info.derivatives})
     options = {e.name: e.options for e in info.exports}
+    relative: dict[str, str] = {}  # Loc.file -> module-relative name (a few files, many sites)
+
+    def rename(file: str) -> str:
+        if file not in relative:
+            relative[file] = module_relative(file, base_dir)
+        return relative[file]
+
     for name in [e.name for e in info.exports] + [d.name for d in info.derivatives]:
         function = state.focus = module.functions[name]
         params = tuple(
@@ -113,10 +120,7 @@ def _export_plans(state: BuildState) -> list[ExportPlan]:
         own = defaults[name] if name in defaults else _inherited(defaults[primal[name]], params)
         defaults[name] = own  # a derivative of this derivative inherits from it
         signature = Signature(params, python_name(function.return_type), own)
-        sites = tuple(
-            (loc.file, loc.line, loc.col)
-            for loc in site_table(module, name, lambda f: module_relative(f, base_dir))
-        )
+        sites = tuple((loc.file, loc.line, loc.col) for loc in site_table(module, name, rename))
         if name not in options:  # a derivative is compiled with its primal's options
             options[name] = options[primal[name]]
         plans.append(
@@ -223,13 +227,14 @@ def _emit_forked(state: BuildState) -> Any:
     items: list[Any] = [(p.name, j.symbol, p.signature, j.options, j.target) for p, j in pending]
     items += [state.runtime_options] if state.runtime_object is None else []
     sizes = [_ir_bytes(state, plan) for plan, _ in pending] + [0] * (len(items) - len(pending))
+    stage = _stager(state, pending)
     if _shared_with_pool(state):
         assert state.pool is not None
-        results = state.pool.run(lower_and_emit, items, sizes, _emit_progress(state))
+        results = state.pool.run(lower_and_emit, items, sizes, _emit_progress(state), stage)
     else:
         module = state.module
         work = lambda index: lower_and_emit(module, items[index])  # noqa: E731
-        results = run_forked(work, sizes, state.options.jobs, _emit_progress(state))
+        results = run_forked(work, sizes, state.options.jobs, _emit_progress(state), stage)
     for (plan, job), result in zip(pending, results, strict=False):
         state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
         if result == _LOWERING_FAILED:
@@ -243,6 +248,36 @@ def _emit_forked(state: BuildState) -> Any:
             job, _emitted(entry), None if wrapper is None else _emitted(wrapper), checked
         )
     return results[-1] if state.runtime_object is None else None
+
+
+def _stager(state: BuildState, pending: list[tuple[ExportPlan, Job]]) -> Any:
+    """``each(index, result)`` for the pool, which writes the blobs of pending job
+    ``index``'s result ahead of the ``write`` stage to ``state.stage``
+    (``gradc.artifacts.staging``), as the build process gets them; None without a stage.
+    A blob that cannot be written is left to the ``write`` stage (which reports it)."""
+    stage = state.stage
+    if stage is None:
+        return None
+
+    def put(index: int, result: Any) -> None:
+        nonlocal stage
+        if stage is None or index >= len(pending) or not isinstance(result, tuple):
+            return
+        (plan, job), (entry, wrapper, checked) = pending[index], result
+        if not checked:
+            return  # the build raises its error
+        try:
+            stage.put_object(entry.object_code)
+            if wrapper is not None:
+                stage.put_object(wrapper.object_code)
+            if job is plan.jobs[0]:  # the texts the manifest keeps are the first variant's
+                stage.put_text("\n".join(state.printed[n] for n in plan.reached), "ir")
+                stage.put_text(entry.llvm_text, "llvm")
+                stage.put_text(entry.asm_text, "asm")
+        except OSError:
+            stage = None
+
+    return put
 
 
 def _shared_with_pool(state: BuildState) -> bool:

@@ -97,6 +97,7 @@ def run_forked(
     sizes: Sequence[int],
     jobs: int,
     done: Callable[[int, int], None] | None = None,
+    each: Callable[[int, Any], None] | None = None,
 ) -> list[Any]:
     """``[work(0), work(1), ...]``, run in at most ``jobs`` processes: this one and
     workers forked now (``gradc.compiler.warm_pool.WarmPool``).
@@ -105,7 +106,8 @@ def run_forked(
     build's state) when they fork, which happens here; only indices go out and the
     workers' (picklable) results come back. ``sizes[i]`` estimates task ``i``'s work:
     the largest start first, so that one large export does not start last and finish
-    alone. ``done(finished, total)`` is called in this process as tasks finish.
+    alone. ``done(finished, total)`` is called in this process as tasks finish, after
+    ``each(index, result)`` (``WarmPool.run``).
 
     Returns, in task order, each task's result or an :class:`EmitFailure` (an exception
     of ``work``, for the caller to raise with the task's context).
@@ -125,7 +127,7 @@ def run_forked(
 
     pool = WarmPool(min(jobs, len(sizes)), task=(task, None, indices))
     try:
-        return pool.run(task, indices, sizes, done)
+        return pool.run(task, indices, sizes, done, each)
     finally:
         pool.close()
 

@@ -127,13 +127,15 @@ class WarmPool:
         items: Sequence[Any],
         sizes: Sequence[int],
         done: Callable[[int, int], None] | None = None,
+        each: Callable[[int, Any], None] | None = None,
     ) -> list[Any]:
         """``[fn(shared, items[0]), fn(shared, items[1]), ...]`` in this process and the
         workers (``fn`` is pickled by name, unless the workers inherited it).
 
         ``sizes[i]`` estimates task ``i``'s work: the largest start first, so that one
         large export does not start last and finish alone. ``done(finished, total)`` is
-        called here as tasks finish. Returns, in task order, each task's result or an
+        called here as tasks finish, after ``each(index, result)`` (work on a result that
+        this process does while the workers go on: ``backend`` writes its blobs). Returns, in task order, each task's result or an
         :class:`~gradc.compiler.emit_pool.EmitFailure` (an exception of ``fn``).
 
         Raises:
@@ -148,11 +150,11 @@ class WarmPool:
         order = sorted(range(len(items)), key=lambda i: -sizes[i])
         _hand_out(self._tokens[1], order, len(self._workers) + 1)
         results: list[Any] = [None] * len(items)
-        progress = _Progress(len(items), done)
+        progress = _Progress(len(items), done, each)
         open_connections = list(self._connections)
         while (index := _take(self._tokens[0])) >= 0:
             results[index] = _attempt(fn, self._shared, items[index])
-            progress.step()
+            progress.step(index, results[index])
             self._collect(open_connections, results, progress, 0.0)
         while progress.finished < len(items):
             if not open_connections:
@@ -189,7 +191,7 @@ class WarmPool:
                     break
                 index, result = message
                 results[index] = result
-                progress.step()
+                progress.step(index, result)
                 if not ready.poll():
                     break
 
@@ -208,13 +210,21 @@ class WarmPool:
 
 
 class _Progress:
-    """Counts finished tasks and reports them to ``done(finished, total)``."""
+    """Counts finished tasks, hands each result to ``each(index, result)`` and reports
+    the count to ``done(finished, total)``."""
 
-    def __init__(self, total: int, done: Callable[[int, int], None] | None) -> None:
-        self.total, self.done, self.finished = total, done, 0
+    def __init__(
+        self,
+        total: int,
+        done: Callable[[int, int], None] | None,
+        each: Callable[[int, Any], None] | None = None,
+    ) -> None:
+        self.total, self.done, self.each, self.finished = total, done, each, 0
 
-    def step(self) -> None:
+    def step(self, index: int, result: Any) -> None:
         self.finished += 1
+        if self.each is not None:
+            self.each(index, result)
         if self.done is not None:
             self.done(self.finished, self.total)
 

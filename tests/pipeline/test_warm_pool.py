@@ -85,13 +85,26 @@ def _count_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_a_warm_pool_build_equals_the_in_process_build_byte_for_byte(
     module: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from gradc.artifacts.staging import BlobStage
+
     runs = _count_runs(monkeypatch)
+    taken: list[str | None] = []
+    real_take = BlobStage.take
+
+    def take(stage: BlobStage, rel: str) -> str | None:
+        taken.append(real_take(stage, rel))
+        return taken[-1]
+
+    monkeypatch.setattr(BlobStage, "take", take)
     build_artifact(module, tmp_path / "j1", CompilerOptions(jobs=1))
-    assert runs == []
+    assert runs == [] and taken == []
     build_artifact(module, tmp_path / "j2", CompilerOptions(jobs=2))
     assert runs and runs[0] >= 4  # four exports (and the runtime, unless cached)
     assert not multiprocessing.active_children()  # the workers were reaped
+    # the blobs were written while the build compiled (staged), and renamed into place
+    assert sum(t is not None for t in taken) >= 8  # four objects, their wrappers, texts
     assert _files(tmp_path / "j2") == _files(tmp_path / "j1")
+    assert not [p for p in (tmp_path / "j2").rglob(".tmp-*")]
     lib = gradc.load(tmp_path / "j2")
     assert lib.poly(0.7, 2.0) == 2.0 * 0.7 * 0.7 + math.sin(0.7) - 1.5
     assert lib.count(10) == sum(i for i in range(10) if i % 3 == 0)
@@ -108,9 +121,9 @@ def test_a_module_that_does_not_pickle_is_lowered_in_workers_forked_later(
     forked: list[int] = []
     real = emit_pool.run_forked
 
-    def counted(work: object, sizes: list[int], jobs: int, done: object) -> object:
+    def counted(work: object, sizes: list[int], jobs: int, *rest: object) -> object:
         forked.append(len(sizes))
-        return real(work, sizes, jobs, done)  # type: ignore[arg-type]
+        return real(work, sizes, jobs, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(warm_pool.WarmPool, "share", refuse)
     monkeypatch.setattr(emit_pool, "run_forked", counted)
