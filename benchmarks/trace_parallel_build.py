@@ -9,8 +9,9 @@ Builds the module of ``bench_parallel_build.py`` cold, in a fresh process, with 
 around the build's stages, the workers' warm-up, each task and the write, and prints:
 the build process's serial part (start to the tasks going out, and after the last task
 comes back), when each process (the build process runs tasks too) was ready, its tasks'
-total, and the critical path in CPU seconds: the serial parts plus the busiest process's
-share of the tasks, the wall time an idle machine would take (waits for I/O aside). CPU
+total, and the critical path in CPU seconds: the serial parts plus the parallel part's CPU
+shared evenly by the processes, the wall time an idle machine would take (waits for I/O
+and the last task's tail aside). CPU
 seconds say more than wall on a loaded machine; ``--rounds`` compares the critical path
 with a ``-j 1`` build's CPU time, interleaved. A benchmark, not a test: it asserts
 nothing about time.
@@ -88,27 +89,31 @@ def traced_build(exports: int, jobs: int) -> list[list[str]]:
 
 def critical_path(lines: list[list[str]], show: bool) -> float:
     """The CPU seconds on the critical path of the traced build ``lines`` (the build
-    process's serial parts, plus the busiest process's share of the tasks): its wall time
-    on an idle machine with a core per process, less waits for I/O. Prints the details
-    with ``show``."""
+    process's serial parts, plus the CPU of the parallel part, its tasks and this
+    process's work beside them, divided by the processes: the token pipe balances them
+    to a task): its wall time on an idle machine with a core per process, less waits
+    for I/O and the last task's tail. Prints the details with ``show``."""
     parent = lines[0][0]
     events: dict[str, list[tuple[str, float, float]]] = defaultdict(list)
     for pid, event, wall, cpu in lines:
         events[pid].append((event, float(wall), float(cpu)))
     mine = {e: (w, c) for e, w, c in events[parent]}
-    out = mine.get("share<", mine.get("stage:emit>", (0.0, 0.0)))
-    back = mine.get("stage:emit<", out)
+    # -j N lowers and emits in the lower stage's tasks (-j 1: lowers there, serially)
+    out = mine.get("share<", mine.get("stage:lower>", (0.0, 0.0)))
+    back = mine.get("stage:lower<", out)
     end = mine["end"]
-    busiest = back[1] - out[1]  # this process's CPU while the tasks ran (its own included)
+    parallel = [back[1] - out[1]]  # this process's CPU while the tasks ran (its own included)
     rows = []
     for pid, got in events.items():
         tasks = [(w, c) for e, w, c in got if e in ("task>", "task<")]
         cpu = sum(tasks[i + 1][1] - tasks[i][1] for i in range(0, len(tasks), 2))
         if pid != parent:
-            busiest = max(busiest, cpu)
+            parallel.append(cpu)
         ready = next((w for e, w, _ in got if e == "warm<"), None)
         rows.append((pid, ready, tasks, cpu))
-    path = out[1] + busiest + (end[1] - back[1])
+    # the processes take tasks as they finish one: on cores of their own they would share
+    # the work evenly (to a task), whatever share another load on this machine left them
+    path = out[1] + sum(parallel) / len(parallel) + (end[1] - back[1])
     if not show:
         return path
     for event, (wall, cpu) in mine.items():
@@ -125,7 +130,7 @@ def critical_path(lines: list[list[str]], show: bool) -> float:
         print(f"{who}: ready at {ready if ready is None else round(ready, 3)} s, "
               f"first task at {first:.3f} s, {len(tasks) // 2} tasks, {cpu:.3f} s CPU, "
               f"last ends at {last:.3f} s")  # fmt: skip
-    print(f"critical path {path:.3f} s CPU (serial parts + the busiest process's tasks)")
+    print(f"critical path {path:.3f} s CPU (serial parts + the tasks' CPU shared evenly)")
     return path
 
 
@@ -149,7 +154,9 @@ def main() -> None:
         a, b = statistics.median(one), statistics.median(many)
         print(f"-j 1 CPU {' '.join(f'{x:.3f}' for x in one)} s; -j {args.jobs} critical "
               f"path {' '.join(f'{x:.3f}' for x in many)} s; ratio of the medians "
-              f"{a / b:.2f}x (an idle machine's wall ratio, I/O waits aside)")  # fmt: skip
+              f"{a / b:.2f}x, of the minima (the runs other load disturbed least) "
+              f"{min(one) / min(many):.2f}x: an idle machine's wall ratio, I/O waits "
+              f"aside")  # fmt: skip
     print(f"load average {load:.1f} -> {os.getloadavg()[0]:.1f}")
 
 

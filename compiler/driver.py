@@ -11,7 +11,8 @@ and its line)::
     ad       the derivative exports (gradc.grad, gradc.jvp, ...)
     passes   the default pass pipeline, verified
     keys     cache keys per export and CPU variant; cache lookups
-    lower    LLVM IR of each export the cache does not hold
+    lower    LLVM IR of each export the cache does not hold (-j N: lowered and emitted
+             in N processes, one task per export and CPU variant)
     emit     objects (and fast-call wrappers, the runtime) of what was lowered
     cuda     PTX and cubins of each kernel (--target cuda only)
     write    the artifact directory (build_artifact only)

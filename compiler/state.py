@@ -10,7 +10,8 @@ Each field after the inputs is set by one stage and read by the later ones::
             runtime_key, runtime_object  a job per export and CPU variant, with its cached
                                          object if the cache holds its key
     lower   Job.llvm_module              LLVM IR of each job the cache did not hold (or
-            lower_in_workers             True: emit lowers them in -j workers)
+            lower_in_workers             True: lowered and emitted in -j N processes,
+                                         Job.object_code ... set here, but of failed tasks)
     emit    Job.object_code ...,         objects of those jobs, and the runtime object
             runtime_object               if the cache did not hold it
 

@@ -160,6 +160,46 @@ def test_errors_in_warm_workers_are_raised_as_in_process(
     assert not multiprocessing.active_children()
 
 
+@pytest.mark.parametrize("where", ["lowering", "emission"])
+def test_crashes_in_tasks_are_reported_as_in_process(
+    where: str, module: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An internal error of a task (a bug in lowering, LLVM failing on a module) names the
+    same stage, step, function, line and message with -j 2 as with -j 1."""
+    from gradc.compiler.codegen import emit
+    from gradc.compiler.diagnostics import InternalCompilerError
+
+    real_lower, real_emit = backend._lower_export, emit.emit_object
+
+    def lower(module_: object, name: str, *args: object) -> object:
+        if name == "count":
+            raise KeyError("a lowering bug")
+        return real_lower(module_, name, *args)  # type: ignore[arg-type]
+
+    def emit_object(llvm_module: object, options: object) -> object:
+        if "gradc_count_" in str(llvm_module):
+            raise RuntimeError("LLVM ERROR: a code generator bug")
+        return real_emit(llvm_module, options)  # type: ignore[arg-type]
+
+    runs = _count_runs(monkeypatch)
+    if where == "lowering":
+        monkeypatch.setattr(backend, "_lower_export", lower)  # the workers fork after this
+    else:
+        monkeypatch.setattr(emit, "emit_object", emit_object)
+    reported = []
+    for jobs in (1, 2):
+        with pytest.raises(InternalCompilerError) as info:
+            build_artifact(module, tmp_path / f"j{jobs}", CompilerOptions(jobs=jobs))
+        e = info.value
+        reported.append((e.message, e.stage, e.step, e.function, e.loc, e.source_line))
+        assert not (tmp_path / f"j{jobs}").exists()
+    assert reported[0] == reported[1]
+    assert reported[0][1] == ("lower" if where == "lowering" else "emit")
+    assert reported[0][3] == "count" and "bug" in reported[0][0]
+    assert len(runs) == 1  # the -j 2 build ran its tasks in its pool
+    assert not multiprocessing.active_children()
+
+
 def test_a_front_end_error_ends_the_warm_workers(module: Path, tmp_path: Path) -> None:
     module.write_text(SOURCE + "\n@gradc.export\ndef bad(x: f64) -> f64:\n    return y\n")
     with pytest.raises(CompileError, match="'y'"):
