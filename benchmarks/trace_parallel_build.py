@@ -87,33 +87,34 @@ def traced_build(exports: int, jobs: int) -> list[list[str]]:
         return [line.split() for line in log.read_text().splitlines()]
 
 
-def critical_path(lines: list[list[str]], show: bool) -> float:
-    """The CPU seconds on the critical path of the traced build ``lines`` (the build
-    process's serial parts, plus the CPU of the parallel part, its tasks and this
-    process's work beside them, divided by the processes: the token pipe balances them
-    to a task): its wall time on an idle machine with a core per process, less waits
-    for I/O and the last task's tail. Prints the details with ``show``."""
+def critical_path(lines: list[list[str]], jobs: int, show: bool) -> float:
+    """The CPU seconds on the critical path of the traced ``-j jobs`` build ``lines``
+    (the build process's serial parts, plus the CPU of the parallel part, the tasks and
+    this process's work beside them, divided by ``jobs``: the processes take tasks as
+    they finish one): its wall time on an idle machine of ``jobs`` cores, less waits for
+    I/O and the last task's tail. Prints the details with ``show``."""
     parent = lines[0][0]
     events: dict[str, list[tuple[str, float, float]]] = defaultdict(list)
     for pid, event, wall, cpu in lines:
         events[pid].append((event, float(wall), float(cpu)))
     mine = {e: (w, c) for e, w, c in events[parent]}
-    # -j N lowers and emits in the lower stage's tasks (-j 1: lowers there, serially)
+    # -j N lowers and emits in tasks of the lower stage (before: the emit stage's, with
+    # the build process waiting); -j 1 lowers, then emits, serially
     out = mine.get("share<", mine.get("stage:lower>", (0.0, 0.0)))
-    back = mine.get("stage:lower<", out)
+    back = mine.get("stage:emit<", mine.get("stage:lower<", out))
     end = mine["end"]
     parallel = [back[1] - out[1]]  # this process's CPU while the tasks ran (its own included)
     rows = []
     for pid, got in events.items():
         tasks = [(w, c) for e, w, c in got if e in ("task>", "task<")]
         cpu = sum(tasks[i + 1][1] - tasks[i][1] for i in range(0, len(tasks), 2))
-        if pid != parent:
-            parallel.append(cpu)
+        if pid != parent and tasks:  # its tasks and its work between them (results out)
+            parallel.append(tasks[-1][1] - tasks[0][1])
         ready = next((w for e, w, _ in got if e == "warm<"), None)
         rows.append((pid, ready, tasks, cpu))
-    # the processes take tasks as they finish one: on cores of their own they would share
-    # the work evenly (to a task), whatever share another load on this machine left them
-    path = out[1] + sum(parallel) / len(parallel) + (end[1] - back[1])
+    # the processes take tasks as they finish one: on ``jobs`` cores of their own they
+    # would share the work evenly (to a task), whatever share other load here left them
+    path = out[1] + sum(parallel) / jobs + (end[1] - back[1])
     if not show:
         return path
     for event, (wall, cpu) in mine.items():
@@ -145,12 +146,12 @@ def main() -> None:
     args = parser.parse_args()
     load = os.getloadavg()[0]
     if args.rounds == 1:
-        critical_path(traced_build(args.exports, args.jobs), show=True)
+        critical_path(traced_build(args.exports, args.jobs), args.jobs, show=True)
     else:
         one, many = [], []
         for _ in range(args.rounds):
-            one.append(critical_path(traced_build(args.exports, 1), show=False))
-            many.append(critical_path(traced_build(args.exports, args.jobs), show=False))
+            one.append(critical_path(traced_build(args.exports, 1), 1, show=False))
+            many.append(critical_path(traced_build(args.exports, args.jobs), args.jobs, False))
         a, b = statistics.median(one), statistics.median(many)
         print(f"-j 1 CPU {' '.join(f'{x:.3f}' for x in one)} s; -j {args.jobs} critical "
               f"path {' '.join(f'{x:.3f}' for x in many)} s; ratio of the medians "
