@@ -19,8 +19,6 @@ __all__ = [
     "TMP_PREFIX",
     "atomic_write",
     "fsync_dir",
-    "fsync_file",
-    "fsync_files",
     "locked",
     "write_blobs",
     "write_temporary",
@@ -43,19 +41,15 @@ def write_blobs(
     """Write the blobs ``rels`` of ``out`` durably, before any manifest names them: each
     to a temporary file, all fsync'ed (concurrently), renamed into place (appended to
     ``created`` as they are), then each folder fsync'ed once. ``staged(rel)`` gives the
-    temporary of a blob written and fsync'ed earlier (``gradc.artifacts.staging``), if
-    any. Temporaries not renamed are removed on failure."""
+    temporary of a blob written earlier with these bytes (``gradc.artifacts.staging``),
+    if any. Temporaries not renamed are removed on failure."""
     temporaries: list[tuple[str, Path]] = []
-    written: list[str] = []
     try:
         for rel in rels:
             path = out / rel
             tmp = staged(rel) if staged is not None else None
-            if tmp is None:
-                tmp = write_temporary(path, blobs[rel])
-                written.append(tmp)
-            temporaries.append((tmp, path))
-        fsync_files(written)
+            temporaries.append((tmp or write_temporary(path, blobs[rel]), path))
+        _fsync_files([tmp for tmp, _ in temporaries])
         while temporaries:
             tmp, path = temporaries[0]
             os.replace(tmp, path)
@@ -86,8 +80,7 @@ def write_temporary(path: Path, data: bytes) -> str:
     return tmp
 
 
-def fsync_file(name: str) -> None:
-    """fsync the file ``name`` (its data and size)."""
+def _fsync_file(name: str) -> None:
     fd = os.open(name, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -95,12 +88,12 @@ def fsync_file(name: str) -> None:
         os.close(fd)
 
 
-def fsync_files(names: list[str]) -> None:
+def _fsync_files(names: list[str]) -> None:
     """fsync every file of ``names``: concurrently when there are several, so that the
     file system can commit them together (about half the time of one after the other)."""
     if len(names) < 3:
         for name in names:
-            fsync_file(name)
+            _fsync_file(name)
         return
     # plain threads, not concurrent.futures (whose import, logging's included, costs a
     # small build more than its fsyncs' CPU): at most 8, each taking every 8th file
@@ -111,7 +104,7 @@ def fsync_files(names: list[str]) -> None:
     def fsync_every(start: int) -> None:
         try:
             for name in names[start :: min(8, len(names))]:
-                fsync_file(name)
+                _fsync_file(name)
         except BaseException as exc:  # re-raised in the caller's thread
             failures.append(exc)
 
@@ -128,7 +121,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory."""
     tmp = write_temporary(path, data)
     try:
-        fsync_file(tmp)
+        _fsync_file(tmp)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -8,12 +8,13 @@ own tasks (``gradc.compiler.backend``), so that the file creation is spread over
 parallel part of the build, whose tasks the other processes take meanwhile.
 
 What is staged is a temporary file (``durable.TMP_PREFIX``) in the blob's final folder,
-named nothing a reader looks at, fsync'ed by a thread of this process as it is written
-(the thread only waits for the disk; it starts after the ``-j`` workers were forked, so
-no fork sees it): the ``write`` stage (``store.write_artifact(..., staged=...)``) waits
-for those fsyncs, then renames the temporaries of the blobs it has to write into place
-with the others, blobs first and the manifest last, exactly as it writes any blob
-(DESIGN.md §5). Blob names are content addresses, so a
+named nothing a reader looks at, not yet fsync'ed: the ``write`` stage
+(``store.write_artifact(..., staged=...)``) takes the temporaries of the blobs it has to
+write, fsyncs them with the others (concurrently), renames them into place, blobs first
+and the manifest last, exactly as it writes any blob (DESIGN.md §5). Not fsync'ed
+earlier: an fsync commits the file system's journal, and every file created meanwhile
+waits for it (measured: ~2.5 ms per file created beside a thread fsyncing the staged
+ones, against ~0.1 ms). Blob names are content addresses, so a
 temporary staged for a blob is that blob's bytes; a staged blob the write does not need
 (an unchanged artifact, ``texts=False``) is removed by :meth:`BlobStage.discard`, as is
 everything staged when the build fails: a failed build leaves nothing behind, not even
@@ -26,9 +27,8 @@ import contextlib
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
 
-from gradc.artifacts.durable import fsync_file, fsync_files, write_temporary
+from gradc.artifacts.durable import write_temporary
 from gradc.artifacts.manifest_paths import object_path, text_path
 
 __all__ = ["BlobStage"]
@@ -48,9 +48,6 @@ class BlobStage:
         self.texts = texts
         self._staged: dict[str, str] = {}  # relative blob path -> its temporary
         self._created: list[Path] = []  # folders this stage made, outermost first
-        self._syncing: Any = None  # the fsync thread's queue of temporaries (None: stop)
-        self._thread: Any = None
-        self._synced = True  # every temporary staged so far was fsync'ed
 
     def put_object(self, code: bytes) -> None:
         """Stage the object blob of ``code`` (nothing for an empty one)."""
@@ -72,51 +69,13 @@ class BlobStage:
             missing = [p for p in (folder, *folder.parents) if not p.is_dir()]
             folder.mkdir(parents=True, exist_ok=True)
             self._created.extend(reversed(missing))
-        tmp = self._staged[rel] = write_temporary(self.out / rel, data)
-        if self._thread is None:
-            import queue
-            import threading
-
-            self._syncing = queue.SimpleQueue()
-            self._thread = threading.Thread(target=self._sync, name="gradc-fsync", daemon=True)
-            self._thread.start()
-        self._syncing.put(tmp)
-
-    def _sync(self) -> None:
-        """The fsync thread: fsync each temporary put on the queue, until None."""
-        while (tmp := self._syncing.get()) is not None:
-            try:
-                fsync_file(tmp)
-            except OSError:
-                self._synced = False  # take() gives none: the write writes them anew
-
-    def _stop(self) -> None:
-        """Sync what was staged and end the fsync thread: what it has not reached yet is
-        fsync'ed now, concurrently (``durable.write_blobs``'s way), not one by one."""
-        if self._thread is None:
-            return
-        import queue
-
-        left = []
-        with contextlib.suppress(queue.Empty):
-            while True:
-                left.append(self._syncing.get_nowait())
-        self._syncing.put(None)
-        self._thread.join()
-        self._thread = None
-        try:
-            fsync_files(left)
-        except OSError:
-            self._synced = False
+        self._staged[rel] = write_temporary(self.out / rel, data)
 
     def take(self, rel: str) -> str | None:
-        """The temporary staged for the blob ``rel``, fsync'ed, now the caller's to rename
-        or remove (None: none staged, an fsync failed, or a writer cleaning up after a
-        crash removed it). Waits for the fsyncs of what was staged."""
-        self._stop()
+        """The temporary staged for the blob ``rel``, now the caller's to fsync and rename
+        or remove (None: none staged, or a writer cleaning up after a crash removed it)."""
         tmp = self._staged.pop(rel, None)
-        ok = tmp is not None and self._synced and os.path.exists(tmp)
-        return tmp if ok else None
+        return tmp if tmp is not None and os.path.exists(tmp) else None
 
     def temporaries(self) -> set[str]:
         """The names of the temporaries staged and not yet taken (for the writer's sweep
@@ -126,7 +85,6 @@ class BlobStage:
     def discard(self) -> None:
         """Remove every temporary not taken, and the folders this stage created if they
         are empty (a failed build: nothing of it is left)."""
-        self._stop()
         for tmp in self._staged.values():
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
