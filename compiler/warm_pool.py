@@ -135,7 +135,8 @@ class WarmPool:
         ``sizes[i]`` estimates task ``i``'s work: the largest start first, so that one
         large export does not start last and finish alone. ``done(finished, total)`` is
         called here as tasks finish, after ``each(index, result)`` (work on a result that
-        this process does while the workers go on: ``backend`` writes its blobs). Returns, in task order, each task's result or an
+        this process does while the workers go on: ``backend`` writes its blobs).
+        Returns, in task order, each task's result or an
         :class:`~gradc.compiler.emit_pool.EmitFailure` (an exception of ``fn``).
 
         Raises:
