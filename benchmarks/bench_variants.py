@@ -15,7 +15,9 @@ each) and the builds are timed interleaved in the same rounds:
 - ``stencil 1000²``: benchmarks/bench_stencil.py's 5-point stencil of slices
   (``--quick``: 100²);
 - ``matmul 500²``: benchmarks/bench_linalg.py's ``a @ b`` (gradc's tiled loops;
-  ``--quick``: 100²).
+  ``--quick``: 100²);
+- ``matvec loops 2000²`` and ``stencil3 loops 10^6``: benchmarks/bench_arrays.py's plain
+  loops (``--quick``: 200², 10^5).
 
 The host must support every CPU asked for (the loader refuses a variant it cannot run).
 Each figure is the median over ``--repeat`` rounds of the CPU time per call
@@ -38,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_arrays import SOURCE as LOOPS
 from bench_elementwise import SOURCE as ELEMENTWISE
 from bench_linalg import SOURCE as LINALG
 from bench_stencil import SOURCE as STENCIL
@@ -73,12 +76,16 @@ def workloads(cpu: str, quick: bool) -> dict[str, Callable[[], Any]]:
     chain = built(ELEMENTWISE, "chain", cpu).chain
     stencil = built(STENCIL, "stencil", cpu).stencil
     matmul = built(LINALG, "linalg", cpu).matmul
+    loops = built(LOOPS, "loops", cpu)
     rng = np.random.default_rng(0)
     x = rng.standard_normal(10**5 if quick else 10**6)
     side = 100 if quick else 1000
     u = rng.standard_normal((side, side))
     m = 100 if quick else 500
     p, q = rng.standard_normal((m, m)), rng.standard_normal((m, m))
+    mv = 200 if quick else 2000
+    a, v = rng.standard_normal((mv, mv)), rng.standard_normal(mv)
+    w = rng.standard_normal(10**5 if quick else 10**6)
     return {
         "gmm objective": lambda: gmm.gmm_objective(*inputs),
         "gmm gradient": lambda: gmm.d_gmm(*inputs),
@@ -86,6 +93,8 @@ def workloads(cpu: str, quick: bool) -> dict[str, Callable[[], Any]]:
         f"elementwise {x.size:.0e}": lambda: chain(x, 1.5, -0.5),
         f"stencil {side}x{side}": lambda: stencil(u),
         f"matmul {m}x{m}": lambda: matmul(p, q),
+        f"matvec loops {mv}x{mv}": lambda: loops.matvec(a, v),
+        f"stencil3 loops {w.size:.0e}": lambda: loops.stencil3(w),
     }
 
 
