@@ -484,7 +484,7 @@ class ReverseSweep:
         a constant ``>= 0`` as it is."""
         b = self.b
         i = self.primal(state, index)
-        if isinstance(i, ops.Const) and int(i.value) >= 0:  # type: ignore[call-overload]
+        if isinstance(i, ops.Const) and int(i.value) >= 0:
             return i
         key = (self.current(), like, axis, i)
         if key not in self.wrapped:
