@@ -238,7 +238,7 @@ def emit_object(llvm_module: ll.Module | str, options: CompilerOptions) -> Emitt
     level = codegen_level(llvm_text, options.opt_level)  # -O0 for a fast-call wrapper
     info = target_info(options)
     tm = _target_machine(info["triple"], info["cpu"], info["features"], level, fast)
-    _select_instructions(fast, options.opt_level)
+    _select_instructions(fast, options.opt_level, level)
     # From a clone, as the stored LLVM IR text is when `gradc inspect --asm` parses it: the
     # optimiser leaves use-lists in an order that a clone (or a parse) does not reproduce,
     # and code generation depends on it (gmm: other bytes emitted from ``mod`` itself).
@@ -261,20 +261,24 @@ def assembly_from_llvm(llvm_text: str, triple: str, cpu: str, features: str, opt
     """
     _initialize()
     fast = fast_instruction_selection(llvm_text, opt_level)
-    tm = _target_machine(triple, cpu, features, codegen_level(llvm_text, opt_level), fast)
+    level = codegen_level(llvm_text, opt_level)
+    tm = _target_machine(triple, cpu, features, level, fast)
     mod = llvm.parse_assembly(llvm_text)
     mod.verify()
-    _select_instructions(fast, opt_level)
+    _select_instructions(fast, opt_level, level)
     return str(tm.emit_assembly(mod))
 
 
-def _select_instructions(fast: bool, opt_level: int) -> None:
+def _select_instructions(fast: bool, opt_level: int, level: int) -> None:
     """Set LLVM's process-wide code generator options for the next code generation (on a
-    target machine of ``_target_machine(..., fast_isel=fast)``) of a build at ``-O<opt_level>``:
-    ``-fast-isel``, and ``-optimize-regalloc``: LLVM's optimising register allocator from
-    ``-O1`` on, also for a fast-call wrapper's ``-O0`` code generator
-    (:func:`~.size_policy.codegen_level`), whose own allocator keeps no value in a register
-    from one block to the next. Set before every one, so no choice is left over from a
-    previous module."""
+    target machine of ``_target_machine(..., level, fast_isel=fast)``) of a build at
+    ``-O<opt_level>``: ``-fast-isel``; ``-optimize-regalloc``, LLVM's optimising register
+    allocator from ``-O1`` on, also for a fast-call wrapper's ``-O0`` code generator
+    (``level`` 0, :func:`~.size_policy.codegen_level`), whose own allocator keeps no value
+    in a register from one block to the next; and ``-enable-misched``, the machine
+    scheduler that allocator brings along, off for such a wrapper (straight-line calls:
+    ~1 M instructions of code generation less, the same instructions). Set before every
+    one, so no choice is left over from a previous module."""
     llvm.set_option("gradc", f"-fast-isel={'true' if fast else 'false'}")
     llvm.set_option("gradc", f"-optimize-regalloc={'true' if opt_level > 0 else 'false'}")
+    llvm.set_option("gradc", f"-enable-misched={'true' if level > 0 else 'false'}")
