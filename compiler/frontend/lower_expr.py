@@ -97,7 +97,8 @@ class ExpressionLowering(CallLowering):
             case ast.UnaryOp(op=ast.UAdd(), operand=operand):
                 # ``+x`` is x, except that ``+True`` is the int 1: multiply by int 1,
                 # exact for every int and float (``-0.0 * 1 == -0.0``).
-                return self.b.insert(ops.Mul(self.expr(operand), self.b.const(1, I64)))
+                one = self.b.const(1, I64)
+                return self.b.insert(ops.Mul(self.expr(operand), one, positive=True))
             case ast.UnaryOp(op=ast.Invert(), operand=operand):
                 return self.b.insert(ops.Invert(self.expr(operand)))
             case ast.UnaryOp(op=ast.Not(), operand=operand):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradc.compiler.infer import elementwise, weak
+from gradc.compiler.infer import bool_kinds, elementwise, weak
 from gradc.compiler.infer.bool_kinds import ambiguous_bools_message
 from gradc.compiler.ir import numpy_math, ops
 from gradc.compiler.ir.core import Argument, Instruction, Value
@@ -58,6 +58,7 @@ def _with_arrays(rule: TransferRule) -> TransferRule:
     def wrapped(inf: Inference, spec: Spec, inst: Instruction) -> Type | None:
         if any(isinstance(v.type, UnknownType) for v in inst.operands()):
             return None  # an array operand would make it whole-array arithmetic
+        bool_kinds.check_positive(spec.function, inst, inf.error)
         if elementwise.applies(inst):
             t = elementwise.transfer(
                 inst, lambda vs, n: weak.array_common_type(spec.function, vs, n)

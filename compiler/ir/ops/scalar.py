@@ -259,10 +259,14 @@ class Mul(BinaryOp):
     """``lhs * rhs``."""
 
     OPNAME: ClassVar[str] = "mul"
-    FLAGS: ClassVar[tuple[str, ...]] = ("numpy",)
+    FLAGS: ClassVar[tuple[str, ...]] = ("numpy", "positive")
     #: Written as a NumPy ufunc of scalars (``np.multiply(a, b)``): on bools NumPy's result
     #: is not Python's (a bool, Python's an int); inference refuses it there (compiler/infer/rules.py).
     numpy: bool = False
+    #: Written ``+lhs`` (``rhs`` the int 1): ``+True`` is Python's int 1, but NumPy has no
+    #: ``positive`` loop for its bools (a TypeError); inference refuses bools that may be
+    #: NumPy's (compiler/infer/rules.py).
+    positive: bool = False
 
 
 @final
