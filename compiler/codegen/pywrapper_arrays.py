@@ -113,8 +113,10 @@ def unbox_array(
     ]
     if need:
         required = ll.Constant(_I32, need)
-        flags = lambda: _field(b, obj, FIELD_OFFSETS["flags"], _I32)  # noqa: E731
-        checks.append(lambda: b.icmp_unsigned("==", b.and_(flags(), required), required))
+        flags = FIELD_OFFSETS["flags"]
+        checks.append(
+            lambda: b.icmp_unsigned("==", b.and_(_field(b, obj, flags, _I32), required), required)
+        )
     branch_if_all(b, checks, ok, slow)
     b.position_at_end(ok)
     zero = ll.Constant(_I32, 0)

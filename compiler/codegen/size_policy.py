@@ -23,12 +23,12 @@ middle end at all (:func:`needs_middle_end`): they are generated in the form the
 pipeline would leave them (no loops, no values through memory but the entry's
 out-parameters, the slow path's call marked ``tail``), so the pipeline's ~3 ms per wrapper
 bought nothing but a different block layout. Their code generation is LLVM's ``-O0`` code
-generator (:func:`codegen_level`: the fast instruction selector and register allocator, no
-machine-level optimisation): a third of the ``-O2`` code generator's instructions for a
-wrapper (5.7 M vs 16.4 M instructions, callgrind, for ``poly(x: f64, n: i64)``'s), for a
-call that is not measurably slower (benchmarks/bench_call_overhead.py, same-run A/B): the
-fast path is a few C-API calls, which the ``-O0`` code makes as the ``-O2`` code does,
-around a few more stack moves.
+generator (:func:`codegen_level`: the fast instruction selector, no machine-level
+optimisation, no machine scheduler) with the optimising register allocator
+(``emit._select_instructions``): 9 M instead of 16.4 M instructions (callgrind) for
+``poly(x: f64, n: i64)``'s wrapper, for the same calls (benchmarks/bench_call_overhead.py,
+same-run A/B), since the wrappers are generated in the form that code generator needs
+(checks branched one by one, the fast path falling through: ``pywrapper_arrays.branch_if_all``).
 
 It changes no computed number: LLVM's passes preserve IEEE semantics unless fast-math
 flags allow otherwise, and with ``fastmath`` the build keeps the pipeline it asked for.
