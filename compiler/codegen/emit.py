@@ -41,6 +41,7 @@ __all__ = [
     "emit_object",
     "llvm_version",
     "optimize",
+    "set_register_allocator",
     "target_info",
     "target_machine",
 ]
@@ -238,7 +239,7 @@ def emit_object(llvm_module: ll.Module | str, options: CompilerOptions) -> Emitt
     level = codegen_level(llvm_text, options.opt_level)  # -O0 for a fast-call wrapper
     info = target_info(options)
     tm = _target_machine(info["triple"], info["cpu"], info["features"], level, fast)
-    _select_instructions(fast, options.opt_level, level)
+    _select_instructions(fast, options.opt_level)
     # From a clone, as the stored LLVM IR text is when `gradc inspect --asm` parses it: the
     # optimiser leaves use-lists in an order that a clone (or a parse) does not reproduce,
     # and code generation depends on it (gmm: other bytes emitted from ``mod`` itself).
@@ -265,20 +266,26 @@ def assembly_from_llvm(llvm_text: str, triple: str, cpu: str, features: str, opt
     tm = _target_machine(triple, cpu, features, level, fast)
     mod = llvm.parse_assembly(llvm_text)
     mod.verify()
-    _select_instructions(fast, opt_level, level)
+    _select_instructions(fast, opt_level)
     return str(tm.emit_assembly(mod))
 
 
-def _select_instructions(fast: bool, opt_level: int, level: int) -> None:
+def _select_instructions(fast: bool, opt_level: int) -> None:
     """Set LLVM's process-wide code generator options for the next code generation (on a
-    target machine of ``_target_machine(..., level, fast_isel=fast)``) of a build at
-    ``-O<opt_level>``: ``-fast-isel``; ``-optimize-regalloc``, LLVM's optimising register
-    allocator from ``-O1`` on, also for a fast-call wrapper's ``-O0`` code generator
-    (``level`` 0, :func:`~.size_policy.codegen_level`), whose own allocator keeps no value
-    in a register from one block to the next; and ``-enable-misched``, the machine
-    scheduler that allocator brings along, off for such a wrapper (straight-line calls:
-    ~1 M instructions of code generation less, the same instructions). Set before every
-    one, so no choice is left over from a previous module."""
+    target machine of ``_target_machine(..., fast_isel=fast)``) of a build at
+    ``-O<opt_level>``: ``-fast-isel``, and the register allocator
+    (:func:`set_register_allocator`). Set before every one, so no choice is left over
+    from a previous module."""
     llvm.set_option("gradc", f"-fast-isel={'true' if fast else 'false'}")
+    set_register_allocator(opt_level)
+
+
+def set_register_allocator(opt_level: int) -> None:
+    """Set LLVM's process-wide ``-optimize-regalloc`` for code generation of a build at
+    ``-O<opt_level>``: LLVM's optimising register allocator from ``-O1`` on, also for a
+    fast-call wrapper's ``-O0`` code generator (:func:`~.size_policy.codegen_level`),
+    whose own allocator keeps no value in a register from one block to the next. For a
+    target machine at ``opt_level`` itself this is LLVM's default, so every code generator
+    of the build (the PTX one too, :mod:`.ptx`) sets it before it runs: the option
+    outlives the module that set it."""
     llvm.set_option("gradc", f"-optimize-regalloc={'true' if opt_level > 0 else 'false'}")
-    llvm.set_option("gradc", f"-enable-misched={'true' if level > 0 else 'false'}")

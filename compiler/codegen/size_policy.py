@@ -24,8 +24,8 @@ pipeline would leave them (no loops, no values through memory but the entry's
 out-parameters, the slow path's call marked ``tail``), so the pipeline's ~3 ms per wrapper
 bought nothing but a different block layout. Their code generation is LLVM's ``-O0`` code
 generator (:func:`codegen_level`: the fast instruction selector, no machine-level
-optimisation, no machine scheduler) with the optimising register allocator
-(``emit._select_instructions``): 9 M instead of 16.4 M instructions (callgrind) for
+optimisation) with the optimising register allocator
+(``emit.set_register_allocator``): 10 M instead of 16.4 M instructions (callgrind) for
 ``poly(x: f64, n: i64)``'s wrapper, for the same calls (benchmarks/bench_call_overhead.py,
 same-run A/B), since the wrappers are generated in the form that code generator needs
 (checks branched one by one, the fast path falling through: ``pywrapper_arrays.branch_if_all``).
