@@ -445,12 +445,12 @@ def emit_runtime(options: CompilerOptions) -> bytes:
 def _wrapper_module(
     export: str, symbol: str, target: Mapping[str, str], signature: Signature
 ) -> Any:
-    """The LLVM module of the fast-call wrapper of ``export``'s entry ``symbol`` (None
-    when the export has none)."""
-    from gradc.compiler.codegen.pywrapper import described_wrapper_module
+    """The LLVM IR text of the fast-call wrapper of ``export``'s entry ``symbol`` (None
+    when the export has none), generated once per signature (``codegen.wrapper_text``)."""
+    from gradc.compiler.codegen.wrapper_text import wrapper_text
 
     description = abi_description(export, symbol, signature, target, wrapper=True)
-    return described_wrapper_module(signature, symbol, description)
+    return wrapper_text(signature, symbol, description)
 
 
 def _runtime_text() -> str:
