@@ -264,10 +264,9 @@ def _peer_jit(
     """``jit(py)`` as a user of the peer writes it: JAX's with the Python ints and bools
     among ``args`` static (``static_argnums``: a loop bound such as ``range(n)`` cannot be
     traced)."""
-    if name != "jax":
-        return jit(py)
     static = tuple(i for i, v in enumerate(args) if isinstance(v, int))
-    return jit(py, static_argnums=static)
+    peer: Callable[..., Any] = jit(py, static_argnums=static) if name == "jax" else jit(py)
+    return peer
 
 
 def _run_row(
