@@ -11,10 +11,18 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
-__all__ = ["FILE_MODE", "TMP_PREFIX", "atomic_write", "fsync_dir", "locked", "write_blobs"]
+__all__ = [
+    "FILE_MODE",
+    "TMP_PREFIX",
+    "atomic_write",
+    "fsync_dir",
+    "locked",
+    "write_blobs",
+    "write_temporary",
+]
 
 #: Prefix of temporary files (a crashed writer's are removed by the next write).
 TMP_PREFIX = ".tmp-"
@@ -24,17 +32,23 @@ FILE_MODE = 0o644
 
 
 def write_blobs(
-    out: Path, rels: list[str], blobs: Mapping[str, bytes], created: list[Path]
+    out: Path,
+    rels: list[str],
+    blobs: Mapping[str, bytes],
+    created: list[Path],
+    staged: Callable[[str], str | None] | None = None,
 ) -> None:
     """Write the blobs ``rels`` of ``out`` durably, before any manifest names them: each
     to a temporary file, all fsync'ed (concurrently), renamed into place (appended to
-    ``created`` as they are), then each folder fsync'ed once. Temporaries not renamed are
-    removed on failure."""
+    ``created`` as they are), then each folder fsync'ed once. ``staged(rel)`` gives the
+    temporary of a blob written earlier with these bytes (``gradc.artifacts.staging``),
+    if any. Temporaries not renamed are removed on failure."""
     temporaries: list[tuple[str, Path]] = []
     try:
         for rel in rels:
             path = out / rel
-            temporaries.append((_write_temporary(path, blobs[rel]), path))
+            tmp = staged(rel) if staged is not None else None
+            temporaries.append((tmp or write_temporary(path, blobs[rel]), path))
         _fsync_files([tmp for tmp, _ in temporaries])
         while temporaries:
             tmp, path = temporaries[0]
@@ -49,7 +63,7 @@ def write_blobs(
         fsync_dir(folder)
 
 
-def _write_temporary(path: Path, data: bytes) -> str:
+def write_temporary(path: Path, data: bytes) -> str:
     """``data`` in a new temporary file beside ``path`` (not yet fsync'ed); its name."""
     import tempfile
 
@@ -105,7 +119,7 @@ def _fsync_files(names: list[str]) -> None:
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory."""
-    tmp = _write_temporary(path, data)
+    tmp = write_temporary(path, data)
     try:
         _fsync_file(tmp)
         os.replace(tmp, path)

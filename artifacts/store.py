@@ -37,7 +37,7 @@ from __future__ import annotations
 import contextlib
 import os
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -70,6 +70,7 @@ from gradc.artifacts.toolchain import host_producer
 
 if TYPE_CHECKING:
     from gradc.artifacts.cuda_manifest import CudaSection
+    from gradc.artifacts.staging import BlobStage
 
 LOCK_NAME = ".lock"
 _BLOB_DIRS = ("objects", "texts", "cuda")
@@ -273,6 +274,7 @@ def write_artifact(
     producer: Producer | None = None,
     on_damage: Callable[[str], None] | None = None,
     texts: bool = True,
+    staged: BlobStage | None = None,
 ) -> Manifest:
     """Write ``build`` (a ``gradc.compiler.driver.BuildOutput``) as the artifact ``out_dir``.
 
@@ -284,7 +286,9 @@ def write_artifact(
     called with a message naming the damaged files (default: an
     :class:`~gradc.artifacts.errors.ArtifactWarning`) and every damaged file is replaced;
     intact blobs with the same content are kept as they are. ``texts=False`` leaves the
-    IR, LLVM and assembly texts out (:func:`build_manifest`).
+    IR, LLVM and assembly texts out (:func:`build_manifest`). ``staged``: blobs already
+    written to temporaries while the build ran (``gradc.artifacts.staging``), used
+    instead of writing them again; the caller discards the rest.
 
     Raises:
         ArtifactError: the build output does not fit the manifest schema.
@@ -293,12 +297,13 @@ def write_artifact(
     manifest, blobs = build_manifest(build, producer, texts=texts)
     out = Path(out_dir)
     encoded = manifest.encode()
-    if _is_current(out, encoded, blobs):
+    ours = staged.temporaries() if staged is not None else set()
+    if _is_current(out, encoded, blobs, ours):
         return manifest  # an identical artifact is there: write nothing, not even a lock
 
     out.mkdir(parents=True, exist_ok=True)
     with _locked(out / LOCK_NAME):
-        _remove_temporaries(out)
+        _remove_temporaries(out, ours)
         problems = find_damage(out)
         if problems:
             message = f"damaged artifact {out}: {'; '.join(problems)}; rebuilding it"
@@ -310,7 +315,7 @@ def write_artifact(
         created: list[Path] = []
         try:
             new = [rel for rel in sorted(blobs) if not _has_content(out / rel, blobs[rel])]
-            _write_blobs(out, new, blobs, created)
+            _write_blobs(out, new, blobs, created, staged.take if staged is not None else None)
             if not _has_content(out / MANIFEST_NAME, encoded):
                 _atomic_write(out / MANIFEST_NAME, encoded)
         except BaseException:
@@ -324,13 +329,16 @@ def write_artifact(
     return manifest
 
 
-def _is_current(out: Path, encoded: bytes, blobs: Mapping[str, bytes]) -> bool:
+def _is_current(
+    out: Path, encoded: bytes, blobs: Mapping[str, bytes], ours: Container[str] = frozenset()
+) -> bool:
     """``out`` holds manifest bytes ``encoded``, every blob of ``blobs`` intact, and no
-    temporary file of a crashed writer (which a locked write would remove)."""
+    temporary file of a crashed writer (which a locked write would remove; ``ours``: the
+    names of this build's staged ones)."""
     if not _has_content(out / MANIFEST_NAME, encoded):
         return False
     for folder in (out, *(out / d for d in _BLOB_DIRS)):
-        if any(folder.glob(_TMP_PREFIX + "*")):
+        if any(p.name not in ours for p in folder.glob(_TMP_PREFIX + "*")):
             return False
     return all(_has_content(out / rel, data) for rel, data in blobs.items())
 
@@ -395,11 +403,14 @@ def referenced_blobs(manifest: Manifest) -> set[str]:
     return refs
 
 
-def _remove_temporaries(out: Path) -> None:
-    """Remove temporary files left by crashed writers (call with the lock held)."""
+def _remove_temporaries(out: Path, ours: Container[str] = frozenset()) -> None:
+    """Remove temporary files left by crashed writers (call with the lock held), but
+    ``ours`` (names of this build's staged blobs)."""
     for folder in (out, *(out / d for d in _BLOB_DIRS)):
         if folder.is_dir():
             for p in folder.glob(_TMP_PREFIX + "*"):
+                if p.name in ours:
+                    continue
                 with contextlib.suppress(OSError):
                     p.unlink()
 

@@ -62,8 +62,9 @@ def import_plain(source: Path) -> ModuleType:
 
 
 def load_peers() -> tuple[dict[str, Callable[[Any], Any]], dict[str, str]]:
-    """The installed peers' jit decorators (``numba.njit``, ``jax.jit``), and a note
-    (``"not installed"``, or why the import failed) for each missing one."""
+    """The installed peers' jit decorators (``numba.njit``, ``jax.jit`` with float64
+    enabled), and a note (``"not installed"``, or why the import failed) for each missing
+    one."""
     import importlib
 
     jits: dict[str, Callable[[Any], Any]] = {}
@@ -77,6 +78,8 @@ def load_peers() -> tuple[dict[str, Callable[[Any], Any]], dict[str, str]]:
         except Exception as exc:  # a broken installation: say so, do not fail the bench
             notes[name] = f"import failed: {short_error(exc, 60)}"
             continue
+        if name == "jax":  # float64 as gradc's and NumPy's, not JAX's default float32
+            module.config.update("jax_enable_x64", True)
         jits[name] = module.njit if name == "numba" else module.jit
     return jits, notes
 

@@ -258,6 +258,17 @@ def _failure(fn: Callable[..., Any], args: tuple[Any, ...]) -> str:
     return ""
 
 
+def _peer_jit(
+    name: str, jit: Callable[..., Any], py: Callable[..., Any], args: tuple[Any, ...]
+) -> Callable[..., Any]:
+    """``jit(py)`` as a user of the peer writes it: JAX's with the Python ints and bools
+    among ``args`` static (``static_argnums``: a loop bound such as ``range(n)`` cannot be
+    traced)."""
+    static = tuple(i for i, v in enumerate(args) if isinstance(v, int))
+    peer: Callable[..., Any] = jit(py, static_argnums=static) if name == "jax" else jit(py)
+    return peer
+
+
 def _run_row(
     lib: Any,
     module: ModuleType | None,
@@ -305,7 +316,7 @@ def _run_row(
     notes = []
     for name, jit in jits.items():
         try:
-            peer = jit(py)
+            peer = _peer_jit(name, jit, py, a)
             peer_got = peer(*copy_args(a))  # compiles: not timed
         except Exception as exc:
             row.peers[name] = None

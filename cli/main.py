@@ -131,8 +131,7 @@ def cli() -> None:
     help="Target CPU name (x86-64, x86-64-v3, znver4, ...) or 'native'; a comma-separated "
     "list (x86-64-v2,x86-64-v3,native) builds one object per CPU variant, and the loader "
     "picks the best one the host supports. List the most portable first. 'auto': x86-64, "
-    "plus x86-64-v3 (AVX2) and x86-64-v4 (AVX-512) variants when the module's code handles "
-    "arrays.",
+    "plus an x86-64-v3 (AVX2, FMA) variant when the module's code handles arrays.",
 )
 @click.option("--fastmath", is_flag=True, help="Allow fast-math floating-point rewrites.")
 @click.option("--no-boundscheck", is_flag=True, help="Do not check array indices.")

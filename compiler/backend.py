@@ -12,6 +12,7 @@ Codegen is imported inside the stages, so that importing the driver stays cheap.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import replace
@@ -104,6 +105,13 @@ def _export_plans(state: BuildState) -> list[ExportPlan]:
     dispatch = {e.name: e.dispatch for e in info.exports}
     dispatch.update({d.name: d.dispatch for d in info.derivatives})
     options = {e.name: e.options for e in info.exports}
+    relative: dict[str, str] = {}  # Loc.file -> module-relative name (a few files, many sites)
+
+    def rename(file: str) -> str:
+        if file not in relative:
+            relative[file] = module_relative(file, base_dir)
+        return relative[file]
+
     for name in [e.name for e in info.exports] + [d.name for d in info.derivatives]:
         function = state.focus = module.functions[name]
         params = tuple(
@@ -113,10 +121,7 @@ def _export_plans(state: BuildState) -> list[ExportPlan]:
         own = defaults[name] if name in defaults else _inherited(defaults[primal[name]], params)
         defaults[name] = own  # a derivative of this derivative inherits from it
         signature = Signature(params, python_name(function.return_type), own)
-        sites = tuple(
-            (loc.file, loc.line, loc.col)
-            for loc in site_table(module, name, lambda f: module_relative(f, base_dir))
-        )
+        sites = tuple((loc.file, loc.line, loc.col) for loc in site_table(module, name, rename))
         if name not in options:  # a derivative is compiled with its primal's options
             options[name] = options[primal[name]]
         plans.append(
@@ -167,9 +172,10 @@ def _job(
 
 
 def lower(state: BuildState) -> None:
-    """The ``lower`` stage: LLVM IR of every job the cache did not hold, unless the build
-    is large enough for forked workers (``emit_pool.worth_forking``, ``-j N``): the
-    ``emit`` stage then lowers each job in a worker, with its emission."""
+    """The ``lower`` stage: LLVM IR of every job the cache did not hold. A build large
+    enough for ``-j N`` processes (a warm pool, or ``emit_pool.worth_forking``) lowers
+    and emits each job in a task instead (:func:`_lower_and_emit_all`), so this stage
+    then holds the emission's time too."""
     from gradc.compiler.emit_pool import worth_forking
 
     pending = [(plan, job) for plan in state.exports for job in plan.jobs if job.cached is None]
@@ -177,12 +183,19 @@ def lower(state: BuildState) -> None:
     warm = state.pool is not None and len(pending) > 1  # its workers are already started
     state.lower_in_workers = warm or worth_forking(ir_bytes, len(pending), state.options.jobs)
     if state.lower_in_workers:
+        _lower_and_emit_all(state, pending)
         return
     for plan, job in pending:
-        state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
-        job.llvm_module = _lower_export(
-            state.module, plan.name, job.symbol, plan.signature, job.options, job.target
-        )
+        _lower_here(state, plan, job)
+
+
+def _lower_here(state: BuildState, plan: ExportPlan, job: Job) -> None:
+    """Lower ``job`` of ``plan`` in this process, with its export as the build's context
+    for errors."""
+    state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
+    job.llvm_module = _lower_export(
+        state.module, plan.name, job.symbol, plan.signature, job.options, job.target
+    )
 
 
 def _ir_bytes(state: BuildState, plan: ExportPlan) -> int:
@@ -192,14 +205,15 @@ def _ir_bytes(state: BuildState, plan: ExportPlan) -> int:
 
 
 def emit(state: BuildState) -> None:
-    """The ``emit`` stage: objects of every lowered job, and the runtime object if the
-    cache did not hold it; in ``options.jobs`` worker processes when that pays
-    (``gradc.compiler.emit_pool``), with the same bytes either way."""
+    """The ``emit`` stage: objects of every lowered job (in a ``-j N`` build, of those
+    whose task failed: emitted here, they fail as in a ``-j 1`` build), and the runtime
+    object if the cache did not hold it; in ``options.jobs`` spawned worker processes
+    when that pays (``gradc.compiler.emit_pool``), with the same bytes either way."""
     from gradc.compiler.codegen.runtime_cache import cached_runtime, find_runtime
 
     if state.runtime_object is None:
         state.runtime_object = find_runtime(state.runtime_key)
-    runtime = _emit_forked(state) if state.lower_in_workers else _emit_lowered(state)
+    runtime = _emit_lowered(state)
     if state.runtime_object is None:
         state.focus, state.step = None, "runtime"
         state.runtime_object = cached_runtime(
@@ -207,42 +221,79 @@ def emit(state: BuildState) -> None:
         )
 
 
-#: What a worker returns for a job whose lowering raised: the parent lowers it again, so
-#: that the error is raised with the build's context (a CompileError as such).
+#: What a task returns for a job whose lowering raised: the build process lowers it again,
+#: so that the error is raised with the build's context, as in a ``-j 1`` build.
 _LOWERING_FAILED = "lowering failed"
 
 
-def _emit_forked(state: BuildState) -> Any:
-    """Lower and emit every pending job (and the runtime, if still missing) in worker
-    processes: the build's warm pool (``gradc.compiler.warm_pool``) if it has one and the
-    module pickles, else forked now (``emit_pool.run_forked``); returns the runtime's
-    emitted object or None."""
-    from gradc.compiler.emit_pool import run_forked
+def _lower_and_emit_all(state: BuildState, pending: list[tuple[ExportPlan, Job]]) -> None:
+    """Lower and emit every ``pending`` job (and the runtime, if the runtime cache has
+    none) in ``-j N`` processes: the build's warm pool (``gradc.compiler.warm_pool``) if
+    it has one and the module pickles, else forked now (``emit_pool.run_forked``).
 
-    pending = [(plan, job) for plan in state.exports for job in plan.jobs if job.cached is None]
+    A job whose task failed is lowered here again, in job order, as the ``-j 1`` build's
+    ``lower`` stage does: a lowering error is raised as it raises it; a job whose
+    emission (or object check) failed is left lowered for the ``emit`` stage, which
+    emits it here and raises what ``-j 1`` raises, with the same context. So is the
+    runtime: kept only when its task succeeded and its object passes the check.
+    """
+    from gradc.compiler.codegen.runtime_cache import cached_runtime, find_runtime
+    from gradc.compiler.emit_pool import EmitFailure, run_forked
+
+    if state.runtime_object is None:
+        state.runtime_object = find_runtime(state.runtime_key)
     items: list[Any] = [(p.name, j.symbol, p.signature, j.options, j.target) for p, j in pending]
     items += [state.runtime_options] if state.runtime_object is None else []
     sizes = [_ir_bytes(state, plan) for plan, _ in pending] + [0] * (len(items) - len(pending))
+    stage = _stager(state, pending)
     if _shared_with_pool(state):
         assert state.pool is not None
-        results = state.pool.run(lower_and_emit, items, sizes, _emit_progress(state))
+        results = state.pool.run(lower_and_emit, items, sizes, _emit_progress(state), stage)
     else:
         module = state.module
         work = lambda index: lower_and_emit(module, items[index])  # noqa: E731
-        results = run_forked(work, sizes, state.options.jobs, _emit_progress(state))
+        results = run_forked(work, sizes, state.options.jobs, _emit_progress(state), stage)
     for (plan, job), result in zip(pending, results, strict=False):
-        state.focus, state.step = state.module.functions[plan.name], _step(plan, job)
-        if result == _LOWERING_FAILED:
-            job.llvm_module = _lower_export(  # raises as the in-process build does
-                state.module, plan.name, job.symbol, plan.signature, job.options, job.target
+        if isinstance(result, tuple) and result[2]:  # lowered, emitted and checked
+            _accept_export(job, result[0], result[1], checked=True)
+        else:
+            _lower_here(state, plan, job)  # raises as -j 1 does if lowering failed
+    runtime = results[-1] if state.runtime_object is None else None
+    if runtime is not None and not isinstance(runtime, EmitFailure):
+        with contextlib.suppress(Exception):  # else the emit stage makes it (and raises)
+            state.runtime_object = cached_runtime(
+                state.runtime_key, lambda: _accept_runtime(runtime)
             )
-            emit_job(job, plan.signature)
-            continue
-        entry, wrapper, checked = result if isinstance(result, tuple) else (result, None, False)
-        _accept_export(
-            job, _emitted(entry), None if wrapper is None else _emitted(wrapper), checked
-        )
-    return results[-1] if state.runtime_object is None else None
+
+
+def _stager(state: BuildState, pending: list[tuple[ExportPlan, Job]]) -> Any:
+    """``each(index, result)`` for the pool, which writes the blobs of pending job
+    ``index``'s result ahead of the ``write`` stage to ``state.stage``
+    (``gradc.artifacts.staging``), as the build process gets them; None without a stage.
+    A blob that cannot be written is left to the ``write`` stage (which reports it)."""
+    stage = state.stage
+    if stage is None:
+        return None
+
+    def put(index: int, result: Any) -> None:
+        nonlocal stage
+        if stage is None or index >= len(pending) or not isinstance(result, tuple):
+            return
+        (plan, job), (entry, wrapper, checked) = pending[index], result
+        if not checked:
+            return  # the build raises its error
+        try:
+            stage.put_object(entry.object_code)
+            if wrapper is not None:
+                stage.put_object(wrapper.object_code)
+            if job is plan.jobs[0]:  # the texts the manifest keeps are the first variant's
+                stage.put_text("\n".join(state.printed[n] for n in plan.reached), "ir")
+                stage.put_text(entry.llvm_text, "llvm")
+                stage.put_text(entry.asm_text, "asm")
+        except OSError:
+            stage = None
+
+    return put
 
 
 def _shared_with_pool(state: BuildState) -> bool:
@@ -301,7 +352,7 @@ def _emit_lowered(state: BuildState) -> Any:
     object or None."""
     from gradc.compiler.emit_pool import EmitTask, emit_all, worth_a_pool
 
-    pending = [(plan, job) for plan in state.exports for job in plan.jobs if job.cached is None]
+    pending = [(p, j) for p in state.exports for j in p.jobs if j.llvm_module is not None]
     tasks: list[EmitTask] = []
     focus: list[Function | None] = []  # per task: the user function it compiles
     slots: list[tuple[int, int | None]] = []  # per pending job: its entry's, wrapper's task
@@ -394,12 +445,12 @@ def emit_runtime(options: CompilerOptions) -> bytes:
 def _wrapper_module(
     export: str, symbol: str, target: Mapping[str, str], signature: Signature
 ) -> Any:
-    """The LLVM module of the fast-call wrapper of ``export``'s entry ``symbol`` (None
-    when the export has none)."""
-    from gradc.compiler.codegen.pywrapper import described_wrapper_module
+    """The LLVM IR text of the fast-call wrapper of ``export``'s entry ``symbol`` (None
+    when the export has none), generated once per signature (``codegen.wrapper_text``)."""
+    from gradc.compiler.codegen.wrapper_text import wrapper_text
 
     description = abi_description(export, symbol, signature, target, wrapper=True)
-    return described_wrapper_module(signature, symbol, description)
+    return wrapper_text(signature, symbol, description)
 
 
 def _runtime_text() -> str:

@@ -11,7 +11,8 @@ and its line)::
     ad       the derivative exports (gradc.grad, gradc.jvp, ...)
     passes   the default pass pipeline, verified
     keys     cache keys per export and CPU variant; cache lookups
-    lower    LLVM IR of each export the cache does not hold
+    lower    LLVM IR of each export the cache does not hold (-j N: lowered and emitted
+             in N processes, one task per export and CPU variant)
     emit     objects (and fast-call wrappers, the runtime) of what was lowered
     cuda     PTX and cubins of each kernel (--target cuda only)
     write    the artifact directory (build_artifact only)
@@ -43,6 +44,7 @@ from gradc.compiler.warm_pool import warm_pool_for
 
 if TYPE_CHECKING:
     from gradc.artifacts.manifest import Manifest
+    from gradc.artifacts.staging import BlobStage
     from gradc.artifacts.store import ReusableEntry
     from gradc.compiler.frontend.module_scan import ModuleInfo
     from gradc.compiler.frontend.source import SourceFile
@@ -254,16 +256,19 @@ def _register_checkpoints(module: Module, info: ModuleInfo) -> None:
 def run_passes(state: BuildState) -> None:
     """The ``passes`` stage: the default pass pipeline (``gradc.passes.registry``).
 
-    The IR is verified as AD leaves it and as the pipeline leaves it; between passes only
-    with -v (``options.verbose``), which stops right after a pass that broke it: each
-    verification of a large gradient costs as much as a pass (N = 400 ifs: 0.3 s).
+    The IR is verified as AD leaves it (when the ``ad`` stage made derivatives) and as the
+    pipeline leaves it; between passes only with -v (``options.verbose``), which stops
+    right after a pass that broke it: each verification of a large gradient costs as much
+    as a pass (N = 400 ifs: 0.3 s; a module of 32 loop exports: half of this stage, all of
+    it serial in a ``-j N`` build).
     """
     from gradc.compiler.ir.verifier import verify_module
     from gradc.passes.registry import DEFAULT_PIPELINE
     from gradc.passes.registry import get as get_pass
 
-    state.step = "verifying the IR as AD left it"
-    verify_module(state.module)
+    if state.info.derivatives or state.options.verbose:
+        state.step = "verifying the IR as AD left it"
+        verify_module(state.module)
     for i, name in enumerate(DEFAULT_PIPELINE):
         state.step = f"pass {name!r}"
         state.module = get_pass(name).run(state.module)
@@ -309,6 +314,7 @@ def build_module(
     source_text: bytes | None = None,
     prelude: str = "",
     progress: Callable[[str], None] | None = None,
+    stage: BlobStage | None = None,
 ) -> BuildOutput:
     """Compile every export of the module at ``source_path``: run :data:`STAGES`.
 
@@ -336,6 +342,9 @@ def build_module(
             but placed after its last line, so that its line numbers stay its own.
         progress: called with each stage's name as it starts and with what long stages
             are doing (``"emit 3/32"``): ``gradc build``'s progress bar.
+        stage: where a build in ``-j N`` processes writes the blobs of the artifact it
+            will be written as, while it compiles (:func:`build_artifact`; the caller
+            discards what is left of it).
 
     Raises:
         CompileForbiddenError: ``allow_compile`` is False.
@@ -358,6 +367,7 @@ def build_module(
         source_text=source_text,
         prelude=prelude,
         progress=progress,
+        stage=stage,
     )
     with paused_gc():  # a sixth of a large build's CPU time (compiler/gc_pause.py)
         # -j workers forked now import the code generator during the front end
@@ -413,6 +423,7 @@ class _WriteState(StageState):
     output: BuildOutput
     on_damage: Callable[[str], None] | None
     texts: bool = True
+    staged: BlobStage | None = None
     manifest: Manifest = field(init=False, repr=False)
 
 
@@ -422,7 +433,11 @@ def _write(state: _WriteState) -> None:
 
     try:
         state.manifest = write_artifact(
-            state.out_dir, state.output, on_damage=state.on_damage, texts=state.texts
+            state.out_dir,
+            state.output,
+            on_damage=state.on_damage,
+            texts=state.texts,
+            staged=state.staged,
         )
     except OSError as exc:
         raise WriteError(f"cannot write {state.out_dir}: {exc}") from exc
@@ -478,22 +493,39 @@ def build_artifact(
     for problem in previous.problems:
         (warn or _runtime_warning)(f"{problem}; rebuilding it")
     cache = remote.layered(previous.reusable) if remote is not None else previous.reusable
-    output = build_module(
-        source_path, options, grads, cache=cache, source_text=source_text, prelude=prelude,
-        progress=progress,
-    )  # fmt: skip
-    state = _WriteState(
-        out_dir=out_dir,
-        output=output,
-        on_damage=on_damage,
-        texts=texts,
-        timings=dict(output.timings),
-        progress=progress,
-    )
-    run_stages((WRITE,), state)
+    stage = _blob_stage(out_dir, options, texts)
+    try:
+        output = build_module(
+            source_path, options, grads, cache=cache, source_text=source_text, prelude=prelude,
+            progress=progress, stage=stage,
+        )  # fmt: skip
+        state = _WriteState(
+            out_dir=out_dir,
+            output=output,
+            on_damage=on_damage,
+            texts=texts,
+            staged=stage,
+            timings=dict(output.timings),
+            progress=progress,
+        )
+        run_stages((WRITE,), state)
+    finally:
+        if stage is not None:
+            stage.discard()  # what the write did not take; all of it if the build failed
     if remote is not None:
         remote.publish_build(output)  # after the local artifact: its failures are warnings
     return ArtifactBuild(output, state.manifest, previous.manifest, state.timings)
+
+
+def _blob_stage(out_dir: Path, options: CompilerOptions, texts: bool) -> BlobStage | None:
+    """Where a ``-j N`` build writes its blobs while it compiles (``gradc.artifacts.
+    staging``: the file creation then runs beside the other processes' tasks, not after
+    the last); None for a ``-j 1`` build, which has nothing to run it beside."""
+    if options.jobs < 2:
+        return None
+    from gradc.artifacts.staging import BlobStage
+
+    return BlobStage(out_dir, texts)
 
 
 def _runtime_warning(message: str) -> None:

@@ -6,10 +6,11 @@ each export's object depends only on its own LLVM IR text and options:
 ways, both gathering results by task index, never by completion order, so that the
 artifact is byte-identical to a ``-j 1`` build (tests/pipeline/test_parallel_emit.py):
 
-- :func:`run_forked` (this process has no other thread): workers forked from the build
-  inherit its state and do everything after the ``keys`` stage per job, lowering to LLVM
-  IR, printing, optimisation and emission; only an index goes out and the objects come
-  back. Lowering is as deterministic as emission (each export is its own LLVM module).
+- :func:`run_forked` (this process has no other thread): this process and workers
+  forked from it (inheriting its state) do everything after the ``keys`` stage per job,
+  lowering to LLVM IR, printing, optimisation and emission; only an index goes out and
+  the workers' objects come back. Lowering is as deterministic as emission (each export
+  is its own LLVM module).
 - :func:`emit_all` (else): the lowered modules are printed in this process and emitted in
   spawned workers (a fresh interpreter importing gradc and LLVM each).
 
@@ -22,13 +23,10 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gradc._dataclass import dataclass
 from gradc.compiler.options import CompilerOptions
-
-if TYPE_CHECKING:
-    from concurrent.futures import Future
 
 #: Below this much LLVM IR text (bytes, summed over the tasks) a pool costs more than it
 #: saves, per start method: emission runs at roughly 0.4 MB of text per CPU second here;
@@ -40,10 +38,6 @@ POOL_MIN_TEXT_BYTES = {"fork": 64 * 1024, "spawn": 1024 * 1024}
 #: the functions each pending job reaches, summed): the LLVM IR lowered from it is 5-11
 #: times larger (examples/scalars.py 5x, a module of 32 loop exports 11x).
 FORK_MIN_IR_BYTES = 8 * 1024
-
-#: A function of a task index, for :func:`run_forked`'s workers: set in this process just
-#: before the workers fork (they inherit it), None otherwise.
-_forked_work: Callable[[int], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -103,53 +97,39 @@ def run_forked(
     sizes: Sequence[int],
     jobs: int,
     done: Callable[[int, int], None] | None = None,
+    each: Callable[[int, Any], None] | None = None,
 ) -> list[Any]:
-    """``[work(0), work(1), ...]``, run in at most ``jobs`` forked worker processes.
+    """``[work(0), work(1), ...]``, run in at most ``jobs`` processes: this one and
+    workers forked now (``gradc.compiler.warm_pool.WarmPool``).
 
     ``work`` is not pickled: the workers inherit it (and everything it refers to, the
-    build's state) when they fork, which happens here, after it is set; only the index
-    goes out and its (picklable) result comes back. ``sizes[i]`` estimates task ``i``'s
-    work: the largest start first, so that one large export does not start last and
-    finish alone. ``done(finished, total)`` is called in this process as tasks finish.
+    build's state) when they fork, which happens here; only indices go out and the
+    workers' (picklable) results come back. ``sizes[i]`` estimates task ``i``'s work:
+    the largest start first, so that one large export does not start last and finish
+    alone. ``done(finished, total)`` is called in this process as tasks finish, after
+    ``each(index, result)`` (``WarmPool.run``).
 
     Returns, in task order, each task's result or an :class:`EmitFailure` (an exception
     of ``work``, for the caller to raise with the task's context).
 
     Raises:
         ValueError: this process has another thread (forking it could deadlock).
+        RuntimeError: a worker died (a crash of LLVM, a signal).
     """
-    global _forked_work
-    import multiprocessing  # here: gradc build imports this module, small builds need no pool
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from gradc.compiler.warm_pool import WarmPool
 
     if start_method() != "fork":
         raise ValueError("run_forked needs a process without other threads")
-    order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
-    results: list[Any] = [None] * len(sizes)
-    context = multiprocessing.get_context("fork")
-    _forked_work = work
+    indices = list(range(len(sizes)))
+
+    def task(shared: None, index: int) -> Any:
+        return work(index)
+
+    pool = WarmPool(min(jobs, len(sizes)), task=(task, None, indices))
     try:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(sizes)), mp_context=context) as pool:
-            futures: dict[Future[Any], int] = {pool.submit(_run_forked, i): i for i in order}
-            for finished, future in enumerate(as_completed(futures), 1):
-                results[futures[future]] = future.result()
-                if done is not None:
-                    done(finished, len(sizes))
+        return pool.run(task, indices, sizes, done, each)
     finally:
-        _forked_work = None
-    return results
-
-
-def _run_forked(index: int) -> Any:
-    """Worker side of :func:`run_forked`: the inherited work of one index, an exception
-    as :class:`EmitFailure`."""
-    assert _forked_work is not None, "run_forked's workers are forked after it is set"
-    try:
-        return _forked_work(index)
-    except Exception as exc:  # carried back: the parent raises it with the task's context
-        import traceback
-
-        return EmitFailure(type(exc).__name__, str(exc), traceback.format_exc())
+        pool.close()
 
 
 def emit_all(tasks: Sequence[EmitTask], jobs: int) -> list[Any]:

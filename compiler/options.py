@@ -15,11 +15,13 @@ from gradc._dataclass import dataclass
 DEFAULT_CPU = "x86-64"
 
 #: The CPU variants of a default build (``gradc build`` without ``--cpu``, runtime mode):
-#: the baseline, then x86-64-v3 (AVX2, FMA) and x86-64-v4 (AVX-512); the loader runs the
-#: best one the host supports. With :attr:`CompilerOptions.vector_variants_only` the last
-#: two are built only for modules whose code handles arrays (docs/artifacts.md "CPU
-#: variants"; ``gradc.runtime_options.RUNTIME_CPUS`` must be the same).
-DEFAULT_CPUS = (DEFAULT_CPU, "x86-64-v3", "x86-64-v4")
+#: the baseline, then x86-64-v3 (AVX2, FMA); the loader runs the best one the host
+#: supports. With :attr:`CompilerOptions.vector_variants_only` the second is built only
+#: for modules whose code handles arrays. No x86-64-v4 (AVX-512): it measured no faster
+#: than x86-64-v3 on an AVX-512 host and 16-19 % slower on a gradient (docs/artifacts.md
+#: "CPU variants", benchmarks/bench_variants.py; ``gradc.runtime_options.RUNTIME_CPUS``
+#: must be the same).
+DEFAULT_CPUS = (DEFAULT_CPU, "x86-64-v3")
 
 #: Tape bytes per loop before reverse mode checkpoints it (``--tape-budget``): 0, every
 #: loop taped whole (segmenting doubles the derivative code of the loops it may segment,

@@ -10,14 +10,17 @@ Each field after the inputs is set by one stage and read by the later ones::
             runtime_key, runtime_object  a job per export and CPU variant, with its cached
                                          object if the cache holds its key
     lower   Job.llvm_module              LLVM IR of each job the cache did not hold (or
-            lower_in_workers             True: emit lowers them in -j workers)
+            lower_in_workers             True: lowered and emitted in -j N processes,
+                                         Job.object_code ... set here, but of failed tasks)
     emit    Job.object_code ...,         objects of those jobs, and the runtime object
             runtime_object               if the cache did not hold it
 
 A field a stage has not set yet is absent (reading it raises ``AttributeError``).
 
 ``pool`` (``gradc.compiler.warm_pool``) is set by ``build_module`` before the stages: -j
-workers started with the build, closed after its last stage.
+workers started with the build, closed after its last stage. ``stage``
+(``gradc.artifacts.staging``): where a ``-j N`` build of ``build_artifact`` writes blobs
+ahead of its ``write`` stage.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from gradc.compiler.pipeline import StageState
 from gradc.compiler.results import CachedEntry, CudaKernel, Signature
 
 if TYPE_CHECKING:
+    from gradc.artifacts.staging import BlobStage
     from gradc.compiler.frontend.module_scan import ModuleInfo
     from gradc.compiler.frontend.source import SourceFile
     from gradc.compiler.warm_pool import WarmPool
@@ -122,6 +126,7 @@ class BuildState(StageState):
     cuda: tuple[CudaKernel, ...] = field(default=(), repr=False)
     lower_in_workers: bool = field(default=False, repr=False)
     pool: WarmPool | None = field(default=None, repr=False)
+    stage: BlobStage | None = field(default=None, repr=False)
 
     def source_line(self, loc: Loc) -> str | None:
         """The text of ``loc``'s line: from the module's own text (which may have no file:

@@ -2,13 +2,16 @@
 
 A default build (``gradc build`` without ``--cpu``, runtime mode) asks for
 :data:`gradc.compiler.options.DEFAULT_CPUS` with ``vector_variants_only``: the baseline
-x86-64 object always, and the x86-64-v3 (AVX2, FMA) and x86-64-v4 (AVX-512) objects only
-when they can pay, that is when the module's code handles arrays. Loops over arrays are
-what LLVM's loop and SLP vectorisers widen (measured on examples/gmm.py: the gradient
-runs faster with the AVX2 and AVX-512 variants); straight-line scalar code gains nothing
+x86-64 object always, and the x86-64-v3 (AVX2, FMA) object only when it can pay, that is
+when the module's code handles arrays. Loops over arrays are what LLVM's loop and SLP
+vectorisers widen (benchmarks/bench_variants.py: elementwise code and a matrix product
+take half the baseline's time with x86-64-v3); straight-line scalar code gains nothing
 from wider registers, and each extra variant costs one more LLVM optimisation and code
-generation per export (examples/scalars.py: the ``emit`` phase about doubles with three
-variants).
+generation per export (examples/scalars.py: the ``emit`` phase about doubles with two
+more variants). An x86-64-v4 (AVX-512) object is not built by default: on an AVX-512
+host (AMD EPYC) it ran elementwise code, a stencil and a matrix product no faster than
+x86-64-v3 and the GMM gradient 16-19 % slower (LLVM selects doubles with mask-register
+moves there), in the same runs.
 
 The rule is per module, not per export: an artifact's entries all have the same
 variants (docs/artifacts.md, manifest 1.2), so a module with one array export builds every

@@ -33,9 +33,9 @@ RUNTIME_OPTIONS: dict[str, object] = {
 
 #: The CPU variants of a runtime-mode build, built as ``gradc build`` without ``--cpu``
 #: builds them (``gradc.compiler.options.DEFAULT_CPUS`` with ``vector_variants_only``: the
-#: last two only for modules whose code handles arrays; a test checks both agree). Not
+#: second only for modules whose code handles arrays; a test checks both agree). Not
 #: checked on reuse: an artifact of any variants runs.
-RUNTIME_CPUS: tuple[str, ...] = ("x86-64", "x86-64-v3", "x86-64-v4")
+RUNTIME_CPUS: tuple[str, ...] = ("x86-64", "x86-64-v3")
 
 #: The options an export may override (``export_options.EXPORT_OPTIONS``, not imported:
 #: a process that reuses an artifact imports nothing of the compiler; a test checks both).

@@ -286,9 +286,14 @@ class ArrayLowering:
         return offset if offset is not None else ll.Constant(_I64, 0)
 
     def _elemoffset(self, inst: ops.ElementOffset) -> ll.Value:
-        """The byte offset of ``elemaddr`` without its check: ``element offset << log2``."""
+        """The byte offset of ``elemaddr`` without its check: ``element offset << log2``
+        (indices not wrapped when ``in_range``)."""
         at = self.array_type(inst.array.type)
-        offset = self._element_offset(self.fl.value(inst.array), at, inst.indices, check=False)
+        desc = self.fl.value(inst.array)
+        if inst.in_range:
+            offset = self._in_range_offset(desc, at, inst.indices)
+        else:
+            offset = self._element_offset(desc, at, inst.indices, check=False)
         shift = itemsize(at.dtype).bit_length() - 1
         if shift == 0:
             return offset

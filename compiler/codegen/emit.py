@@ -26,6 +26,7 @@ from llvmlite import ir as ll
 from gradc._dataclass import dataclass
 from gradc.artifacts.toolchain import llvm_version  # the producer's, in every cache key
 from gradc.compiler.codegen.size_policy import (
+    codegen_level,
     fast_instruction_selection,
     middle_end,
     needs_middle_end,
@@ -40,6 +41,7 @@ __all__ = [
     "emit_object",
     "llvm_version",
     "optimize",
+    "set_register_allocator",
     "target_info",
     "target_machine",
 ]
@@ -234,9 +236,10 @@ def emit_object(llvm_module: ll.Module | str, options: CompilerOptions) -> Emitt
     mod = optimize(text, options)
     llvm_text = str(mod)
     fast = fast_instruction_selection(llvm_text, options.opt_level)
+    level = codegen_level(llvm_text, options.opt_level)  # -O0 for a fast-call wrapper
     info = target_info(options)
-    tm = _target_machine(info["triple"], info["cpu"], info["features"], options.opt_level, fast)
-    _select_instructions(fast)
+    tm = _target_machine(info["triple"], info["cpu"], info["features"], level, fast)
+    _select_instructions(fast, options.opt_level)
     # From a clone, as the stored LLVM IR text is when `gradc inspect --asm` parses it: the
     # optimiser leaves use-lists in an order that a clone (or a parse) does not reproduce,
     # and code generation depends on it (gmm: other bytes emitted from ``mod`` itself).
@@ -250,7 +253,8 @@ def assembly_from_llvm(llvm_text: str, triple: str, cpu: str, features: str, opt
     Runs only code generation, with the target machine :func:`emit_object` used for the
     object (``triple``, ``cpu``, ``features`` as :func:`target_info` resolved them, codegen
     level ``opt_level``): the assembly is that of the stored object, which is emitted from
-    the same optimised module. ``gradc inspect --asm`` calls this, so builds never
+    the same optimised module (a fast-call wrapper's with the ``-O0`` code generator, as
+    :func:`~.size_policy.codegen_level` chooses). ``gradc inspect --asm`` calls this, so builds never
     generate code twice just to keep assembly text.
 
     Raises:
@@ -258,15 +262,30 @@ def assembly_from_llvm(llvm_text: str, triple: str, cpu: str, features: str, opt
     """
     _initialize()
     fast = fast_instruction_selection(llvm_text, opt_level)
-    tm = _target_machine(triple, cpu, features, opt_level, fast)
+    level = codegen_level(llvm_text, opt_level)
+    tm = _target_machine(triple, cpu, features, level, fast)
     mod = llvm.parse_assembly(llvm_text)
     mod.verify()
-    _select_instructions(fast)
+    _select_instructions(fast, opt_level)
     return str(tm.emit_assembly(mod))
 
 
-def _select_instructions(fast: bool) -> None:
-    """Set LLVM's process-wide ``-fast-isel`` option for the next code generation (on a
-    target machine of ``_target_machine(..., fast_isel=fast)``): set before every one, so
-    no choice is left over from a previous module."""
+def _select_instructions(fast: bool, opt_level: int) -> None:
+    """Set LLVM's process-wide code generator options for the next code generation (on a
+    target machine of ``_target_machine(..., fast_isel=fast)``) of a build at
+    ``-O<opt_level>``: ``-fast-isel``, and the register allocator
+    (:func:`set_register_allocator`). Set before every one, so no choice is left over
+    from a previous module."""
     llvm.set_option("gradc", f"-fast-isel={'true' if fast else 'false'}")
+    set_register_allocator(opt_level)
+
+
+def set_register_allocator(opt_level: int) -> None:
+    """Set LLVM's process-wide ``-optimize-regalloc`` for code generation of a build at
+    ``-O<opt_level>``: LLVM's optimising register allocator from ``-O1`` on, also for a
+    fast-call wrapper's ``-O0`` code generator (:func:`~.size_policy.codegen_level`),
+    whose own allocator keeps no value in a register from one block to the next. For a
+    target machine at ``opt_level`` itself this is LLVM's default, so every code generator
+    of the build (the PTX one too, :mod:`.ptx`) sets it before it runs: the option
+    outlives the module that set it."""
+    llvm.set_option("gradc", f"-optimize-regalloc={'true' if opt_level > 0 else 'false'}")

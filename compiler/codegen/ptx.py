@@ -34,6 +34,7 @@ from llvmlite import ir as ll
 
 from gradc.artifacts.abi.cuda import DEVICE_ERROR_SYMBOL
 from gradc.compiler.codegen.cuda import NVPTX_TRIPLE
+from gradc.compiler.codegen.emit import set_register_allocator
 from gradc.compiler.diagnostics import CudaBuildError
 from gradc.compiler.options import CompilerOptions
 
@@ -173,6 +174,7 @@ def emit_ptx(
     dce.run(mod, pb)
     pb.getModulePassManager().run(mod, pb)
     check_symbols(mod, entry)
+    set_register_allocator(options.opt_level)  # process-wide: a CPU module's may be left
     text = str(tm.emit_assembly(mod))
     isa = re.search(r"^\.version (\S+)", text, re.M)
     if isa is None:

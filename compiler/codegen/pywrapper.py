@@ -66,6 +66,7 @@ from gradc.compiler.codegen.pywrapper_arrays import (
     ARRAY_FUNCTIONS,
     ArrayResult,
     BoxArray,
+    branch_if_all,
     descriptor_type,
     unbox_array,
 )
@@ -216,12 +217,12 @@ def wrapper_module(signature: SignatureLike, symbol: str) -> ll.Module | None:
     descs = {
         k: b.alloca(_abi(t), name=f"desc{k}") for k, t in enumerate(ptypes) if isinstance(t, Array)
     }
-    positional = b.and_(
-        b.icmp_unsigned("==", kwnames, ll.Constant(_OBJ, None)),
-        b.icmp_signed("==", nargs, ll.Constant(_I64, len(ptypes))),
-    )
+    positional = [
+        lambda: b.icmp_unsigned("==", kwnames, ll.Constant(_OBJ, None)),
+        lambda: b.icmp_signed("==", nargs, ll.Constant(_I64, len(ptypes))),
+    ]
     first = fn.append_basic_block("unbox")
-    b.cbranch(positional, first, slow)
+    branch_if_all(b, positional, first, slow)
     b.position_at_end(first)
 
     values: list[ll.Value] = []
@@ -252,6 +253,9 @@ def wrapper_module(signature: SignatureLike, symbol: str) -> ll.Module | None:
     assert isinstance(handed_over, ll.CallInstr)
     handed_over.tail = "tail"  # a sibling call (jmp): reads no alloca of the wrapper
     b.ret(handed_over)
+    for block in (slow_clear, slow):  # last: the fast path falls through (-O0 code layout)
+        fn.blocks.remove(block)
+        fn.blocks.append(block)
     return mod
 
 

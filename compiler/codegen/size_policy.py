@@ -22,7 +22,13 @@ Gradc's fast-call wrappers (:mod:`.pywrapper`, one small module per export) get 
 middle end at all (:func:`needs_middle_end`): they are generated in the form the ``-O2``
 pipeline would leave them (no loops, no values through memory but the entry's
 out-parameters, the slow path's call marked ``tail``), so the pipeline's ~3 ms per wrapper
-bought nothing but a different block layout; code generation is unchanged.
+bought nothing but a different block layout. Their code generation is LLVM's ``-O0`` code
+generator (:func:`codegen_level`: the fast instruction selector, no machine-level
+optimisation) with the optimising register allocator
+(``emit.set_register_allocator``): 10 M instead of 16.4 M instructions (callgrind) for
+``poly(x: f64, n: i64)``'s wrapper, for the same calls (benchmarks/bench_call_overhead.py,
+same-run A/B), since the wrappers are generated in the form that code generator needs
+(checks branched one by one, the fast path falling through: ``pywrapper_arrays.branch_if_all``).
 
 It changes no computed number: LLVM's passes preserve IEEE semantics unless fast-math
 flags allow otherwise, and with ``fastmath`` the build keeps the pipeline it asked for.
@@ -40,6 +46,7 @@ __all__ = [
     "FINAL_FORM",
     "LARGE_INSTRUCTIONS",
     "Pipeline",
+    "codegen_level",
     "fast_instruction_selection",
     "instruction_count",
     "middle_end",
@@ -115,3 +122,12 @@ def fast_instruction_selection(optimized_text: str, opt_level: int) -> bool:
     if opt_level == 0 or not needs_middle_end(optimized_text):
         return True
     return opt_level == 2 and instruction_count(optimized_text) >= LARGE_INSTRUCTIONS
+
+
+def codegen_level(optimized_text: str, opt_level: int) -> int:
+    """The code generator's optimisation level (LLVM's ``CodeGenOptLevel``) for the
+    optimised module ``optimized_text``: 0 for a module in final form (a fast-call wrapper,
+    :func:`needs_middle_end`), ``opt_level`` for every other module. Like
+    :func:`fast_instruction_selection` it depends on the optimised text and the level only,
+    so ``gradc inspect --asm`` generates the code the object holds."""
+    return opt_level if needs_middle_end(optimized_text) else 0

@@ -84,6 +84,8 @@ class ReverseSweep:
             live_succs = [s for s in blk.successors() if s in p.returning]
             self.expected[self.rblocks[blk]] = len(live_succs) + (1 if blk in ret_blocks else 0)
         self.filled_edges: dict[Block, int] = {blk: 0 for blk in self.expected}
+        # (reverse block, forward array, axis, reverse index) -> the index wrapped there
+        self.wrapped: dict[tuple[Block, Value, int, Value], Value] = {}
 
     def _parameters(self) -> tuple[Argument, Argument]:
         """``rev``'s parameters (shadows, tape, seed) and return type."""
@@ -379,7 +381,11 @@ class ReverseSweep:
             pointer = v.pointer
             assert isinstance(pointer, ops.ElementAddr)
             address = self.checked_address(
-                state, self.primal(state, pointer.array), list(pointer.indices), pointer.type
+                state,
+                self.primal(state, pointer.array),
+                list(pointer.indices),
+                pointer.type,
+                like=pointer.array,
             )
             return b.insert(ops.Load(address, type=v.type))
         rebuilt = copy.copy(v)
@@ -449,18 +455,40 @@ class ReverseSweep:
         """The shadow element of forward element address ``pointer``."""
         assert isinstance(pointer, ops.ElementAddr)
         return self.checked_address(
-            state, self.shadow(state, pointer.array), list(pointer.indices), pointer.type
+            state,
+            self.shadow(state, pointer.array),
+            list(pointer.indices),
+            pointer.type,
+            like=pointer.array,
         )
 
     def checked_address(
-        self, state: BlockState, array: Value, indices: list[Value], t: Type
+        self, state: BlockState, array: Value, indices: list[Value], t: Type, like: Value
     ) -> Value:
         """``array[indices]`` (``indices``: forward values) in the reverse sweep, for
-        indices the forward sweep used on an array of the same shape (the primal of a
-        shadow, or the array itself): the forward ``elemaddr`` checked them, so they are
-        in bounds once wrapped. ``addr(elemoffset)``: a negative index is wrapped
-        branch-free (``i < 0 ? i + shape : i``), never checked again."""
+        indices the forward sweep used on ``like``, a forward array of the same shape as
+        ``array`` (``array`` is its shadow or its reverse-sweep copy): the forward
+        ``elemaddr`` checked them, so they are in bounds once wrapped, and never checked
+        again. ``addr(elemoffset {in_range})`` of the indices wrapped branch-free
+        (``i < 0 ? i + shape : i``, :meth:`_wrap`) once per reverse block, so that an
+        element and its shadow share one wrap."""
         b = self.b
-        values = tuple(self.primal(state, i) for i in indices)
-        offset = b.insert(ops.ElementOffset(array, values, type=I64))
+        values = tuple(self._wrap(array, axis, like, i, state) for axis, i in enumerate(indices))
+        offset = b.insert(ops.ElementOffset(array, values, in_range=True, type=I64))
         return b.insert(ops.Addr(array, offset, type=t))
+
+    def _wrap(self, array: Value, axis: int, like: Value, index: Value, state: BlockState) -> Value:
+        """Forward ``index`` into ``axis`` of ``like`` (an array of ``array``'s shape)
+        counted from the end once if negative: ``i < 0 ? i + dim(array, axis) : i`` in the
+        current reverse block (the same value for every array of ``like``'s shape there);
+        a constant ``>= 0`` as it is."""
+        b = self.b
+        i = self.primal(state, index)
+        if isinstance(i, ops.Const) and int(i.value) >= 0:
+            return i
+        key = (self.current(), like, axis, i)
+        if key not in self.wrapped:
+            n = b.insert(ops.ArrayDim(array, axis, type=I64))
+            zero = b.const(0, I64)
+            self.wrapped[key] = b.select(b.cmp("lt", i, zero), b.add(i, n), i)
+        return self.wrapped[key]

@@ -9,8 +9,9 @@ one of them 1). Then for each matrix of the (broadcast) stack: the matrix is cop
 ``solve``: ``b`` as ``n × m``), both scratch arrays reused by every matrix. For each column ``k``: the pivot
 is the first row ``p >= k`` of largest ``|U[p, k]|`` (LAPACK's ``idamax``), rows ``k``
 and ``p`` of ``U`` and ``B`` are swapped (``det`` flips its sign when ``p != k``), an
-exactly zero pivot raises NumPy's "Singular matrix" (``inv``/``solve``; ``det`` is then
-0), and every row below gets ``U[i, :] -= f * U[k, :]``, ``B[i, :] -= f * B[k, :]`` with
+exactly zero pivot raises NumPy's "Singular matrix" (``inv``/``solve``; ``det`` first
+swaps in a later column with a nonzero entry, if any, and is then 0: see
+:func:`_zero_column` for why), and every row below gets ``U[i, :] -= f * U[k, :]``, ``B[i, :] -= f * B[k, :]`` with
 ``f = U[i, k] * (1 / U[k, k])`` (LAPACK's scaling; ``U[i, k] / U[k, k]`` for a pivot
 below the dtype's smallest normal, whose reciprocal overflows, as dgetrf2). The order of operations is not
 LAPACK's blocked one: values agree to rounding, and a nearly singular matrix may meet an
@@ -135,6 +136,45 @@ def _swap(lw: ArrayLowering, x: Value, k: Value, p: Value, width: Value) -> None
         lw.store(x, [p, j], a)
 
 
+def _zero_column(lw: ArrayLowering, u: Value, k: Value, n: Value, t: ScalarType) -> Value:
+    """``det`` only, after the row pivot of column ``k``: where ``U[k:, k]`` is all zero,
+    swap in the first later column with a nonzero entry in rows ``k:`` and pivot its rows
+    again; the factor (1.0 or -1.0) the swaps put on the sign.
+
+    Partial pivoting alone would leave a zero pivot ``u_kk`` with ``k < n - 1`` and factor
+    the rows below without it, so AD of the product of pivots would miss the terms of
+    ``du_kk`` times the later pivots' derivatives (``0 · ∞`` in exact arithmetic: the
+    adjugate of a rank n - 1 matrix is not zero). With the swap, a rank n - 1 matrix
+    meets its one zero pivot last, where the product rule gives the adjugate exactly
+    (:func:`_determinant`); a matrix of lower rank meets two or more (every derivative 0,
+    as ``adj(A) = 0``)."""
+    b = lw.b
+    minus, none = lw.const(-1, I64), lw.const(-1, I64)
+    flip = lw.new_array(ArrayType(t, 1, "C"), [lw.const(1, I64)])
+    at = [lw.const(0, I64)]
+    lw.store(flip, at, lw.const(1.0, t))
+    next_k = b.add(k, lw.const(1, I64))
+    with b.if_then(b.cmp("eq", lw.load(u, [k, k]), lw.const(0.0, t)), "linsolve.zerocol"):
+        with counted_loop(b, next_k, n, [none], "linsolve.nzcol") as cols:
+            (found,) = cols.values
+            with counted_loop(b, k, n, [none], "linsolve.nzrow") as rows:
+                nonzero = b.cmp("ne", lw.load(u, [rows.index, cols.index]), lw.const(0.0, t))
+                rows.next = [b.select(nonzero, rows.index, rows.values[0])]
+            first = b.select(b.cmp("ge", rows.values[0], lw.const(0, I64)), cols.index, minus)
+            cols.next = [b.select(b.cmp("ge", found, lw.const(0, I64)), found, first)]
+        q = cols.values[0]
+        with b.if_then(b.cmp("ge", q, lw.const(0, I64)), "linsolve.colswap"):
+            with lw.loop_nest([n], "linsolve.colswap") as (i,):
+                a, c = lw.load(u, [i, k]), lw.load(u, [i, q])
+                lw.store(u, [i, k], c)
+                lw.store(u, [i, q], a)
+            p = _pivot_row(lw, u, k, n, t)
+            _swap(lw, u, k, p, n)
+            once = b.select(b.cmp("ne", p, k), lw.const(1.0, t), lw.const(-1.0, t))
+            lw.store(flip, at, once)
+    return lw.load(flip, at)
+
+
 # long-function: one elimination step's loops read better in one place
 def _factor(lw: ArrayLowering, inst: ops.LinalgSolve, n: Value, u: Value, rhs: Value) -> Value:
     """Eliminate below the diagonal of ``u`` (rows of ``rhs`` alike); the determinant's
@@ -150,7 +190,10 @@ def _factor(lw: ArrayLowering, inst: ops.LinalgSolve, n: Value, u: Value, rhs: V
         _swap(lw, u, k, p, n)
         _swap(lw, rhs, k, p, m)
         (sign,) = col.values
-        col.next = [b.select(b.cmp("ne", p, k), b.unary(ops.Neg, sign), sign)]
+        sign = b.select(b.cmp("ne", p, k), b.unary(ops.Neg, sign), sign)
+        if det:
+            sign = b.mul(sign, _zero_column(lw, u, k, n, t))
+        col.next = [sign]
         pivot = lw.load(u, [k, k])
         singular = b.cmp("eq", pivot, zero_t)
         if not det:
@@ -195,11 +238,31 @@ def _back_substitute(
         lw.store(out, at(i), b.binary(ops.FDiv, q.values[0], lw.load(u, [i, i])))
 
 
+def _determinant(lw: ArrayLowering, sys: _System, sign: Value, t: ScalarType) -> Value:
+    """``sign · Π u_ii`` of the factored matrix, as NumPy's ``sign · exp(logdet)``: an
+    exactly zero pivot gives +0.0 (NumPy's sign 0), a NaN beside an infinite pivot too.
+
+    The zero is the product itself (``+ 0.0`` makes ``-0.0`` +0.0), never a constant,
+    so that derivatives hold at a singular matrix: with one zero pivot ``u_kk`` (rank
+    n - 1) the product rule leaves ``sign · Π_{i≠k} u_ii · du_kk``, the adjugate's
+    ``adj(A)ᵀ : dA`` (Jacobi's formula), whose ``du_kk`` comes from the elimination steps
+    before ``k``; with two or more, every term has a zero factor, as ``adj(A) = 0``."""
+    b = lw.b
+    zero_t, one_t = lw.const(0.0, t), lw.const(1.0, t)
+    with counted_loop(b, lw.const(0, I64), sys.n, [sign, zero_t], "linsolve.det") as loop:
+        u_ii = lw.load(sys.u, [loop.index, loop.index])
+        pivots = b.select(b.cmp("eq", u_ii, zero_t), one_t, loop.values[1])
+        loop.next = [b.mul(loop.values[0], u_ii), pivots]
+    product, zero_pivots = loop.values
+    zeroed = b.add(product, zero_t)
+    zeroed = b.select(b.cmp("ne", zeroed, zeroed), zero_t, zeroed)  # inf · 0
+    return b.select(b.cmp("ne", zero_pivots, zero_t), zeroed, product)
+
+
 def _linalg_solve(lw: ArrayLowering, inst: Instruction) -> Value | None:
     assert isinstance(inst, ops.LinalgSolve)
     if inst.kind == ops.SolveKind.CHOLESKY:
         return cholesky(lw, inst)
-    b = lw.b
     t = _dtype(inst)
     sys = _system(lw, inst, t)
     out_t = inst.type
@@ -214,13 +277,8 @@ def _linalg_solve(lw: ArrayLowering, inst: Instruction) -> Value | None:
     with lw.loop_nest(sys.batch, "linsolve.batch") as index:
         _load(lw, inst, sys, index)
         sign = _factor(lw, inst, sys.n, sys.u, sys.rhs)
-        if det:  # NumPy's sign * exp(logdet): sign 0 (+0.0) for an exactly zero pivot
-            zero_t, one_t = lw.const(0.0, t), lw.const(1.0, t)
-            with counted_loop(b, zero, sys.n, [sign, zero_t], "linsolve.det") as loop:
-                u_ii = lw.load(sys.u, [loop.index, loop.index])
-                pivots = b.select(b.cmp("eq", u_ii, zero_t), one_t, loop.values[1])
-                loop.next = [b.mul(loop.values[0], u_ii), pivots]
-            value = b.select(b.cmp("ne", loop.values[1], zero_t), zero_t, loop.values[0])
+        if det:
+            value = _determinant(lw, sys, sign, t)
             lw.store(out, index if isinstance(out_t, ArrayType) else [zero], value)
         else:
             _back_substitute(lw, sys, out, index, vector)

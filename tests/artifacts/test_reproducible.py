@@ -32,7 +32,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
-CORPUS_ARRAYS = REPO / "tests" / "corpus_arrays"
+CORPUS_ARRAYS = REPO / "tests" / "codegen" / "corpus_arrays"
 
 HASH_SEEDS = ("0", "12345")
 
@@ -261,6 +261,11 @@ def test_array_module_reproducible(tmp_path: Path) -> None:
     source.parent.mkdir()
     source.write_text(ARRAY_SOURCE)
     _check(source, tmp_path, must_build=True)
+
+
+def test_array_corpus_is_where_the_slow_tests_look() -> None:
+    """The slow tests below glob this folder: a moved corpus must not leave them empty."""
+    assert len(list(CORPUS_ARRAYS.glob("*.py"))) > 5, CORPUS_ARRAYS
 
 
 @pytest.mark.slow

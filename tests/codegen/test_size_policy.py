@@ -18,6 +18,7 @@ import pytest
 from gradc.compiler.codegen import size_policy
 from gradc.compiler.codegen.size_policy import (
     Pipeline,
+    codegen_level,
     fast_instruction_selection,
     instruction_count,
     middle_end,
@@ -94,8 +95,51 @@ def test_fast_call_wrappers_skip_the_middle_end() -> None:
     assert "tail call ptr @PyObject_Vectorcall" in emitted.llvm_text  # the slow path: a jmp
     assert "local_unnamed_addr" not in emitted.llvm_text and "nonnull" not in emitted.llvm_text
     assert fast_instruction_selection(emitted.llvm_text, 2)  # FastISel: straight-line calls
+    assert codegen_level(emitted.llvm_text, 2) == 0  # and the -O0 code generator
     optimized = emit_object(text.replace(size_policy.FINAL_FORM, "other"), CompilerOptions())
     assert "local_unnamed_addr" in optimized.llvm_text
+
+
+@pytest.mark.parametrize(
+    ("opt_level", "final", "expected"),
+    [(2, False, 2), (2, True, 0), (3, True, 0), (1, False, 1), (0, True, 0), (0, False, 0)],
+)
+def test_codegen_level(opt_level: int, final: bool, expected: int) -> None:
+    """A module in final form (a fast-call wrapper) gets LLVM's -O0 code generator."""
+    text = SMALL + (f"!{size_policy.FINAL_FORM} = !{{  }}\n" if final else "")
+    assert codegen_level(text, opt_level) == expected
+
+
+def test_no_register_allocator_is_left_over() -> None:
+    """-optimize-regalloc is process-wide: a wrapper's -O0 code generator gets the optimising
+    allocator at -O2, and neither an -O0 nor an -O2 module emitted after it changes."""
+    from gradc.compiler.codegen.emit import emit_object
+
+    wrapper = (
+        textwrap.dedent("""\
+        declare double @h(double)
+        define double @g(double %x, double %y) {
+        entry:
+          %a = call double @h(double %x)
+          %c = fcmp oeq double %a, -1.0
+          br i1 %c, label %t, label %f
+        t:
+          %b = call double @h(double %y)
+          %s = fadd double %a, %b
+          ret double %s
+        f:
+          %r = fadd double %a, %y
+          ret double %r
+        }
+        """)
+        + f"!{size_policy.FINAL_FORM} = !{{  }}\n"
+    )  # values live across blocks
+    o0, o2 = CompilerOptions(opt_level=0), CompilerOptions()
+    before = emit_object(SMALL, o0).object_code, emit_object(SMALL, o2).object_code
+    fast = emit_object(wrapper, o2).object_code
+    assert (emit_object(SMALL, o0).object_code, emit_object(SMALL, o2).object_code) == before
+    assert emit_object(wrapper, o2).object_code == fast
+    assert emit_object(wrapper, o0).object_code != fast  # -O0's own allocator: spills
 
 
 SOURCE = """

@@ -430,3 +430,53 @@ def test_gradc_opt_runs_ad_reverse_before_the_gc_passes() -> None:
     result = CliRunner().invoke(opt, ["-", "-p", "ad-reverse{fn=f wrt=n}"], input=ARRAY_SUM)
     assert result.exit_code == 1
     assert "error: cannot differentiate 'f' with respect to 'n' of type i64" in result.output
+
+
+NEGATIVE_INDEX_SQUARES = """
+func @f(%a: array[f64,1,A], %n: i64) -> f64 {
+^entry:
+  %z = const 0.0 : f64
+  %0 = const 0 : i64
+  %1 = const 1 : i64
+  br ^header
+^header:
+  %i = phi [^entry: %0], [^body: %i.next] : i64
+  %s = phi [^entry: %z], [^body: %s.next] : f64
+  %c0 = cmp lt %i, %n : i1
+  condbr %c0, ^body, ^exit
+^body:
+  %j = sub %i, %n : i64
+  %p = elemaddr %a, (%j) : ptr[f64]
+  %aj = load %p : f64
+  %sq = mul %aj, %aj : f64
+  %s.next = add %s, %sq : f64
+  %i.next = add %i, %1 : i64
+  br ^header
+^exit:
+  ret %s
+}
+"""
+
+
+def test_an_element_and_its_shadow_share_one_wrapped_index() -> None:
+    # a[i - n]: the reverse sweep reloads the element (the partials of aj * aj) and adds
+    # into its shadow; the negative index is wrapped once for both, and neither
+    # elemoffset wraps it again
+    module, out = run_passes(NEGATIVE_INDEX_SQUARES, "ad-reverse{fn=f wrt=a}")
+    filecheck(
+        out,
+        """
+        CHECK-LABEL: func @f.rev.0
+        CHECK: ^rev.body:
+        CHECK: %[[W:[0-9]+]] = select %{{[0-9]+}}, %{{[0-9]+}}, %[[J:[0-9a-z.]+]] : i64
+        CHECK-NOT: select {{.*}} : i64
+        CHECK: elemoffset %{{[0-9]+}}, (%[[W]]) {in_range} : i64
+        CHECK-NOT: select {{.*}} : i64
+        CHECK: elemoffset %d_a, (%[[W]]) {in_range} : i64
+        CHECK: ^rev.exit:
+        """,
+    )
+    a = np.array([0.5, -1.25, 2.0, 3.5])
+    grad = call(module, "d_f", [a, 4])
+    np.testing.assert_array_equal(grad, 2.0 * a)
+    np.testing.assert_allclose(grad, fd_gradient(module, "f", [a, 4], 0), rtol=1e-6)

@@ -88,9 +88,9 @@ def test_a_pool_build_equals_the_in_process_build_byte_for_byte(
     if way == "forked":  # workers forked after the keys stage lower and emit each job
         real_forked = emit_pool.run_forked
 
-        def counted_forked(work: object, sizes: list[int], jobs: int, done: object) -> object:
+        def counted_forked(work: object, sizes: list[int], jobs: int, *rest: object) -> object:
             calls.append(len(sizes))
-            return real_forked(work, sizes, jobs, done)  # type: ignore[arg-type]
+            return real_forked(work, sizes, jobs, *rest)  # type: ignore[arg-type]
 
         monkeypatch.setattr(emit_pool, "FORK_MIN_IR_BYTES", 0)
         monkeypatch.setattr(emit_pool, "run_forked", counted_forked)
@@ -189,9 +189,9 @@ def test_a_lowering_error_in_a_forked_worker_is_raised_as_in_process(
     forked: list[int] = []
     real_forked = emit_pool.run_forked
 
-    def counted(work: object, sizes: list[int], jobs: int, done: object) -> object:
+    def counted(work: object, sizes: list[int], jobs: int, *rest: object) -> object:
         forked.append(jobs)
-        return real_forked(work, sizes, jobs, done)  # type: ignore[arg-type]
+        return real_forked(work, sizes, jobs, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(backend, "_lower_export", refusing)
     monkeypatch.setattr(emit_pool, "FORK_MIN_IR_BYTES", 0)

@@ -252,12 +252,18 @@ class ElementOffset(Instruction):
     generator wraps it branch-free), but is not checked: ``elemaddr %a, (%i)`` is
     ``addr %a, (elemoffset %a, (%i))`` once the index has been checked; ``phi-decay``
     uses this form to carry (base, offset) pairs.
+
+    ``in_range`` (printed ``{in_range}``): the indices are known to lie in
+    ``[0, shape[k])`` (the reverse sweep's indices, wrapped once for an element and its
+    shadow and checked by the forward sweep), so compiled code does not wrap them.
     """
 
     OPNAME: ClassVar[str] = "elemoffset"
     OPERANDS: ClassVar[tuple[str, ...]] = ("array", "indices")
+    FLAGS: ClassVar[tuple[str, ...]] = ("in_range",)
     array: Value
     indices: tuple[Value, ...]
+    in_range: bool = False
 
     def verify_(self, ctx: VerifyContext) -> str | None:
         """An array, one ``i64`` index per axis, result ``i64``."""

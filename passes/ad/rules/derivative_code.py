@@ -85,7 +85,7 @@ def _addr(sweep: ForwardSweep, inst: Instruction) -> Value | None:
     if not (isinstance(offset, ops.ElementOffset) and offset.array is inst.array):
         raise NotDifferentiable("'addr' at an offset computed elsewhere (derivative code)")
     b, tangent = sweep.b, sweep.tangent(inst.array)
-    own = b.insert(ops.ElementOffset(tangent, offset.indices, type=I64))
+    own = b.insert(ops.ElementOffset(tangent, offset.indices, in_range=offset.in_range, type=I64))
     return b.insert(ops.Addr(tangent, own, type=inst.type))
 
 
