@@ -24,10 +24,10 @@ the folders this stage created. Staging never changes what is written, only when
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from pathlib import Path
 
+from gradc._hashing import sha256
 from gradc.artifacts.durable import write_temporary
 from gradc.artifacts.manifest_paths import object_path, text_path
 
@@ -52,14 +52,14 @@ class BlobStage:
     def put_object(self, code: bytes) -> None:
         """Stage the object blob of ``code`` (nothing for an empty one)."""
         if code:
-            self._put(object_path(hashlib.sha256(code).hexdigest()), code)
+            self._put(object_path(sha256(code).hexdigest()), code)
 
     def put_text(self, text: str, kind: str) -> None:
         """Stage the text blob of ``text`` of ``kind`` (``"ir"``, ``"llvm"``, ``"asm"``);
         nothing for an empty text or a build without texts."""
         if text and self.texts:
             data = text.encode("utf-8")
-            self._put(text_path(hashlib.sha256(data).hexdigest(), kind), data)
+            self._put(text_path(sha256(data).hexdigest(), kind), data)
 
     def _put(self, rel: str, data: bytes) -> None:
         if rel in self._staged:
