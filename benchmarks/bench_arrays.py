@@ -141,10 +141,20 @@ def build_gradc(workdir: Path, source: Path, args: argparse.Namespace) -> tuple[
 
 
 def import_plain(source: Path) -> Any:
+    """``source`` imported as plain Python: ``@gradc.export`` returns the functions
+    themselves (``GRADC_PLAIN_PYTHON``), so that Numba can compile them."""
+    import os
+
+    from gradc.runtime_mode import PLAIN_PYTHON_ENV
+
     spec = importlib.util.spec_from_file_location("bench_kernels_plain", source)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    os.environ[PLAIN_PYTHON_ENV] = "1"
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del os.environ[PLAIN_PYTHON_ENV]
     return module
 
 
