@@ -54,8 +54,9 @@ def _dtype(inst: ops.LinalgSolve) -> ScalarType:
 class _System:
     """One matrix's system, solved in scratch arrays reused by every matrix of a stack:
     ``u`` (``n × n``, the matrix in the result dtype) and ``rhs`` (``n × m``: the identity
-    for ``inv``, ``b`` for ``solve``, ``n × 0`` for ``det``); ``batch`` the broadcast
-    batch sizes, ``a_batch``/``b_batch`` the operands' own."""
+    for ``inv``, ``b`` for ``solve``, ``n × 0`` for ``det``), ``flip`` (``det`` only: one
+    element, :func:`_zero_column`'s sign factor); ``batch`` the broadcast batch sizes,
+    ``a_batch``/``b_batch`` the operands' own."""
 
     n: Value
     m: Value
@@ -64,6 +65,7 @@ class _System:
     batch: list[Value]
     a_batch: list[Value]
     b_batch: list[Value]
+    flip: Value | None = None
 
 
 def _system(lw: ArrayLowering, inst: ops.LinalgSolve, t: ScalarType) -> _System:
@@ -93,7 +95,9 @@ def _system(lw: ArrayLowering, inst: ops.LinalgSolve, t: ScalarType) -> _System:
     matrix = ArrayType(t, 2, "C")
     u, rhs_copy = lw.new_array(matrix, [n, n]), new_array(b, matrix, [n, m], None)
     lw.shapes[rhs_copy] = [n, m]
-    return _System(n, m, u, rhs_copy, batch, a_batch, b_batch)
+    det = inst.kind == ops.SolveKind.DET
+    flip = lw.new_array(ArrayType(t, 1, "C"), [one]) if det else None
+    return _System(n, m, u, rhs_copy, batch, a_batch, b_batch, flip)
 
 
 def _load(lw: ArrayLowering, inst: ops.LinalgSolve, sys: _System, index: list[Value]) -> None:
@@ -136,10 +140,13 @@ def _swap(lw: ArrayLowering, x: Value, k: Value, p: Value, width: Value) -> None
         lw.store(x, [p, j], a)
 
 
-def _zero_column(lw: ArrayLowering, u: Value, k: Value, n: Value, t: ScalarType) -> Value:
+def _zero_column(
+    lw: ArrayLowering, u: Value, k: Value, n: Value, t: ScalarType, flip: Value
+) -> Value:
     """``det`` only, after the row pivot of column ``k``: where ``U[k:, k]`` is all zero,
     swap in the first later column with a nonzero entry in rows ``k:`` and pivot its rows
-    again; the factor (1.0 or -1.0) the swaps put on the sign.
+    again; the factor (1.0 or -1.0) the swaps put on the sign, passed through ``flip``
+    (a 1-element scratch array of the system).
 
     Partial pivoting alone would leave a zero pivot ``u_kk`` with ``k < n - 1`` and factor
     the rows below without it, so AD of the product of pivots would miss the terms of
@@ -149,8 +156,7 @@ def _zero_column(lw: ArrayLowering, u: Value, k: Value, n: Value, t: ScalarType)
     (:func:`_determinant`); a matrix of lower rank meets two or more (every derivative 0,
     as ``adj(A) = 0``)."""
     b = lw.b
-    minus, none = lw.const(-1, I64), lw.const(-1, I64)
-    flip = lw.new_array(ArrayType(t, 1, "C"), [lw.const(1, I64)])
+    none = lw.const(-1, I64)
     at = [lw.const(0, I64)]
     lw.store(flip, at, lw.const(1.0, t))
     next_k = b.add(k, lw.const(1, I64))
@@ -160,7 +166,7 @@ def _zero_column(lw: ArrayLowering, u: Value, k: Value, n: Value, t: ScalarType)
             with counted_loop(b, k, n, [none], "linsolve.nzrow") as rows:
                 nonzero = b.cmp("ne", lw.load(u, [rows.index, cols.index]), lw.const(0.0, t))
                 rows.next = [b.select(nonzero, rows.index, rows.values[0])]
-            first = b.select(b.cmp("ge", rows.values[0], lw.const(0, I64)), cols.index, minus)
+            first = b.select(b.cmp("ge", rows.values[0], lw.const(0, I64)), cols.index, none)
             cols.next = [b.select(b.cmp("ge", found, lw.const(0, I64)), found, first)]
         q = cols.values[0]
         with b.if_then(b.cmp("ge", q, lw.const(0, I64)), "linsolve.colswap"):
@@ -176,10 +182,11 @@ def _zero_column(lw: ArrayLowering, u: Value, k: Value, n: Value, t: ScalarType)
 
 
 # long-function: one elimination step's loops read better in one place
-def _factor(lw: ArrayLowering, inst: ops.LinalgSolve, n: Value, u: Value, rhs: Value) -> Value:
-    """Eliminate below the diagonal of ``u`` (rows of ``rhs`` alike); the determinant's
-    sign (1.0 or -1.0)."""
+def _factor(lw: ArrayLowering, inst: ops.LinalgSolve, sys: _System) -> Value:
+    """Eliminate below the diagonal of ``sys.u`` (rows of ``sys.rhs`` alike); the
+    determinant's sign (1.0 or -1.0)."""
     b = lw.b
+    n, u, rhs = sys.n, sys.u, sys.rhs
     t = _dtype(inst)
     zero_t, one_t = lw.const(0.0, t), lw.const(1.0, t)
     m = lw.dims(rhs)[1]
@@ -192,7 +199,8 @@ def _factor(lw: ArrayLowering, inst: ops.LinalgSolve, n: Value, u: Value, rhs: V
         (sign,) = col.values
         sign = b.select(b.cmp("ne", p, k), b.unary(ops.Neg, sign), sign)
         if det:
-            sign = b.mul(sign, _zero_column(lw, u, k, n, t))
+            assert sys.flip is not None
+            sign = b.mul(sign, _zero_column(lw, u, k, n, t, sys.flip))
         col.next = [sign]
         pivot = lw.load(u, [k, k])
         singular = b.cmp("eq", pivot, zero_t)
@@ -276,7 +284,7 @@ def _linalg_solve(lw: ArrayLowering, inst: Instruction) -> Value | None:
         vector, out = False, lw.new_array(ArrayType(t, 1, "C"), [lw.const(1, I64)])
     with lw.loop_nest(sys.batch, "linsolve.batch") as index:
         _load(lw, inst, sys, index)
-        sign = _factor(lw, inst, sys.n, sys.u, sys.rhs)
+        sign = _factor(lw, inst, sys)
         if det:
             value = _determinant(lw, sys, sign, t)
             lw.store(out, index if isinstance(out_t, ArrayType) else [zero], value)
